@@ -1,0 +1,39 @@
+"""Ask the human a structured question from a Python agent harness.
+
+The user-questions service as a pluggy plugin: register `dsh_user_questions.plugin` in a
+`dsh_user_questions.harness.HarnessContext` (or load the ``"dsh"`` entry points), then
+``await ctx.user_questions.ask(request)``; exactly one provider shows it to the human.
+"""
+
+from __future__ import annotations
+
+from ._markers import hookimpl, hookspec
+from .errors import HarnessError, UserQuestionError, UserQuestionErrorCode
+from .payloads import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionIntent,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+    WireFormatError,
+)
+from .service import UserQuestionProvider, UserQuestionService, check_answer
+
+__all__ = [
+    "AskUserQuestionAnswer",
+    "AskUserQuestionAnswerItem",
+    "AskUserQuestionIntent",
+    "AskUserQuestionItem",
+    "AskUserQuestionOption",
+    "AskUserQuestionRequest",
+    "HarnessError",
+    "UserQuestionError",
+    "UserQuestionErrorCode",
+    "UserQuestionProvider",
+    "UserQuestionService",
+    "WireFormatError",
+    "check_answer",
+    "hookimpl",
+    "hookspec",
+]

@@ -1,0 +1,64 @@
+"""Choosing among installed entry-point plugins: at most one user-questions provider."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from importlib import metadata
+
+import pluggy
+
+from .errors import UserQuestionError, UserQuestionErrorCode
+
+PROVIDER_ENV = "DSH_USER_QUESTIONS_PROVIDER"
+PROVIDER_HOOK = "dsh_user_questions_ask"
+
+Candidate = tuple[str, metadata.Distribution, object]
+
+
+def is_provider(pm: pluggy.PluginManager, plugin: object) -> bool:
+    """Whether ``plugin`` implements the provider hook."""
+    return (
+        hasattr(plugin, PROVIDER_HOOK)
+        and pm.parse_hookimpl_opts(plugin, PROVIDER_HOOK) is not None
+    )
+
+
+def describe(name: str, dist: metadata.Distribution) -> str:
+    """``name (from dist-name version)``: how an installed provider is named in messages."""
+    return f"{name} (from {dist.metadata['Name']} {dist.version})"
+
+
+def select_entrypoint_plugins(
+    candidates: Sequence[Candidate], pm: pluggy.PluginManager
+) -> tuple[list[Candidate], UserQuestionError | None]:
+    """The candidates to register, and the error to raise once they are registered.
+
+    With ``DSH_USER_QUESTIONS_PROVIDER`` set, every other provider is blocked in ``pm``. Without
+    it, two or more providers are all left out and reported as ``DUPLICATE_PROVIDER``.
+    """
+    providers = [c for c in candidates if is_provider(pm, c[2])]
+    others = [c for c in candidates if not is_provider(pm, c[2])]
+    wanted = os.environ.get(PROVIDER_ENV, "").strip()
+    if wanted:
+        picked = [c for c in providers if c[0] == wanted]
+        for name, _, _ in providers:
+            if name != wanted:
+                pm.set_blocked(name)
+        if not picked and not any(is_provider(pm, p) for p in pm.get_plugins()):
+            installed = ", ".join(describe(n, d) for n, d, _ in providers) or "none"
+            error = UserQuestionError(
+                f"no user-questions provider is registered: {PROVIDER_ENV}={wanted} names no"
+                f" installed provider (installed: {installed})",
+                UserQuestionErrorCode.NO_PROVIDER,
+            )
+            return others, error
+        return others + picked, None
+    if len(providers) > 1:
+        names = [describe(n, d) for n, d, _ in providers]
+        listed = ", ".join(names[:-1]) + " and " + names[-1]
+        choices = " or ".join(f"{PROVIDER_ENV}={n}" for n, _, _ in providers)
+        return others, UserQuestionError.duplicate_provider(
+            f"{listed} are all installed; choose one with {choices}, or uninstall the others"
+        )
+    return list(candidates), None

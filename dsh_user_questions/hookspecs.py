@@ -1,0 +1,162 @@
+"""Hook specifications of the ``"dsh"`` plugin manager, as far as user questions need them.
+
+Every hook name carries a prefix (``dsh_`` for the host seam, ``dsh_user_questions_`` for this
+service) so it cannot collide with the hooks of other harness plugins. Implement a hook with
+`dsh_user_questions.hookimpl`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Mapping
+from typing import TYPE_CHECKING
+
+from ._markers import PROJECT, hookspec
+
+if TYPE_CHECKING:
+    from .harness import HarnessContext
+    from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest
+
+__all__ = [
+    "PROJECT",
+    "dsh_context_services",
+    "dsh_plugin_registered",
+    "dsh_user_questions_answered",
+    "dsh_user_questions_ask",
+    "dsh_user_questions_asked",
+    "dsh_user_questions_failed",
+]
+
+
+# Host seam -------------------------------------------------------------------------------------
+
+
+@hookspec(historic=True)
+def dsh_context_services(ctx: HarnessContext) -> Mapping[str, object] | None:
+    """Give the harness context the services this plugin provides.
+
+    Called once for every plugin implementing it, as soon as both the context and the plugin
+    exist (historic: a plugin registered later is called at registration). Synchronous.
+
+    :param ctx: The harness context.
+    :return: A mapping of service name to service object, or ``None`` for none. The services
+        belong to the plugin: unregistering it removes them. Two plugins giving the same name is
+        a `ValueError` at registration.
+
+    Example::
+
+        @hookimpl
+        def dsh_context_services(ctx):
+            return {"user_questions": UserQuestionService(ctx)}
+    """
+
+
+@hookspec
+def dsh_plugin_registered(ctx: HarnessContext, plugin: object, name: str) -> None:
+    """A plugin was just registered; raise to refuse it.
+
+    Called for every registration, by every implementation, synchronously. If an implementation
+    raises, the new plugin is unregistered again (with any service it added) and the exception
+    propagates to whoever registered it. Nothing is expected back.
+
+    :param ctx: The harness context.
+    :param plugin: The plugin object just registered.
+    :param name: Its name in the plugin manager.
+
+    Example::
+
+        @hookimpl
+        def dsh_plugin_registered(ctx, plugin, name):
+            if name.startswith("forbidden-"):
+                raise ValueError(f"plugin {name} is not allowed here")
+    """
+
+
+# User questions --------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def dsh_user_questions_ask(
+    request: AskUserQuestionRequest,
+) -> AskUserQuestionAnswer | Mapping[str, object] | Awaitable[object] | None:
+    """Show the request's questions to the human and return the answer: the provider hook.
+
+    Exactly one implementation may be active in a context, counting providers given to
+    ``register_provider``; a second one is refused with ``DUPLICATE_PROVIDER`` and never chosen
+    silently. The service calls it; nothing else should.
+
+    The implementation may be ``async def`` (preferred) or a plain function returning the
+    answer or an awaitable of it. When the request's ``signal`` aborts, the service cancels the
+    pending work and raises ``ASK_ABORTED`` itself; the provider should still take the question
+    off the screen. When the human closes the question, raise
+    ``UserQuestionError.cancelled()`` (``ASK_CANCELLED``).
+
+    :param request: The request, the same object the caller gave to ``ask``.
+    :return: An `AskUserQuestionAnswer`, or a mapping in its wire form, or an awaitable of
+        either. ``None`` is a bad answer (``BAD_ANSWER``), never "no opinion".
+
+    Example::
+
+        @hookimpl
+        async def dsh_user_questions_ask(request):
+            first = request.questions[0]
+            return AskUserQuestionAnswer([AskUserQuestionAnswerItem(id=first.id, custom="yes")])
+    """
+
+
+@hookspec
+def dsh_user_questions_asked(request: AskUserQuestionRequest) -> None:
+    """Observe an ``ask`` as it starts, before any check.
+
+    Any number of implementations; synchronous; the result is ignored. An exception in an
+    observer is logged and never breaks the ask.
+
+    :param request: The request as the caller gave it.
+
+    Example::
+
+        @hookimpl
+        def dsh_user_questions_asked(request):
+            audit.info("asking %s", [q.id for q in request.questions])
+    """
+
+
+@hookspec
+def dsh_user_questions_answered(
+    request: AskUserQuestionRequest, answer: AskUserQuestionAnswer, wait_seconds: float
+) -> None:
+    """Observe an ``ask`` that returned an answer (after the answer check passed).
+
+    Any number of implementations; synchronous; the result is ignored; exceptions are logged.
+
+    :param request: The request.
+    :param answer: The checked answer the caller receives.
+    :param wait_seconds: Seconds from the start of ``ask`` to the answer.
+
+    Example::
+
+        @hookimpl
+        def dsh_user_questions_answered(request, answer, wait_seconds):
+            metrics.observe("user_questions.wait", wait_seconds)
+    """
+
+
+@hookspec
+def dsh_user_questions_failed(
+    request: AskUserQuestionRequest, error: BaseException, wait_seconds: float
+) -> None:
+    """Observe an ``ask`` that ended without an answer.
+
+    Any number of implementations; synchronous; the result is ignored; exceptions are logged.
+    ``error`` is what the caller receives: usually a `UserQuestionError` (check ``error.code``),
+    an exception of the provider's, or `asyncio.CancelledError` when the caller was cancelled.
+
+    :param request: The request.
+    :param error: The exception ``ask`` raises.
+    :param wait_seconds: Seconds from the start of ``ask`` to the failure.
+
+    Example::
+
+        @hookimpl
+        def dsh_user_questions_failed(request, error, wait_seconds):
+            audit.warning("question failed: %s", getattr(error, "code", error))
+    """

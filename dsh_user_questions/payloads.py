@@ -1,0 +1,411 @@
+"""The payloads of a question and its answer: immutable attrs classes and their JSON wire form.
+
+Types are checked when a payload is built (a ``TypeError`` names the field); the rules no type
+can carry (an empty request, an intent that names no option) are checked by
+`UserQuestionService.ask`. Foreign data comes in through ``from_dict``, which reports every bad
+field with its path in one `WireFormatError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import attrs
+
+if TYPE_CHECKING:
+    from .harness import AbortSignal
+
+__all__ = [
+    "AskUserQuestionAnswer",
+    "AskUserQuestionAnswerItem",
+    "AskUserQuestionIntent",
+    "AskUserQuestionItem",
+    "AskUserQuestionOption",
+    "AskUserQuestionRequest",
+    "WireFormatError",
+]
+
+T = TypeVar("T")
+
+
+class WireFormatError(ValueError):
+    """Data in wire form that does not describe a payload.
+
+    ``problems`` lists every fault found, each as ``"<path>: <what is wrong>"``.
+    """
+
+    def __init__(self, problems: Iterable[str]) -> None:
+        self.problems: tuple[str, ...] = tuple(problems)
+        super().__init__("; ".join(self.problems))
+
+
+def _tuple_of(field: str) -> Callable[[Iterable[T]], tuple[T, ...]]:
+    def convert(value: Iterable[T]) -> tuple[T, ...]:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+            raise TypeError(
+                f"{field} must be an iterable of items (not a string), got {type(value).__name__}"
+            )
+        return tuple(value)
+
+    return convert
+
+
+def _each(kind: type) -> Callable[[Any, attrs.Attribute[Any], tuple[Any, ...]], None]:
+    def check(_instance: Any, attribute: attrs.Attribute[Any], value: tuple[Any, ...]) -> None:
+        for index, item in enumerate(value):
+            if not isinstance(item, kind):
+                raise TypeError(
+                    f"{attribute.name}[{index}] must be {kind.__name__},"
+                    f" got {type(item).__name__}"
+                )
+
+    return check
+
+
+_str = attrs.validators.instance_of(str)
+_opt_str = attrs.validators.optional(_str)
+
+
+@attrs.frozen
+class AskUserQuestionOption:
+    """One option a question offers: the label the answer echoes, and what picking it means."""
+
+    label: str = attrs.field(validator=_str)
+    description: str | None = attrs.field(default=None, validator=_opt_str)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form; ``description`` is omitted when absent."""
+        data: dict[str, Any] = {"label": self.label}
+        if self.description is not None:
+            data["description"] = self.description
+        return data
+
+    @classmethod
+    def from_dict(cls, data: object) -> AskUserQuestionOption:
+        """Build from the wire form; raises `WireFormatError` naming each bad field."""
+        return _load(_read_option, data)
+
+
+@attrs.frozen
+class AskUserQuestionIntent:
+    """A presentation intent: the question *is* a known kind of decision (``plan-review``).
+
+    ``approve`` names the option label that approves, so no UI relies on option order.
+    """
+
+    kind: str = attrs.field(validator=_str)
+    approve: str = attrs.field(validator=_str)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form."""
+        return {"kind": self.kind, "approve": self.approve}
+
+    @classmethod
+    def from_dict(cls, data: object) -> AskUserQuestionIntent:
+        """Build from the wire form; raises `WireFormatError` naming each bad field."""
+        return _load(_read_intent, data)
+
+
+@attrs.frozen(kw_only=True)
+class AskUserQuestionItem:
+    """One question: its stable id, the text, and how it may be answered.
+
+    ``detail`` is supporting text shown with the question (for a plan review, the plan as
+    markdown); it is never an option. A question without options collects free text only.
+    """
+
+    id: str = attrs.field(validator=_str)
+    question: str = attrs.field(validator=_str)
+    detail: str | None = attrs.field(default=None, validator=_opt_str)
+    header: str | None = attrs.field(default=None, validator=_opt_str)
+    options: tuple[AskUserQuestionOption, ...] = attrs.field(
+        default=(), converter=_tuple_of("options"), validator=_each(AskUserQuestionOption)
+    )
+    multi_select: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool))
+    intent: AskUserQuestionIntent | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.instance_of(AskUserQuestionIntent))
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form (camelCase ``multiSelect``); keys whose value is ``None`` are omitted."""
+        data: dict[str, Any] = {"id": self.id, "question": self.question}
+        if self.detail is not None:
+            data["detail"] = self.detail
+        if self.header is not None:
+            data["header"] = self.header
+        data["options"] = [option.to_dict() for option in self.options]
+        data["multiSelect"] = self.multi_select
+        if self.intent is not None:
+            data["intent"] = self.intent.to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: object) -> AskUserQuestionItem:
+        """Build from the wire form; raises `WireFormatError` naming each bad field."""
+        return _load(_read_item, data)
+
+
+@attrs.frozen(kw_only=True)
+class AskUserQuestionRequest:
+    """What a caller asks: one or more questions, and who asks, and a signal to withdraw it.
+
+    ``agent`` and ``signal`` never travel in the wire form.
+    """
+
+    questions: tuple[AskUserQuestionItem, ...] = attrs.field(
+        converter=_tuple_of("questions"), validator=_each(AskUserQuestionItem)
+    )
+    agent: object | None = None
+    signal: AbortSignal | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form: the questions only."""
+        return {"questions": [question.to_dict() for question in self.questions]}
+
+    @classmethod
+    def from_dict(
+        cls, data: object, *, agent: object | None = None, signal: AbortSignal | None = None
+    ) -> AskUserQuestionRequest:
+        """Build from the wire form; ``agent`` and ``signal`` come from the caller."""
+        questions = _load(_read_request, data)
+        return cls(questions=questions, agent=agent, signal=signal)
+
+
+@attrs.frozen(kw_only=True)
+class AskUserQuestionAnswerItem:
+    """The answer to one question, by its id: the picked labels and any free text.
+
+    Single-select: ``custom`` overrides the pick and ``selected`` is then empty. Multi-select:
+    ``custom`` may supplement ``selected``. A skipped question may be kept as
+    ``{id, selected: []}``.
+    """
+
+    id: str = attrs.field(validator=_str)
+    selected: tuple[str, ...] = attrs.field(
+        default=(), converter=_tuple_of("selected"), validator=_each(str)
+    )
+    custom: str | None = attrs.field(default=None, validator=_opt_str)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form; ``selected`` is always written, ``custom`` only when present."""
+        data: dict[str, Any] = {"id": self.id, "selected": list(self.selected)}
+        if self.custom is not None:
+            data["custom"] = self.custom
+        return data
+
+    @classmethod
+    def from_dict(cls, data: object) -> AskUserQuestionAnswerItem:
+        """Build from the wire form; raises `WireFormatError` naming each bad field."""
+        return _load(_read_answer_item, data)
+
+
+@attrs.frozen
+class AskUserQuestionAnswer:
+    """The human's answer to a request: one item per answered question, in any order."""
+
+    answers: tuple[AskUserQuestionAnswerItem, ...] = attrs.field(
+        converter=_tuple_of("answers"), validator=_each(AskUserQuestionAnswerItem)
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form."""
+        return {"answers": [item.to_dict() for item in self.answers]}
+
+    @classmethod
+    def from_dict(cls, data: object) -> AskUserQuestionAnswer:
+        """Build from the wire form; raises `WireFormatError` naming each bad field."""
+        return _load(_read_answer, data)
+
+
+# The JSON edge. Each reader walks one shape, appends every fault it finds to ``problems`` with
+# its path, and returns what it could build (or None); `_load` raises once with all of them.
+
+_Problems = list[str]
+
+
+def _load(reader: Callable[[object, str, _Problems], T | None], data: object) -> T:
+    problems: _Problems = []
+    value = reader(data, "", problems)
+    if problems or value is None:
+        raise WireFormatError(problems or ["<root>: could not be read"])
+    return value
+
+
+def _at(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def _name(path: str) -> str:
+    return path or "<root>"
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return type(value).__name__
+
+
+def _object(
+    data: object, path: str, problems: _Problems, required: tuple[str, ...], optional: tuple[str, ...]
+) -> Mapping[str, object] | None:
+    if not isinstance(data, Mapping):
+        problems.append(f"{_name(path)}: expected an object, got {_json_type(data)}")
+        return None
+    known = required + optional
+    for key in data:
+        if key not in known:
+            allowed = ", ".join(known)
+            problems.append(f"{_name(_at(path, str(key)))}: unknown key (allowed: {allowed})")
+    for key in required:
+        if key not in data:
+            problems.append(f"{_name(_at(path, key))}: required key is missing")
+    return data
+
+
+def _string(
+    data: Mapping[str, object], key: str, path: str, problems: _Problems, *, required: bool = False
+) -> str | None:
+    value = data.get(key)
+    if value is None:
+        if required and key in data:
+            problems.append(f"{_at(path, key)}: expected a string, got null")
+        return None
+    if not isinstance(value, str):
+        problems.append(f"{_at(path, key)}: expected a string, got {_json_type(value)}")
+        return None
+    return value
+
+
+def _array(
+    data: Mapping[str, object], key: str, path: str, problems: _Problems, *, required: bool = False
+) -> list[object]:
+    value = data.get(key)
+    if value is None:
+        if required and key in data:
+            problems.append(f"{_at(path, key)}: expected an array, got null")
+        return []
+    if not isinstance(value, (list, tuple)):
+        problems.append(f"{_at(path, key)}: expected an array, got {_json_type(value)}")
+        return []
+    return list(value)
+
+
+def _read_option(data: object, path: str, problems: _Problems) -> AskUserQuestionOption | None:
+    obj = _object(data, path, problems, ("label",), ("description",))
+    if obj is None:
+        return None
+    before = len(problems)
+    label = _string(obj, "label", path, problems, required=True)
+    description = _string(obj, "description", path, problems)
+    if len(problems) > before or label is None:
+        return None
+    return AskUserQuestionOption(label, description)
+
+
+def _read_intent(data: object, path: str, problems: _Problems) -> AskUserQuestionIntent | None:
+    obj = _object(data, path, problems, ("kind", "approve"), ())
+    if obj is None:
+        return None
+    before = len(problems)
+    kind = _string(obj, "kind", path, problems, required=True)
+    approve = _string(obj, "approve", path, problems, required=True)
+    if len(problems) > before or kind is None or approve is None:
+        return None
+    return AskUserQuestionIntent(kind, approve)
+
+
+_ITEM_KEYS = ("detail", "header", "options", "multiSelect", "intent")
+
+
+def _read_item(data: object, path: str, problems: _Problems) -> AskUserQuestionItem | None:
+    obj = _object(data, path, problems, ("id", "question"), _ITEM_KEYS)
+    if obj is None:
+        return None
+    before = len(problems)
+    id_ = _string(obj, "id", path, problems, required=True)
+    question = _string(obj, "question", path, problems, required=True)
+    detail = _string(obj, "detail", path, problems)
+    header = _string(obj, "header", path, problems)
+    options_path = _at(path, "options")
+    options = [
+        _read_option(option, _at(options_path, index), problems)
+        for index, option in enumerate(_array(obj, "options", path, problems))
+    ]
+    multi = obj.get("multiSelect", False)
+    if multi is None:
+        multi = False
+    if not isinstance(multi, bool):
+        problems.append(f"{_at(path, 'multiSelect')}: expected a boolean, got {_json_type(multi)}")
+    raw_intent = obj.get("intent")
+    intent = None if raw_intent is None else _read_intent(raw_intent, _at(path, "intent"), problems)
+    if len(problems) > before or id_ is None or question is None:
+        return None
+    return AskUserQuestionItem(
+        id=id_,
+        question=question,
+        detail=detail,
+        header=header,
+        options=[option for option in options if option is not None],
+        multi_select=bool(multi),
+        intent=intent,
+    )
+
+
+def _read_request(
+    data: object, path: str, problems: _Problems
+) -> tuple[AskUserQuestionItem, ...] | None:
+    obj = _object(data, path, problems, ("questions",), ())
+    if obj is None:
+        return None
+    questions_path = _at(path, "questions")
+    items = [
+        _read_item(item, _at(questions_path, index), problems)
+        for index, item in enumerate(_array(obj, "questions", path, problems, required=True))
+    ]
+    return tuple(item for item in items if item is not None)
+
+
+def _read_answer_item(
+    data: object, path: str, problems: _Problems
+) -> AskUserQuestionAnswerItem | None:
+    obj = _object(data, path, problems, ("id",), ("selected", "custom"))
+    if obj is None:
+        return None
+    before = len(problems)
+    id_ = _string(obj, "id", path, problems, required=True)
+    selected_path = _at(path, "selected")
+    selected = _array(obj, "selected", path, problems)
+    for index, label in enumerate(selected):
+        if not isinstance(label, str):
+            problems.append(
+                f"{_at(selected_path, index)}: expected a string, got {_json_type(label)}"
+            )
+    custom = _string(obj, "custom", path, problems)
+    if len(problems) > before or id_ is None:
+        return None
+    return AskUserQuestionAnswerItem(id=id_, selected=selected, custom=custom)  # type: ignore[arg-type]
+
+
+def _read_answer(data: object, path: str, problems: _Problems) -> AskUserQuestionAnswer | None:
+    obj = _object(data, path, problems, ("answers",), ())
+    if obj is None:
+        return None
+    answers_path = _at(path, "answers")
+    items = [
+        _read_answer_item(item, _at(answers_path, index), problems)
+        for index, item in enumerate(_array(obj, "answers", path, problems, required=True))
+    ]
+    return AskUserQuestionAnswer([item for item in items if item is not None])

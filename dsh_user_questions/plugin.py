@@ -1,0 +1,33 @@
+"""The plugin: registering it (or loading the ``"dsh"`` entry points) adds ``ctx.user_questions``.
+
+Declared under the ``"dsh"`` entry-point group as ``user_questions``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from ._markers import hookimpl
+from .service import UserQuestionService
+
+if TYPE_CHECKING:
+    from .harness import HarnessContext
+
+__all__ = ["dsh_context_services", "dsh_plugin_registered"]
+
+SERVICE_NAME = "user_questions"
+
+
+@hookimpl
+def dsh_context_services(ctx: HarnessContext) -> Mapping[str, object]:
+    """Give the context its ``user_questions`` service."""
+    return {SERVICE_NAME: UserQuestionService(ctx)}
+
+
+@hookimpl
+def dsh_plugin_registered(ctx: HarnessContext, plugin: object, name: str) -> None:
+    """Refuse a provider plugin while another provider is active (``DUPLICATE_PROVIDER``)."""
+    service = ctx.get(SERVICE_NAME)
+    if isinstance(service, UserQuestionService):
+        service.admit_plugin(plugin, name)

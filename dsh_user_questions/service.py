@@ -1,0 +1,331 @@
+"""The user-questions service: ``ctx.user_questions``.
+
+A caller builds an `AskUserQuestionRequest` and awaits `UserQuestionService.ask`; exactly one
+provider shows it to the human. The service checks the request, refuses callers that may not
+reach the human, races the provider against the request's abort signal, and checks the answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+import attrs
+import pluggy
+
+from ._discovery import PROVIDER_HOOK, is_provider
+from .errors import UserQuestionError
+from .harness import AbortError, AbortSignal, SupportsAgentRegistry
+from .payloads import (
+    AskUserQuestionAnswer,
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+    WireFormatError,
+)
+
+__all__ = ["SupportsHarnessContext", "UserQuestionProvider", "UserQuestionService", "check_answer"]
+
+_log = logging.getLogger(__name__)
+
+ProviderResult = AskUserQuestionAnswer | Mapping[str, Any] | Awaitable[Any]
+
+
+class UserQuestionProvider(Protocol):
+    """A UI that shows a request's questions to the human and returns the answer.
+
+    ``ask`` may be ``async def`` (preferred) or a plain function returning the answer, a mapping
+    in its wire form, or an awaitable of either.
+    """
+
+    def ask(self, request: AskUserQuestionRequest, /) -> ProviderResult: ...
+
+
+class SupportsHarnessContext(Protocol):
+    """What the service needs of a harness context."""
+
+    @property
+    def plugin_manager(self) -> pluggy.PluginManager: ...
+
+    @property
+    def agents(self) -> SupportsAgentRegistry | None: ...
+
+
+@attrs.define(eq=False)
+class _Registration:
+    provider: UserQuestionProvider
+
+
+class UserQuestionService:
+    """Asks the human through the one active provider; ``ctx.user_questions``.
+
+    A provider comes either from `register_provider` or from a registered plugin implementing
+    ``dsh_user_questions_ask``; at most one of all of them is active.
+    """
+
+    def __init__(self, ctx: SupportsHarnessContext) -> None:
+        self._ctx = ctx
+        self._lock = threading.Lock()
+        self._registration: _Registration | None = None
+        hook = ctx.plugin_manager.hook
+        self._provider_hook = getattr(hook, PROVIDER_HOOK)
+        self._asked = hook.dsh_user_questions_asked
+        self._answered = hook.dsh_user_questions_answered
+        self._failed = hook.dsh_user_questions_failed
+
+    # Providers ---------------------------------------------------------------------------------
+
+    def register_provider(self, provider: UserQuestionProvider) -> Callable[[], None]:
+        """Make ``provider`` the active one; returns a dispose function.
+
+        Raises ``DUPLICATE_PROVIDER`` while another provider is active (the active one stays).
+        The dispose function is idempotent and only ever removes this registration.
+        """
+        if not callable(getattr(provider, "ask", None)):
+            raise TypeError(
+                f"a user-questions provider needs an ask(request) method;"
+                f" {type(provider).__name__} has none"
+            )
+        registration = _Registration(provider)
+        with self._lock:
+            active = self._describe_active()
+            if active:
+                raise UserQuestionError.duplicate_provider(
+                    f"{_describe(provider)} collides with the active {active[0]};"
+                    " dispose of the active provider first"
+                )
+            self._registration = registration
+
+        def dispose() -> None:
+            with self._lock:
+                if self._registration is registration:
+                    self._registration = None
+
+        return dispose
+
+    def admit_plugin(self, plugin: object, name: str) -> None:
+        """Refuse a plugin that would make a second provider (called on plugin registration)."""
+        if not is_provider(self._ctx.plugin_manager, plugin):
+            return
+        with self._lock:
+            others = [a for a in self._describe_active() if a != f"provider plugin {name!r}"]
+            if others:
+                raise UserQuestionError.duplicate_provider(
+                    f"provider plugin {name!r} collides with the active {others[0]};"
+                    " unregister one of them, or with installed providers choose one with"
+                    " DSH_USER_QUESTIONS_PROVIDER=<entry-point name>"
+                )
+
+    def _describe_active(self) -> list[str]:
+        active = [f"provider plugin {self._plugin_name(i.plugin)!r}" for i in self._hookimpls()]
+        if self._registration is not None:
+            active.append(_describe(self._registration.provider))
+        return active
+
+    def _plugin_name(self, plugin: object) -> str:
+        return self._ctx.plugin_manager.get_name(plugin) or repr(plugin)
+
+    def _hookimpls(self) -> list[pluggy.HookImpl]:
+        return self._provider_hook.get_hookimpls()  # type: ignore[no-any-return]
+
+    # Asking ------------------------------------------------------------------------------------
+
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        """Ask the active provider and wait for the human's checked answer.
+
+        Checks, in order: the signal has not aborted (``ASK_ABORTED``); there is a question
+        (``EMPTY_QUESTIONS``); a given agent is the registry's live object of its id
+        (``CALLER_NOT_LIVE``) and a root (``DELEGATED_CALLER``); each intent approves one of its
+        question's options and has a detail (``BAD_INTENT``); a provider is active
+        (``NO_PROVIDER``). Then the provider is called with this very request. An abort while it
+        is pending raises ``ASK_ABORTED`` (chained from the reason) and cancels it; the answer
+        is checked (``BAD_ANSWER``).
+        """
+        observed = bool(
+            self._asked.get_hookimpls()
+            or self._answered.get_hookimpls()
+            or self._failed.get_hookimpls()
+        )
+        if not observed:
+            return await self._ask(request)
+        started = time.perf_counter()
+        _notify(self._asked, request=request)
+        try:
+            answer = await self._ask(request)
+        except BaseException as error:
+            waited = time.perf_counter() - started
+            _notify(self._failed, request=request, error=error, wait_seconds=waited)
+            raise
+        waited = time.perf_counter() - started
+        _notify(self._answered, request=request, answer=answer, wait_seconds=waited)
+        return answer
+
+    async def _ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        signal = request.signal
+        if signal is not None and signal.aborted:
+            raise UserQuestionError.aborted() from _reason(signal)
+        questions = request.questions
+        if not questions:
+            raise UserQuestionError.empty_questions()
+        if request.agent is not None:
+            self._check_caller(request.agent)
+        for question in questions:
+            intent = question.intent
+            if intent is not None:
+                if not any(option.label == intent.approve for option in question.options):
+                    raise UserQuestionError.bad_intent_label(
+                        question.id, intent.kind, intent.approve
+                    )
+                if question.detail is None:
+                    raise UserQuestionError.bad_intent_detail(question.id, intent.kind)
+        registration = self._registration
+        impls = self._hookimpls()
+        if registration is not None and not impls:
+            result = registration.provider.ask(request)
+        elif registration is None and len(impls) == 1:
+            result = self._provider_hook(request=request)
+        elif registration is None and not impls:
+            raise UserQuestionError.no_provider()
+        else:
+            raise UserQuestionError.duplicate_provider(
+                " and ".join(self._describe_active()) + " are all active; a question needs"
+                " exactly one provider"
+            )
+        if inspect.isawaitable(result):
+            result = await _wait(result, signal)
+        return check_answer(questions, result)
+
+    def _check_caller(self, agent: object) -> None:
+        agents = self._ctx.agents
+        agent_id = getattr(agent, "id", None)
+        if agents is None or not isinstance(agent_id, str) or agents.get(agent_id) is not agent:
+            raise UserQuestionError.caller_not_live()
+        if not any(root is agent for root in agents.roots()):
+            raise UserQuestionError.delegated_caller()
+
+
+async def _wait(awaitable: Awaitable[Any], signal: AbortSignal | None) -> Any:
+    """Await the provider's work, unless the signal aborts first: then cancel it."""
+    if signal is None:
+        return await awaitable
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(awaitable)
+    waiter = loop.create_future()
+
+    def wake(_: object = None) -> None:
+        if not waiter.done():
+            waiter.set_result(None)
+
+    def on_abort() -> None:
+        try:
+            loop.call_soon_threadsafe(wake)
+        except RuntimeError:  # the loop is closed: nobody waits any more
+            pass
+
+    task.add_done_callback(wake)
+    remove = signal.add_listener(on_abort)
+    try:
+        await waiter
+    except asyncio.CancelledError:
+        task.cancel()
+        task.add_done_callback(_retrieve)
+        raise
+    finally:
+        remove()
+        task.remove_done_callback(wake)
+    if task.done():
+        return task.result()
+    task.cancel()
+    task.add_done_callback(_retrieve)
+    raise UserQuestionError.aborted() from _reason(signal)
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    # A provider cancelled after the outcome was decided may still fail; nobody awaits it, so
+    # fetch its exception here rather than have asyncio report it as never retrieved.
+    if not task.cancelled():
+        task.exception()
+
+
+def _reason(signal: AbortSignal) -> BaseException:
+    reason = signal.reason
+    return reason if isinstance(reason, BaseException) else AbortError(reason)
+
+
+def _notify(hook: pluggy.HookCaller, **kwargs: Any) -> None:
+    for impl in hook.get_hookimpls():
+        try:
+            impl.function(*[kwargs[name] for name in impl.argnames])
+        except Exception:
+            _log.exception("user-questions observer %s failed", impl.plugin_name)
+
+
+def _describe(provider: object) -> str:
+    return f"provider {type(provider).__module__}.{type(provider).__qualname__}"
+
+
+def _q(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def check_answer(
+    questions: Sequence[AskUserQuestionItem], answer: object
+) -> AskUserQuestionAnswer:
+    """Check a provider's answer against the questions asked; return it as a payload.
+
+    ``answer`` is an `AskUserQuestionAnswer` or a mapping in its wire form. Every item must name
+    an asked question, at most once; selected labels must be options of that question, each at
+    most once; a single-select has at most one selection and never both a selection and
+    ``custom``; ``custom`` is never blank. Omitted questions are allowed (unanswered). A breach
+    raises ``BAD_ANSWER`` naming the item and the rule.
+    """
+    if isinstance(answer, AskUserQuestionAnswer):
+        checked = answer
+    elif isinstance(answer, Mapping):
+        try:
+            checked = AskUserQuestionAnswer.from_dict(answer)
+        except WireFormatError as error:
+            raise UserQuestionError.bad_answer(f"it is not in wire form: {error}") from error
+    else:
+        raise UserQuestionError.bad_answer(
+            f"expected an AskUserQuestionAnswer or a mapping in wire form,"
+            f" got {type(answer).__name__}"
+        )
+    by_id = {question.id: question for question in questions}
+    seen: set[str] = set()
+    for index, item in enumerate(checked.answers):
+        where = f"answers[{index}] (question {_q(item.id)})"
+        question = by_id.get(item.id)
+        if question is None:
+            raise UserQuestionError.bad_answer(f"{where} names no question that was asked")
+        if item.id in seen:
+            raise UserQuestionError.bad_answer(f"{where} answers that question a second time")
+        seen.add(item.id)
+        selected = item.selected
+        if selected:
+            labels = {option.label for option in question.options}
+            for label in selected:
+                if label not in labels:
+                    raise UserQuestionError.bad_answer(
+                        f"{where} selects {_q(label)}, which is not one of its options"
+                    )
+            if len(set(selected)) != len(selected):
+                raise UserQuestionError.bad_answer(f"{where} selects an option more than once")
+            if not question.multi_select:
+                if len(selected) > 1:
+                    raise UserQuestionError.bad_answer(
+                        f"{where} selects {len(selected)} options of a single-select question"
+                    )
+                if item.custom is not None:
+                    raise UserQuestionError.bad_answer(
+                        f"{where} has both a selection and custom text on a single-select"
+                        " question"
+                    )
+        if item.custom is not None and not item.custom.strip():
+            raise UserQuestionError.bad_answer(f"{where} has blank custom text")
+    return checked

@@ -1,0 +1,192 @@
+"""Markdown (a question's ``detail``, a plan) rendered as terminal lines.
+
+markdown-it-py parses (CommonMark plus tables and strikethrough, raw HTML disabled so it stays
+text); this module turns its tokens into prompt_toolkit style-and-text fragments. It never
+produces an escape sequence: prompt_toolkit draws the styles, and every piece of text from the
+source passes through :func:`inert_text`, also after parsing, because entities such as
+``&#x1b;`` only become control characters there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from ._inert import inert_text
+
+__all__ = ["Fragment", "Line", "render_markdown", "lines_to_plain"]
+
+Fragment = tuple[str, str]
+Line = list[Fragment]
+
+_PARSER = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+
+_INLINE_STYLES = {
+    "strong_open": "bold",
+    "em_open": "italic",
+    "s_open": "strike",
+    "link_open": "underline",
+}
+_RULE = "\u2500" * 40
+
+
+class _Renderer:
+    def __init__(self) -> None:
+        self.lines: list[Line] = []
+        self.current: Line | None = None
+        self.indent: list[str] = []
+        self.marker: str | None = None
+        self.gap = False
+        self.block_style = ""
+        self.list_counters: list[int | None] = []
+        self.cell_index = 0
+
+    def _prefix(self) -> Line:
+        text = "".join(self.indent)
+        if self.marker is not None:
+            text = "".join(self.indent[:-1]) + self.marker
+            self.marker = None
+        return [("class:md.prefix", text)] if text else []
+
+    def open_line(self) -> Line:
+        if self.gap and self.lines:
+            bare = "".join(self.indent).rstrip()
+            self.lines.append([("class:md.prefix", bare)] if bare else [])
+        self.gap = False
+        self.current = self._prefix()
+        self.lines.append(self.current)
+        return self.current
+
+    def end_line(self) -> None:
+        self.current = None
+
+    def write(self, style: str, text: str) -> None:
+        text = inert_text(text)
+        if not text:
+            return
+        line = self.current if self.current is not None else self.open_line()
+        full = " ".join(part for part in (self.block_style, style) if part)
+        line.append((full, text))
+
+    def inline(self, children: Sequence[Token]) -> None:
+        styles: list[str] = []
+        links: list[str] = []
+        for child in children:
+            kind = child.type
+            if kind == "text":
+                self.write(" ".join(styles), child.content)
+            elif kind == "code_inline":
+                self.write(" ".join([*styles, "class:md.code"]), child.content)
+            elif kind in ("softbreak", "hardbreak"):
+                self.end_line()
+                self.open_line()
+            elif kind in _INLINE_STYLES:
+                styles.append(_INLINE_STYLES[kind])
+                if kind == "link_open":
+                    links.append(str(child.attrs.get("href", "")))
+            elif kind.endswith("_close") and kind.replace("_close", "_open") in _INLINE_STYLES:
+                if styles:
+                    styles.pop()
+                if kind == "link_close" and links:
+                    self.write("class:md.url", f" <{links.pop()}>")
+            elif kind == "image":
+                alt = child.content or "image"
+                self.write("class:md.url", f"[{alt}] <{child.attrs.get('src', '')}>")
+            else:
+                self.write(" ".join(styles), child.content)
+
+    def code(self, content: str) -> None:
+        self.indent.append("  ")
+        for text in inert_text(content.rstrip("\n"), multiline=True).split("\n"):
+            self.open_line()
+            self.write("class:md.code", text)
+            self.end_line()
+        self.indent.pop()
+        self.gap = True
+
+    def block(self, tokens: Sequence[Token]) -> None:  # noqa: C901 - one branch per token type
+        for token in tokens:
+            kind = token.type
+            if kind == "inline":
+                self.inline(token.children or [])
+            elif kind == "paragraph_close":
+                self.end_line()
+                if not token.hidden:
+                    self.gap = True
+            elif kind == "heading_open":
+                self.block_style = "bold underline" if token.tag == "h1" else "bold"
+            elif kind == "heading_close":
+                self.block_style = ""
+                self.end_line()
+                self.gap = True
+            elif kind in ("bullet_list_open", "ordered_list_open"):
+                if self.current is not None:
+                    self.end_line()
+                start = token.attrs.get("start", 1) if kind == "ordered_list_open" else None
+                self.list_counters.append(None if start is None else int(start))
+            elif kind in ("bullet_list_close", "ordered_list_close"):
+                self.list_counters.pop()
+                if not self.list_counters:
+                    self.gap = True
+            elif kind == "list_item_open":
+                counter = self.list_counters[-1] if self.list_counters else None
+                if counter is None:
+                    marker = "\u2022 "
+                else:
+                    marker = f"{counter}. "
+                    self.list_counters[-1] = counter + 1
+                self.indent.append(" " * len(marker))
+                self.marker = marker
+            elif kind == "list_item_close":
+                self.end_line()
+                self.indent.pop()
+                self.marker = None
+            elif kind == "blockquote_open":
+                self.indent.append("\u2502 ")
+            elif kind == "blockquote_close":
+                self.end_line()
+                self.indent.pop()
+                self.gap = True
+            elif kind in ("fence", "code_block"):
+                self.end_line()
+                self.code(token.content)
+            elif kind == "hr":
+                self.open_line()
+                self.write("class:md.rule", _RULE)
+                self.end_line()
+                self.gap = True
+            elif kind == "tr_open":
+                self.open_line()
+                self.cell_index = 0
+            elif kind in ("th_open", "td_open"):
+                if self.cell_index:
+                    self.write("class:md.prefix", " \u2502 ")
+                self.cell_index += 1
+                self.block_style = "bold" if kind == "th_open" else ""
+            elif kind in ("th_close", "td_close"):
+                self.block_style = ""
+            elif kind == "tr_close":
+                self.end_line()
+            elif kind == "table_close":
+                self.gap = True
+            elif kind in ("html_block", "html_inline"):
+                self.write("", token.content)
+
+
+def render_markdown(source: str) -> list[Line]:
+    """Render markdown ``source`` as lines of prompt_toolkit ``(style, text)`` fragments.
+
+    Every text fragment is inert (see :func:`inert_text`) and contains no line break.
+    """
+    renderer = _Renderer()
+    renderer.block(_PARSER.parse(inert_text(source, multiline=True)))
+    while renderer.lines and not "".join(text for _, text in renderer.lines[-1]).strip():
+        renderer.lines.pop()
+    return renderer.lines
+
+
+def lines_to_plain(lines: Sequence[Line]) -> list[str]:
+    """The text of rendered lines, styles dropped (for line mode)."""
+    return ["".join(text for _, text in line).rstrip() for line in lines]
