@@ -1,0 +1,97 @@
+"""Errors: a HarnessError with a message and a stable code, and the exact messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsh_user_questions import HarnessError, UserQuestionError, UserQuestionErrorCode
+
+EXACT = [
+    (UserQuestionError.aborted(), "ASK_ABORTED", "ask_user_question was aborted before the user answered"),
+    (UserQuestionError.empty_questions(), "EMPTY_QUESTIONS", "ask_user_question requires at least one question"),
+    (
+        UserQuestionError.caller_not_live(),
+        "CALLER_NOT_LIVE",
+        "human interaction requires the exact live calling agent when an agent is supplied",
+    ),
+    (
+        UserQuestionError.delegated_caller(),
+        "DELEGATED_CALLER",
+        "human interaction is unavailable while the calling agent is owned by another live"
+        " agent; include the unresolved question or decision in the child agent's final result",
+    ),
+    (
+        UserQuestionError.bad_intent_label("plan", "plan-review", "Approve ✓"),
+        "BAD_INTENT",
+        'question plan declares intent plan-review whose approve label "Approve ✓" names none'
+        " of its options",
+    ),
+    (
+        UserQuestionError.bad_intent_label("p", "plan-review", 'say "hi"'),
+        "BAD_INTENT",
+        'question p declares intent plan-review whose approve label "say \\"hi\\"" names none'
+        " of its options",
+    ),
+    (
+        UserQuestionError.bad_intent_detail("plan", "plan-review"),
+        "BAD_INTENT",
+        "question plan declares intent plan-review without the detail it reviews",
+    ),
+    (UserQuestionError.no_provider(), "NO_PROVIDER", "no user-questions provider is registered"),
+    (
+        UserQuestionError.duplicate_provider(),
+        "DUPLICATE_PROVIDER",
+        "a user-questions provider is already registered",
+    ),
+    (UserQuestionError.cancelled(), "ASK_CANCELLED", "the user cancelled ask_user_question"),
+]
+
+
+@pytest.mark.parametrize(("error", "code", "message"), EXACT)
+def test_each_code_has_its_exact_message(error: UserQuestionError, code: str, message: str) -> None:
+    """Every ready-made error carries its code and the spec's exact message as str()."""
+    assert error.code == code
+    assert error.message == message
+    assert str(error) == message
+
+
+def test_codes_compare_equal_to_plain_strings() -> None:
+    """A code is a str enum: equal to, and formatted as, its plain string."""
+    assert UserQuestionErrorCode.ASK_ABORTED == "ASK_ABORTED"
+    assert f"{UserQuestionErrorCode.NO_PROVIDER}" == "NO_PROVIDER"
+    assert isinstance(UserQuestionErrorCode.BAD_ANSWER, str)
+
+
+def test_user_question_error_is_a_harness_error_built_positionally() -> None:
+    """HarnessError(message, code) is positional; UserQuestionError is one."""
+    error = UserQuestionError("boom", "SOME_CODE")
+    assert isinstance(error, HarnessError)
+    assert (error.message, error.code, str(error)) == ("boom", "SOME_CODE", "boom")
+    assert HarnessError("m", "C").args == ("m", "C")
+
+
+def test_duplicate_provider_may_say_which_and_how() -> None:
+    """DUPLICATE_PROVIDER keeps the exact message and appends the detail after a colon."""
+    error = UserQuestionError.duplicate_provider("a and b; pick one")
+    assert str(error) == "a user-questions provider is already registered: a and b; pick one"
+
+
+def test_bad_answer_names_the_problem() -> None:
+    """BAD_ANSWER carries the rule broken in its message."""
+    error = UserQuestionError.bad_answer('answers[0] (question "q") names no question that was asked')
+    assert error.code == UserQuestionErrorCode.BAD_ANSWER
+    assert str(error).endswith('answers[0] (question "q") names no question that was asked')
+
+
+def test_cause_is_chained() -> None:
+    """raise ... from cause keeps the cause on __cause__."""
+    cause = TimeoutError("late")
+    with pytest.raises(UserQuestionError) as info:
+        raise UserQuestionError.aborted() from cause
+    assert info.value.__cause__ is cause
+
+
+def test_errors_are_compared_by_identity() -> None:
+    """Two errors with the same fields are different exceptions, and hashable."""
+    assert UserQuestionError.cancelled() != UserQuestionError.cancelled()
+    assert len({UserQuestionError.cancelled(), UserQuestionError.cancelled()}) == 2

@@ -1,0 +1,248 @@
+"""Payloads: immutable attrs classes, type checks at construction, the JSON wire form."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionIntent,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+    WireFormatError,
+)
+from dsh_user_questions.harness import AbortController, Agent
+
+from _builders import pkg_question, plan_question
+
+# Construction ----------------------------------------------------------------------------------
+
+
+def test_payloads_are_frozen() -> None:
+    """Assigning to a payload field raises: payloads are immutable."""
+    option = AskUserQuestionOption("pnpm")
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        option.label = "npm"  # type: ignore[misc]
+
+
+def test_sequences_are_stored_as_tuples() -> None:
+    """Lists and generators given for sequences are stored as tuples."""
+    item = AskUserQuestionItem(
+        id="q", question="?", options=(AskUserQuestionOption(x) for x in "ab")
+    )
+    answer = AskUserQuestionAnswerItem(id="q", selected=["a", "b"])
+    assert item.options == (AskUserQuestionOption("a"), AskUserQuestionOption("b"))
+    assert answer.selected == ("a", "b")
+    assert AskUserQuestionAnswer([answer]).answers == (answer,)
+
+
+def test_a_string_is_not_accepted_as_a_sequence() -> None:
+    """``selected="pnpm"`` is a TypeError, not a tuple of letters."""
+    with pytest.raises(TypeError, match="selected must be an iterable of items"):
+        AskUserQuestionAnswerItem(id="q", selected="pnpm")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: AskUserQuestionOption(3), "'label' must be <class 'str'>"),  # type: ignore[arg-type]
+        (lambda: AskUserQuestionOption("a", 1), "'description' must be"),  # type: ignore[arg-type]
+        (lambda: AskUserQuestionIntent("plan-review", None), "'approve' must be"),  # type: ignore[arg-type]
+        (lambda: AskUserQuestionItem(id=1, question="?"), "'id' must be"),  # type: ignore[arg-type]
+        (lambda: AskUserQuestionItem(id="q", question="?", multi_select="yes"), "'multi_select'"),  # type: ignore[arg-type]
+        (lambda: AskUserQuestionItem(id="q", question="?", options=["a"]), r"options\[0\] must be"),  # type: ignore[list-item]
+        (lambda: AskUserQuestionItem(id="q", question="?", intent="plan-review"), "'intent' must be"),  # type: ignore[arg-type]
+        (lambda: AskUserQuestionAnswerItem(id="q", selected=[1]), r"selected\[0\] must be str"),  # type: ignore[list-item]
+        (lambda: AskUserQuestionRequest(questions=[{"id": "q"}]), r"questions\[0\] must be"),  # type: ignore[list-item]
+        (lambda: AskUserQuestionAnswer(answers=None), "answers must be an iterable"),  # type: ignore[arg-type]
+    ],
+)
+def test_wrong_field_types_raise_type_error_naming_the_field(build: Any, message: str) -> None:
+    """A field of the wrong type is a TypeError whose message names that field."""
+    with pytest.raises(TypeError, match=message):
+        build()
+
+
+def test_empty_questions_and_bad_intents_can_still_be_built() -> None:
+    """The rules no type can carry are left to ask(): such requests can be constructed."""
+    empty = AskUserQuestionRequest(questions=[])
+    odd = plan_question(detail=None, intent=AskUserQuestionIntent("plan-review", "Nope"))
+    assert empty.questions == ()
+    assert odd.intent is not None and odd.intent.approve == "Nope"
+
+
+def test_request_carries_agent_and_signal_but_they_never_travel() -> None:
+    """agent and signal are kept on the request, and left out of its wire form."""
+    agent, controller = Agent("root"), AbortController()
+    request = AskUserQuestionRequest(questions=[pkg_question()], agent=agent, signal=controller.signal)
+    assert request.agent is agent and request.signal is controller.signal
+    assert set(request.to_dict()) == {"questions"}
+
+
+# Wire form -------------------------------------------------------------------------------------
+
+
+def test_item_wire_form_uses_camel_case_and_omits_none() -> None:
+    """to_dict writes multiSelect and leaves out keys whose value is None."""
+    assert pkg_question(header=None, multi_select=True).to_dict() == {
+        "id": "pkg",
+        "question": "Which package manager?",
+        "options": [
+            {"label": "pnpm", "description": "Fast, disk-efficient"},
+            {"label": "npm", "description": "The default"},
+        ],
+        "multiSelect": True,
+    }
+
+
+def test_intent_and_detail_travel() -> None:
+    """A plan-review item writes its detail and intent."""
+    data = plan_question().to_dict()
+    assert data["detail"] == "# Plan\n\n1. Do it"
+    assert data["intent"] == {"kind": "plan-review", "approve": "Approve"}
+
+
+def test_answer_item_always_writes_selected() -> None:
+    """selected is written even when empty; custom only when present."""
+    assert AskUserQuestionAnswerItem(id="q").to_dict() == {"id": "q", "selected": []}
+    assert AskUserQuestionAnswerItem(id="q", custom="x").to_dict() == {
+        "id": "q",
+        "selected": [],
+        "custom": "x",
+    }
+
+
+def test_request_from_dict_takes_agent_and_signal_from_the_caller() -> None:
+    """from_dict reads the questions and attaches the caller's agent and signal."""
+    agent = Agent("a")
+    request = AskUserQuestionRequest.from_dict(
+        {"questions": [{"id": "q", "question": "?", "multiSelect": True}]}, agent=agent
+    )
+    assert request.questions == (AskUserQuestionItem(id="q", question="?", multi_select=True),)
+    assert request.agent is agent
+
+
+def test_unknown_key_is_rejected_with_its_path() -> None:
+    """An unknown key deep inside is reported with its full path and the allowed keys."""
+    with pytest.raises(WireFormatError) as info:
+        AskUserQuestionRequest.from_dict(
+            {"questions": [{"id": "q", "question": "?", "options": [{"label": "a", "lable": "b"}]}]}
+        )
+    assert info.value.problems == (
+        "questions[0].options[0].lable: unknown key (allowed: label, description)",
+    )
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    """from_dict lists every bad field, each with its path, in one error."""
+    with pytest.raises(WireFormatError) as info:
+        AskUserQuestionRequest.from_dict(
+            {
+                "questions": [
+                    {"id": 7, "question": "?", "multiSelect": "yes"},
+                    {"question": "?", "options": [{"label": None}], "intent": {"kind": "x"}},
+                ]
+            }
+        )
+    assert info.value.problems == (
+        "questions[0].id: expected a string, got number",
+        "questions[0].multiSelect: expected a boolean, got string",
+        "questions[1].id: required key is missing",
+        "questions[1].options[0].label: expected a string, got null",
+        "questions[1].intent.approve: required key is missing",
+    )
+    assert str(info.value) == "; ".join(info.value.problems)
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ([], "<root>: expected an object, got array"),
+        ({"questions": None}, "questions: expected an array, got null"),
+        ({"questions": "q"}, "questions: expected an array, got string"),
+        ({}, "questions: required key is missing"),
+        ({"questions": [3]}, "questions[0]: expected an object, got number"),
+    ],
+)
+def test_wrong_shapes_are_named(data: object, problem: str) -> None:
+    """A value of the wrong JSON type is reported with its path and both types."""
+    with pytest.raises(WireFormatError) as info:
+        AskUserQuestionRequest.from_dict(data)
+    assert info.value.problems == (problem,)
+
+
+def test_answer_from_dict_reports_bad_labels() -> None:
+    """A non-string label in selected is reported with its index."""
+    with pytest.raises(WireFormatError) as info:
+        AskUserQuestionAnswer.from_dict({"answers": [{"id": "q", "selected": ["a", 2]}]})
+    assert info.value.problems == ("answers[0].selected[1]: expected a string, got number",)
+
+
+def test_wire_form_error_is_a_value_error() -> None:
+    """Callers that catch ValueError also catch wire-form errors."""
+    with pytest.raises(ValueError, match="required key is missing"):
+        AskUserQuestionAnswerItem.from_dict({})
+
+
+# Round trips -----------------------------------------------------------------------------------
+
+text = st.text(max_size=20)
+options = st.builds(AskUserQuestionOption, text, st.none() | text)
+intents = st.builds(AskUserQuestionIntent, text, text)
+items = st.builds(
+    AskUserQuestionItem,
+    id=text,
+    question=text,
+    detail=st.none() | text,
+    header=st.none() | text,
+    options=st.lists(options, max_size=4),
+    multi_select=st.booleans(),
+    intent=st.none() | intents,
+)
+answer_items = st.builds(
+    AskUserQuestionAnswerItem,
+    id=text,
+    selected=st.lists(text, max_size=4),
+    custom=st.none() | text,
+)
+
+
+@given(st.lists(items, max_size=4))
+def test_request_round_trips_through_json(questions: list[AskUserQuestionItem]) -> None:
+    """Any request survives to_dict, JSON text and from_dict unchanged."""
+    request = AskUserQuestionRequest(questions=questions)
+    again = AskUserQuestionRequest.from_dict(json.loads(json.dumps(request.to_dict())))
+    assert again == request
+
+
+@given(st.lists(answer_items, max_size=4))
+def test_answer_round_trips_through_json(answers: list[AskUserQuestionAnswerItem]) -> None:
+    """Any answer survives to_dict, JSON text and from_dict unchanged."""
+    answer = AskUserQuestionAnswer(answers)
+    assert AskUserQuestionAnswer.from_dict(json.loads(json.dumps(answer.to_dict()))) == answer
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(json_values)
+def test_from_dict_of_any_json_builds_or_raises_wire_format_error(data: object) -> None:
+    """No JSON value makes from_dict fail with anything but a WireFormatError."""
+    for cls in (AskUserQuestionRequest, AskUserQuestionAnswer):
+        try:
+            cls.from_dict(data)
+        except WireFormatError as error:
+            assert error.problems
+            assert all(": " in problem for problem in error.problems)
