@@ -1,0 +1,32 @@
+"""The ``dsh`` entry point of dsh-user-questions-web: installing the distribution is enough.
+
+The harness loads this module through the ``dsh`` entry-point group (name ``web``); its one
+hook implementation hands every ask to a module-wide `WebProvider` configured from the
+environment (see `WebProvider.from_env`), created on the first ask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+
+from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, hookimpl
+
+from .provider import WebProvider
+
+__all__ = ["dsh_user_questions_ask", "get_provider"]
+
+_provider: WebProvider | None = None
+
+
+def get_provider() -> WebProvider:
+    """The provider this plugin asks through (made from the environment on first use)."""
+    global _provider
+    if _provider is None:
+        _provider = WebProvider.from_env()
+    return _provider
+
+
+@hookimpl
+def dsh_user_questions_ask(request: AskUserQuestionRequest) -> Awaitable[AskUserQuestionAnswer]:
+    """Ask through the page of this process's `WebProvider`."""
+    return get_provider().ask(request)
