@@ -1,0 +1,340 @@
+"""The host seam: abort signals, the agent registry and the harness context."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import threading
+import time
+import weakref
+from types import SimpleNamespace
+
+import pytest
+
+from dsh_user_questions import hookimpl, plugin
+from dsh_user_questions.harness import (
+    AbortController,
+    AbortError,
+    AbortSignal,
+    Agent,
+    AgentRegistry,
+    HarnessContext,
+)
+
+# Abort signals ---------------------------------------------------------------------------------
+
+
+def test_signal_starts_pending_and_aborts_once_with_its_reason() -> None:
+    """abort() sets aborted and reason; a second abort changes nothing."""
+    controller = AbortController()
+    signal = controller.signal
+    assert (signal.aborted, signal.reason) == (False, None)
+    first, second = ValueError("first"), ValueError("second")
+    controller.abort(first)
+    controller.abort(second)
+    assert signal.aborted and signal.reason is first
+
+
+def test_abort_without_reason_gives_an_abort_error() -> None:
+    """An abort with no reason records an AbortError as the reason."""
+    controller = AbortController()
+    controller.abort()
+    assert isinstance(controller.signal.reason, AbortError)
+    with pytest.raises(AbortError):
+        controller.signal.throw_if_aborted()
+
+
+def test_listeners_run_once_and_can_be_removed() -> None:
+    """A listener hears the abort once; a removed listener hears nothing."""
+    controller = AbortController()
+    heard: list[str] = []
+    controller.signal.add_listener(lambda: heard.append("kept"))
+    remove = controller.signal.add_listener(lambda: heard.append("removed"))
+    remove()
+    remove()  # idempotent
+    controller.abort()
+    controller.abort()
+    assert heard == ["kept"]
+
+
+def test_listener_added_after_abort_runs_at_once() -> None:
+    """Adding a listener to an aborted signal calls it immediately."""
+    signal = AbortSignal.abort("why")
+    heard: list[object] = []
+    signal.add_listener(lambda: heard.append(signal.reason))
+    assert heard == ["why"]
+
+
+def test_a_failing_listener_does_not_stop_the_others(caplog: pytest.LogCaptureFixture) -> None:
+    """A listener that raises is logged and the next listener still runs."""
+    controller = AbortController()
+    heard: list[str] = []
+
+    def bad() -> None:
+        raise RuntimeError("listener broke")
+
+    controller.signal.add_listener(bad)
+    controller.signal.add_listener(lambda: heard.append("second"))
+    controller.abort()
+    assert heard == ["second"]
+    assert "an abort listener failed" in caplog.text
+
+
+def test_removed_listeners_are_released() -> None:
+    """Removing a listener drops the signal's reference to it."""
+    controller = AbortController()
+
+    class Listener:
+        def __call__(self) -> None:
+            return None
+
+    listener = Listener()
+    ref = weakref.ref(listener)
+    remove = controller.signal.add_listener(listener)
+    remove()
+    del listener
+    gc.collect()
+    assert ref() is None
+
+
+def test_timeout_signal_works_without_an_event_loop() -> None:
+    """AbortSignal.timeout aborts with a TimeoutError with no loop running."""
+    signal = AbortSignal.timeout(0.01)
+    fired = threading.Event()
+    signal.add_listener(fired.set)
+    assert fired.wait(5)
+    assert isinstance(signal.reason, TimeoutError)
+
+
+async def test_timeout_signal_made_before_the_loop_wakes_an_awaiting_task() -> None:
+    """A timeout signal aborts from the timer thread and wakes an asyncio waiter safely."""
+    signal = AbortSignal.timeout(0.02)
+    loop = asyncio.get_running_loop()
+    woken = loop.create_future()
+    signal.add_listener(lambda: loop.call_soon_threadsafe(woken.set_result, signal.reason))
+    reason = await asyncio.wait_for(woken, 5)
+    assert isinstance(reason, TimeoutError)
+
+
+def test_timeouts_fire_in_order_of_their_deadline() -> None:
+    """Signals with shorter timeouts abort first, whatever order they were made in."""
+    order: list[float] = []
+    done = threading.Event()
+    for seconds in (0.06, 0.02, 0.04):
+        signal = AbortSignal.timeout(seconds)
+        signal.add_listener(lambda s=seconds: (order.append(s), len(order) == 3 and done.set()))
+    assert done.wait(5)
+    assert order == [0.02, 0.04, 0.06]
+
+
+def test_any_aborts_with_the_first_source_reason() -> None:
+    """AbortSignal.any aborts when one source does, with that source's reason."""
+    a, b = AbortController(), AbortController()
+    combined = AbortSignal.any([a.signal, b.signal])
+    assert not combined.aborted
+    b.abort("b went first")
+    a.abort("a later")
+    assert combined.aborted and combined.reason == "b went first"
+
+
+def test_any_of_an_aborted_signal_is_aborted_at_once() -> None:
+    """AbortSignal.any of an already aborted source is aborted already."""
+    combined = AbortSignal.any([AbortController().signal, AbortSignal.abort("done")])
+    assert combined.aborted and combined.reason == "done"
+
+
+def test_any_releases_its_listeners_on_the_sources_once_aborted() -> None:
+    """After the combined signal aborts, the other sources hold no listener for it."""
+    a, b = AbortController(), AbortController()
+    AbortSignal.any([a.signal, b.signal])
+    a.abort()
+    assert not b.signal._listeners
+
+
+async def test_abort_from_another_thread_wakes_an_asyncio_waiter() -> None:
+    """A signal aborted on another thread wakes the loop through call_soon_threadsafe."""
+    controller = AbortController()
+    loop = asyncio.get_running_loop()
+    woken = loop.create_future()
+    controller.signal.add_listener(lambda: loop.call_soon_threadsafe(woken.set_result, True))
+    thread = threading.Thread(target=controller.abort, args=("from thread",))
+    thread.start()
+    assert await asyncio.wait_for(woken, 5) is True
+    thread.join()
+
+
+def test_concurrent_aborts_call_each_listener_once() -> None:
+    """Many threads aborting at once still run every listener exactly once."""
+    for _ in range(50):
+        controller = AbortController()
+        calls: list[int] = []
+        for i in range(5):
+            controller.signal.add_listener(lambda i=i: calls.append(i))
+        threads = [threading.Thread(target=controller.abort) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(calls) == [0, 1, 2, 3, 4]
+
+
+# Agents ----------------------------------------------------------------------------------------
+
+
+def test_agents_are_compared_by_identity() -> None:
+    """Two agents with the same id are different agents."""
+    assert Agent("a") != Agent("a")
+    agent = Agent("a")
+    assert agent == agent
+
+
+def test_registry_get_and_roots_in_registration_order() -> None:
+    """get finds a live agent by id; roots lists unowned agents in the order they entered."""
+    registry = AgentRegistry()
+    first, second, child = Agent("first"), Agent("second"), Agent("child")
+    registry.enter(first)
+    registry.enter(second)
+    registry.enter(child, owner=first)
+    assert registry.get("child") is child
+    assert registry.get("nobody") is None
+    assert registry.roots() == [first, second]
+
+
+def test_detach_is_idempotent_and_removes_only_its_entry() -> None:
+    """An old detach does not remove a new agent that reuses the id."""
+    registry = AgentRegistry()
+    old = Agent("a")
+    detach_old = registry.enter(old)
+    detach_old()
+    new = Agent("a")
+    registry.enter(new)
+    detach_old()
+    assert registry.get("a") is new
+
+
+def test_a_duplicate_live_id_is_an_error() -> None:
+    """Entering a second live agent with the same id raises ValueError."""
+    registry = AgentRegistry()
+    registry.enter(Agent("a"))
+    with pytest.raises(ValueError, match="an agent with id 'a' is live already"):
+        registry.enter(Agent("a"))
+
+
+def test_owner_must_be_live() -> None:
+    """Entering an agent owned by an agent that is not live raises ValueError."""
+    with pytest.raises(ValueError, match="the owner 'ghost' of agent 'child' is not live"):
+        AgentRegistry().enter(Agent("child"), owner=Agent("ghost"))
+
+
+def test_owned_agent_stays_owned_after_its_owner_detaches() -> None:
+    """A child does not become a root when its owner goes away."""
+    registry = AgentRegistry()
+    owner, child = Agent("owner"), Agent("child")
+    detach_owner = registry.enter(owner)
+    registry.enter(child, owner=owner)
+    detach_owner()
+    assert registry.roots() == []
+    assert registry.get("child") is child
+
+
+def test_agent_id_must_be_a_string() -> None:
+    """Agent(1) is a TypeError."""
+    with pytest.raises(TypeError, match="Agent id must be a str"):
+        Agent(1)  # type: ignore[arg-type]
+
+
+# The context -----------------------------------------------------------------------------------
+
+
+def test_context_has_no_user_questions_before_the_plugin() -> None:
+    """Before the plugin is registered, get returns None and the attribute is missing."""
+    ctx = HarnessContext()
+    assert ctx.get("user_questions") is None
+    with pytest.raises(AttributeError, match="no service 'user_questions'"):
+        _ = ctx.user_questions
+
+
+def test_registering_the_plugin_gives_the_service() -> None:
+    """After ctx.register(plugin), ctx.user_questions is the service and get returns it."""
+    ctx = HarnessContext()
+    ctx.register(plugin)
+    assert ctx.user_questions is ctx.get("user_questions")
+    assert type(ctx.user_questions).__name__ == "UserQuestionService"
+
+
+def test_unregistering_the_plugin_removes_its_service() -> None:
+    """The services a plugin added leave with it."""
+    ctx = HarnessContext()
+    ctx.register(plugin)
+    ctx.unregister(plugin)
+    assert ctx.get("user_questions") is None
+
+
+def test_agents_none_means_no_registry() -> None:
+    """HarnessContext(agents=None) has no registry; the default makes a fresh one."""
+    assert HarnessContext(agents=None).agents is None
+    assert isinstance(HarnessContext().agents, AgentRegistry)
+    own = AgentRegistry()
+    assert HarnessContext(agents=own).agents is own
+
+
+def test_two_plugins_giving_one_service_name_is_an_error() -> None:
+    """A second plugin providing user_questions is refused and the first stays."""
+    ctx = HarnessContext()
+    ctx.register(plugin)
+    first = ctx.user_questions
+
+    class Other:
+        @hookimpl
+        def dsh_context_services(self, ctx: HarnessContext) -> dict[str, object]:
+            return {"user_questions": object()}
+
+    with pytest.raises(ValueError, match="has a service named 'user_questions' already"):
+        ctx.register(Other())
+    assert ctx.user_questions is first
+
+
+def test_a_vetoed_plugin_is_unregistered_with_its_services() -> None:
+    """A plugin refused by dsh_plugin_registered leaves no trace in the context."""
+    ctx = HarnessContext()
+
+    class Guard:
+        @hookimpl
+        def dsh_plugin_registered(self, ctx: HarnessContext, plugin: object, name: str) -> None:
+            if name == "bad":
+                raise PermissionError("bad plugin")
+
+    class Bad:
+        @hookimpl
+        def dsh_context_services(self, ctx: HarnessContext) -> dict[str, object]:
+            return {"thing": 1}
+
+    ctx.register(Guard())
+    bad = Bad()
+    with pytest.raises(PermissionError):
+        ctx.register(bad, name="bad")
+    assert ctx.plugin_manager.get_plugin("bad") is None
+    assert ctx.get("thing") is None
+
+
+def test_services_of_plugins_registered_directly_on_the_manager() -> None:
+    """pm.register (bypassing ctx.register) still adds the plugin's services."""
+    ctx = HarnessContext()
+    ctx.plugin_manager.register(plugin)
+    assert ctx.get("user_questions") is not None
+
+
+def test_a_misspelled_hook_fails_loudly_on_check() -> None:
+    """check_pending reports a dsh_ hook name no spec knows."""
+    ctx = HarnessContext()
+    ctx.register(SimpleNamespace(dsh_user_questions_asks=hookimpl(lambda request: None)))
+    with pytest.raises(Exception, match="unknown hook 'dsh_user_questions_asks'"):
+        ctx.plugin_manager.check_pending()
+
+
+def test_timer_thread_is_a_daemon() -> None:
+    """The shared timer thread never keeps the interpreter alive."""
+    AbortSignal.timeout(60)
+    time.sleep(0)
+    timers = [t for t in threading.enumerate() if t.name == "dsh-abort-timers"]
+    assert timers and all(t.daemon for t in timers)
