@@ -1,0 +1,336 @@
+"""``dsh-ask``: ask the human from the shell, through whichever provider is installed.
+
+``dsh-ask [FILE|-]`` reads tool-style arguments (``{"questions": [...]}``, validated exactly as
+the ``ask_user_question`` tool validates a model's), asks through the installed provider and
+prints the compact answer JSON on stdout. Exit status: 0 answered; 2 invalid input (the
+``Error: invalid arguments: ...`` text on stderr); 1 any other failure (``Error: <message>`` on
+stderr, with the fix when there is one); 130 cancelled, aborted or interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import sys
+from collections.abc import Sequence
+from importlib import metadata
+from typing import IO, Any, Final
+
+from . import hookspecs, plugin, tool
+from ._discovery import PROVIDER_ENV, describe, is_provider
+from .errors import HarnessError, UserQuestionError, UserQuestionErrorCode
+from .harness import AbortSignal, HarnessContext
+from .payloads import AskUserQuestionRequest
+from .plan_review import PlanReviewDecision, review_plan
+
+__all__ = ["EXIT_CANCELLED", "EXIT_FAILURE", "EXIT_INVALID", "EXIT_OK", "main"]
+
+EXIT_OK: Final = 0
+EXIT_FAILURE: Final = 1
+EXIT_INVALID: Final = 2
+EXIT_CANCELLED: Final = 130
+
+INSTALL_HINT: Final = "install one, e.g. pip install dsh-user-questions-terminal"
+
+_EPILOG = f"""\
+exit status: 0 answered; 2 invalid input; 1 any other failure (e.g. no provider installed);
+130 cancelled, aborted (--timeout) or interrupted.
+
+With several providers installed, choose one with --provider NAME or {PROVIDER_ENV}=NAME.
+Example: echo '{{"questions":[{{"id":"pkg","question":"Which package manager?",
+"options":[{{"label":"pnpm (Recommended)"}},{{"label":"npm"}}]}}]}}' | dsh-ask
+"""
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return seconds
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dsh-ask",
+        description=(
+            "Ask the human structured questions through the installed user-questions provider"
+            " and print the answer as compact JSON."
+        ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help='a JSON file of {"questions": [...]}, as the ask_user_question tool takes;'
+        " '-' or nothing reads standard input",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="give up (exit 130) when the human has not answered after SECONDS",
+    )
+    parser.add_argument(
+        "--provider",
+        metavar="NAME",
+        help=f"use the installed provider NAME (sets {PROVIDER_ENV})",
+    )
+    parser.add_argument(
+        "--list-providers",
+        action="store_true",
+        help="list the installed providers and exit",
+    )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="play a short agent session (two questions and a plan review) with the provider",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``dsh-ask`` with ``argv`` (default: the process's arguments); returns the exit status."""
+    args = _parser().parse_args(argv)
+    if args.provider is not None:
+        os.environ[PROVIDER_ENV] = args.provider
+    try:
+        if args.list_providers:
+            return _list_providers()
+        if args.demo:
+            if args.file is not None:
+                return _fail("--demo takes no FILE", EXIT_INVALID)
+            return asyncio.run(_demo(args.timeout))
+        return _ask(args.file, args.timeout)
+    except KeyboardInterrupt:
+        return _fail("interrupted", EXIT_CANCELLED)
+
+
+def _ask(path: str | None, timeout: float | None) -> int:
+    text = _read_input(path)
+    if text is None:
+        return EXIT_INVALID
+    try:
+        questions = tool.read_arguments(text)
+    except UserQuestionError as err:
+        return _fail(err.message, EXIT_INVALID)
+    ctx = _context()
+    if ctx is None:
+        return EXIT_FAILURE
+    signal = None if timeout is None else AbortSignal.timeout(timeout)
+    request = AskUserQuestionRequest(questions=questions, signal=signal)
+    try:
+        answer = asyncio.run(ctx.user_questions.ask(request))
+    except HarnessError as err:
+        return _report(err, timeout)
+    except Exception as err:  # a provider's own failure: say which, without a traceback
+        return _fail(f"the provider failed: {type(err).__name__}: {err}", EXIT_FAILURE)
+    _write(sys.stdout, tool.format_answer(answer))
+    return EXIT_OK
+
+
+def _read_input(path: str | None) -> bytes | None:
+    """The input's bytes, or ``None`` after reporting why there are none."""
+    if path is None or path == "-":
+        stdin = sys.stdin
+        if stdin is None or (path is None and stdin.isatty()):
+            _fail(
+                'no input: give a FILE of {"questions": [...]} or pipe it on standard input'
+                " (dsh-ask --help; dsh-ask --demo for a tour)",
+                EXIT_INVALID,
+            )
+            return None
+        return stdin.buffer.read()
+    try:
+        with open(path, "rb") as file:
+            return file.read()
+    except OSError as err:
+        _fail(f"cannot read {path}: {err.strerror or err}", EXIT_INVALID)
+        return None
+
+
+def _context() -> HarnessContext | None:
+    """A harness context with the installed plugins, or ``None`` after reporting the failure."""
+    ctx = HarnessContext()
+    try:
+        ctx.load_entrypoints()
+    except HarnessError as err:
+        _report(err, None)
+        return None
+    except Exception as err:  # an installed plugin that fails to import or register
+        _fail(f"cannot load the installed plugins: {type(err).__name__}: {err}", EXIT_FAILURE)
+        return None
+    if ctx.get(plugin.SERVICE_NAME) is None:
+        # Run from a source tree, where this package's own entry point is not installed.
+        ctx.register(plugin, name=plugin.SERVICE_NAME)
+    return ctx
+
+
+def _report(err: HarnessError, timeout: float | None) -> int:
+    """Print ``Error: <message>`` (with the fix, where one helps) and return the exit status."""
+    return _report_code(err.message, err.code, timeout)
+
+
+def _report_code(message: str, code: str, timeout: float | None) -> int:
+    if code == UserQuestionErrorCode.NO_PROVIDER:
+        if _installed_providers():
+            message += "; choose one with --provider NAME (dsh-ask --list-providers)"
+        else:
+            message += f"; {INSTALL_HINT}"
+    elif code == UserQuestionErrorCode.DUPLICATE_PROVIDER:
+        message += " (dsh-ask: --provider NAME)"
+    elif code == UserQuestionErrorCode.ASK_ABORTED and timeout is not None:
+        message += f" (no answer within {timeout:g} s)"
+    if code == UserQuestionErrorCode.INVALID_ARGS:
+        status = EXIT_INVALID
+    elif code in (UserQuestionErrorCode.ASK_CANCELLED, UserQuestionErrorCode.ASK_ABORTED):
+        status = EXIT_CANCELLED
+    else:
+        status = EXIT_FAILURE
+    return _fail(message, status)
+
+
+def _installed_providers() -> list[str]:
+    """``name (from dist version)`` of each installed provider entry point."""
+    pm = HarnessContext().plugin_manager
+    found: list[str] = []
+    seen: set[str] = set()
+    for dist in metadata.distributions():
+        for ep in dist.entry_points:
+            if ep.group != hookspecs.PROJECT or ep.name in seen:
+                continue
+            seen.add(ep.name)
+            try:
+                loaded = ep.load()
+            except Exception as err:
+                _write(sys.stderr, f"warning: cannot load {ep.name} ({ep.value}): {err}")
+                continue
+            if is_provider(pm, loaded):
+                found.append(describe(ep.name, dist))
+    return found
+
+
+def _list_providers() -> int:
+    providers = _installed_providers()
+    for line in providers:
+        _write(sys.stdout, line)
+    if not providers:
+        _write(sys.stderr, f"no user-questions provider is installed; {INSTALL_HINT}")
+    return EXIT_OK
+
+
+_DEMO_QUESTIONS: Final[dict[str, Any]] = {
+    "questions": [
+        {
+            "id": "pkg",
+            "header": "Package manager",
+            "question": "Which package manager should the new project use?",
+            "options": [
+                {"label": "uv (Recommended)", "description": "Fast; locks dependencies"},
+                {"label": "pip", "description": "Everywhere already; no lock file"},
+                {"label": "poetry", "description": "Its own pyproject sections"},
+            ],
+        },
+        {
+            "id": "checks",
+            "header": "Checks",
+            "question": "Which checks should run on every commit?",
+            "multi_select": True,
+            "options": [
+                {"label": "ruff", "description": "Lint and format"},
+                {"label": "mypy", "description": "Static types"},
+                {"label": "pytest", "description": "The tests"},
+            ],
+        },
+    ]
+}
+
+
+async def _demo(timeout: float | None) -> int:
+    """A scripted agent session: one tool call of two questions, then a plan review."""
+    ctx = _context()
+    if ctx is None:
+        return EXIT_FAILURE
+    signal = None if timeout is None else AbortSignal.timeout(timeout)
+    out = sys.stdout
+
+    def say(line: str) -> None:
+        _write(out, line)
+
+    say("agent: I will set up a new Python project. Two decisions are yours.")
+    call = json.dumps(_DEMO_QUESTIONS, ensure_ascii=False, separators=(",", ":"))
+    say(f"agent -> {tool.NAME} {call}")
+    try:
+        result = await tool.run(ctx, _DEMO_QUESTIONS, signal=signal)
+    except Exception as err:
+        return _fail(f"the provider failed: {type(err).__name__}: {err}", EXIT_FAILURE)
+    say(f"tool  -> {result.content}")
+    if result.is_error:
+        code = (result.error or {}).get("code", "")
+        return _report_code(result.content.removeprefix("Error: "), code, timeout)
+    picked = {item["id"]: item for item in json.loads(result.content)["answers"]}
+    pkg = _chosen(picked.get("pkg"), "uv")
+    checks = _chosen(picked.get("checks"), "no checks")
+    plan = (
+        "# Set up the project\n\n"
+        f"1. Create `pyproject.toml` and manage dependencies with {pkg}.\n"
+        f"2. Run {checks} on every commit (a pre-commit hook and CI).\n"
+        "3. Add a first test and a README.\n"
+    )
+    say("agent: Here is my plan; may I leave plan mode and carry it out?")
+    try:
+        outcome = await review_plan(ctx.user_questions, plan, signal=signal)
+    except HarnessError as err:
+        return _report(err, timeout)
+    except Exception as err:
+        return _fail(f"the provider failed: {type(err).__name__}: {err}", EXIT_FAILURE)
+    if outcome.decision is PlanReviewDecision.APPROVED:
+        say("plan review -> approved")
+        say("agent: Leaving plan mode; starting with step 1.")
+    elif outcome.decision is PlanReviewDecision.KEEP_PLANNING:
+        feedback = "" if outcome.feedback is None else f": {outcome.feedback}"
+        say(f"plan review -> keep planning{feedback}")
+        say("agent: Staying in plan mode to revise the plan.")
+    else:
+        say("plan review -> talk instead")
+        say("agent: Stopping here; tell me what you have in mind.")
+    return EXIT_OK
+
+
+def _chosen(item: dict[str, Any] | None, default: str) -> str:
+    """The labels picked (and any words written) for one answer item, for the demo's plan."""
+    if item is None:
+        return default
+    words = [label.removesuffix(" (Recommended)") for label in item.get("selected", [])]
+    if "custom" in item:
+        words.append(item["custom"])
+    return ", ".join(words) or default
+
+
+def _fail(message: str, status: int) -> int:
+    _write(sys.stderr, f"Error: {message}")
+    return status
+
+
+def _write(stream: IO[str] | None, line: str) -> None:
+    """Write a line as UTF-8 (JSON's encoding), whatever the locale says."""
+    if stream is None:
+        return
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(line + "\n")
+    else:
+        stream.flush()
+        buffer.write(line.encode("utf-8", "backslashreplace") + b"\n")
+        buffer.flush()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""Plan review: the human's consent before an agent leaves plan mode (``exit_plan_mode``).
+
+`plan_review_question` turns a markdown plan into the one question a provider shows as an
+approve / keep planning / talk instead card; `read_plan_review` reads the answer;
+`review_plan` does both around an ask and tells the three outcomes apart.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from typing import TYPE_CHECKING, Final, Protocol
+
+import attrs
+
+from .errors import UserQuestionError, UserQuestionErrorCode
+from .payloads import (
+    AskUserQuestionAnswer,
+    AskUserQuestionIntent,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+)
+
+if TYPE_CHECKING:
+    from .harness import AbortSignal
+
+__all__ = [
+    "APPROVE",
+    "KEEP_PLANNING",
+    "PLAN_REVIEW_ID",
+    "PLAN_REVIEW_INTENT",
+    "PlanReviewDecision",
+    "PlanReviewOutcome",
+    "plan_review_question",
+    "read_plan_review",
+    "review_plan",
+]
+
+PLAN_REVIEW_ID: Final = "plan-review"
+PLAN_REVIEW_INTENT: Final = "plan-review"
+APPROVE: Final = "Approve"
+KEEP_PLANNING: Final = "Keep planning"
+
+_HEADER = "Plan review"
+_QUESTION = "Approve this plan and leave plan mode?"
+_APPROVE_DESCRIPTION = "Leave plan mode; the plan is carried out from the next step."
+_KEEP_PLANNING_DESCRIPTION = "Stay in plan mode; your feedback goes back to the model."
+_NOT_A_PLAN = (
+    'a plan must be non-empty markdown whose first line is a level-1 ATX heading ("# " and text)'
+)
+# After trimming, the first line is "#", a space or tab, then something that is not blank.
+_HEADING = re.compile(r"#[ \t]+\S")
+
+
+class PlanReviewDecision(str, enum.Enum):
+    """What the human decided about a plan."""
+
+    APPROVED = "approved"
+    """Leave plan mode and carry the plan out."""
+    KEEP_PLANNING = "keep-planning"
+    """Stay in plan mode; ``feedback`` says what to change, if the human wrote anything."""
+    TALK_INSTEAD = "talk-instead"
+    """The human closed the question (the provider's ``ASK_CANCELLED``): stop and wait for
+    their next message, still in plan mode."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@attrs.frozen
+class PlanReviewOutcome:
+    """The human's verdict on a plan.
+
+    ``approved`` is true only for an approval; ``feedback`` is the human's own words when they
+    kept planning; ``talk_instead`` is true when they closed the question to talk instead.
+    ``decision`` names which of the three it is.
+    """
+
+    approved: bool = attrs.field(validator=attrs.validators.instance_of(bool))
+    feedback: str | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.instance_of(str))
+    )
+    talk_instead: bool = attrs.field(
+        default=False, kw_only=True, validator=attrs.validators.instance_of(bool)
+    )
+
+    def __attrs_post_init__(self) -> None:
+        if self.talk_instead and (self.approved or self.feedback is not None):
+            raise ValueError("a talk-instead outcome is neither approved nor carries feedback")
+        if self.approved and self.feedback is not None:
+            raise ValueError("an approved outcome carries no feedback")
+
+    @property
+    def decision(self) -> PlanReviewDecision:
+        """Approved, keep planning, or talk instead."""
+        if self.approved:
+            return PlanReviewDecision.APPROVED
+        if self.talk_instead:
+            return PlanReviewDecision.TALK_INSTEAD
+        return PlanReviewDecision.KEEP_PLANNING
+
+
+def plan_review_question(plan: str) -> AskUserQuestionItem:
+    """The question asking the human to approve ``plan`` (markdown) and leave plan mode.
+
+    ``plan`` must be non-empty markdown whose first line, after trimming, is a level-1 ATX
+    heading (``# `` and text); anything else is a `ValueError`. The plan is the question's
+    ``detail``, as given.
+    """
+    if not isinstance(plan, str):
+        raise TypeError(f"plan must be a str, got {type(plan).__name__}")
+    if not _HEADING.match(plan.strip().partition("\n")[0]):
+        raise ValueError(_NOT_A_PLAN)
+    return AskUserQuestionItem(
+        id=PLAN_REVIEW_ID,
+        header=_HEADER,
+        question=_QUESTION,
+        detail=plan,
+        options=(
+            AskUserQuestionOption(APPROVE, _APPROVE_DESCRIPTION),
+            AskUserQuestionOption(KEEP_PLANNING, _KEEP_PLANNING_DESCRIPTION),
+        ),
+        intent=AskUserQuestionIntent(PLAN_REVIEW_INTENT, APPROVE),
+    )
+
+
+def read_plan_review(answer: AskUserQuestionAnswer) -> PlanReviewOutcome:
+    """The verdict in ``answer`` to the `plan_review_question`.
+
+    Approved only when the answer has exactly one ``plan-review`` item, whose ``selected`` is
+    exactly ``("Approve",)`` and which has no custom text. Anything else keeps planning, with the
+    custom text of the (first) ``plan-review`` item as feedback.
+    """
+    items = [item for item in answer.answers if item.id == PLAN_REVIEW_ID]
+    if len(items) == 1 and items[0].selected == (APPROVE,) and items[0].custom is None:
+        return PlanReviewOutcome(approved=True)
+    feedback = next((item.custom for item in items if item.custom is not None), None)
+    return PlanReviewOutcome(approved=False, feedback=feedback)
+
+
+class _Asks(Protocol):
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer: ...
+
+
+async def review_plan(
+    service: _Asks,
+    plan: str,
+    *,
+    agent: object | None = None,
+    signal: AbortSignal | None = None,
+) -> PlanReviewOutcome:
+    """Ask the human to approve ``plan`` through ``service`` (``ctx.user_questions``).
+
+    The provider's ``ASK_CANCELLED`` becomes the talk-instead outcome; every other error
+    (``ASK_ABORTED``, ``NO_PROVIDER``, a bad plan's `ValueError`, ...) propagates unchanged.
+    """
+    request = AskUserQuestionRequest(
+        questions=(plan_review_question(plan),), agent=agent, signal=signal
+    )
+    try:
+        answer = await service.ask(request)
+    except UserQuestionError as err:
+        if err.code != UserQuestionErrorCode.ASK_CANCELLED:
+            raise
+        return PlanReviewOutcome(approved=False, talk_instead=True)
+    return read_plan_review(answer)

@@ -1,0 +1,439 @@
+"""``dsh-ask`` run as a real subprocess, with real scripted provider distributions installed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tool_cli_env import (
+    LOG_ENV,
+    SCRIPT_ENV,
+    build_site,
+    cli_command,
+    cli_env,
+    install_provider,
+    run_cli,
+)
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+PKG_ARGS = json.dumps(
+    {
+        "questions": [
+            {
+                "id": "pkg",
+                "question": "Which package manager?",
+                "options": [{"label": "pnpm"}, {"label": "npm"}],
+            }
+        ]
+    }
+)
+PKG_ANSWER = {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
+
+
+@pytest.fixture(scope="module")
+def env_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding the hermetic site and the installed provider folders."""
+    return tmp_path_factory.mktemp("dsh-ask")
+
+
+@pytest.fixture(scope="module")
+def site(env_root: Path) -> Path:
+    """Symlinks to this package and its dependencies, without any provider."""
+    return build_site(env_root)
+
+
+@pytest.fixture(scope="module")
+def alpha(env_root: Path) -> Path:
+    """The scripted provider distribution ``alpha``, pip-installed to its own folder."""
+    return install_provider(env_root, "alpha")
+
+
+@pytest.fixture(scope="module")
+def beta(env_root: Path) -> Path:
+    """A second scripted provider distribution, ``beta``."""
+    return install_provider(env_root, "beta")
+
+
+class Cli:
+    """Runs the CLI with a provider script and reads what the providers were asked."""
+
+    def __init__(self, site: Path, providers: list[Path], tmp_path: Path) -> None:
+        self.site = site
+        self.providers = providers
+        self.tmp_path = tmp_path
+        self.log = tmp_path / "asked.jsonl"
+
+    def env(self, steps: list[dict[str, Any]], **extra: str) -> dict[str, str]:
+        return {SCRIPT_ENV: json.dumps(steps), LOG_ENV: str(self.log), **extra}
+
+    def __call__(
+        self,
+        *args: str,
+        steps: list[dict[str, Any]] | None = None,
+        stdin: str | None = None,
+        **env: str,
+    ) -> subprocess.CompletedProcess[str]:
+        return run_cli(
+            self.site,
+            self.providers,
+            args,
+            cwd=self.tmp_path,
+            stdin=stdin,
+            env=self.env(steps or [], **env),
+        )
+
+    def asked(self) -> list[dict[str, Any]]:
+        if not self.log.exists():
+            return []
+        lines = self.log.read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines]
+
+
+@pytest.fixture
+def cli(site: Path, alpha: Path, tmp_path: Path) -> Cli:
+    """The CLI with the one provider ``alpha`` installed."""
+    return Cli(site, [alpha], tmp_path)
+
+
+@pytest.fixture
+def cli_two(site: Path, alpha: Path, beta: Path, tmp_path: Path) -> Cli:
+    """The CLI with two providers installed, ``alpha`` and ``beta``."""
+    return Cli(site, [alpha, beta], tmp_path)
+
+
+@pytest.fixture
+def cli_none(site: Path, tmp_path: Path) -> Cli:
+    """The CLI with no provider installed."""
+    return Cli(site, [], tmp_path)
+
+
+# Answered: exit 0 ------------------------------------------------------------------------------
+
+
+def test_answer_from_stdin_is_compact_json_on_stdout(cli: Cli) -> None:
+    """Arguments on stdin are asked through the provider and the answer printed as compact JSON."""
+    result = cli(stdin=PKG_ARGS, steps=[{"answer": PKG_ANSWER}])
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        '{"answers":[{"id":"pkg","selected":["pnpm"]}]}\n',
+        "",
+    )
+    [asked] = cli.asked()
+    assert asked["provider"] == "alpha"
+    assert asked["request"] == {
+        "questions": [
+            {
+                "id": "pkg",
+                "question": "Which package manager?",
+                "options": [{"label": "pnpm"}, {"label": "npm"}],
+                "multiSelect": False,
+            }
+        ]
+    }
+
+
+def test_answer_from_file_keeps_non_ascii_and_custom(cli: Cli) -> None:
+    """A FILE argument is read, and the answer keeps non-ASCII text and custom words."""
+    answer = {
+        "answers": [
+            {"id": "checks", "selected": ["ruff", "pytest"], "custom": "and vérifier docs"},
+            {"id": "name", "selected": [], "custom": "café"},
+        ]
+    }
+    result = cli(str(EXAMPLES / "project-setup.json"), steps=[{"answer": answer}])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        '{"answers":[{"id":"checks","selected":["ruff","pytest"],"custom":"and vérifier docs"},'
+        '{"id":"name","selected":[],"custom":"café"}]}\n'
+    )
+    assert cli.asked()[0]["request"]["questions"][0]["multiSelect"] is True
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.json")))
+def test_every_example_is_valid_input(cli: Cli, example: str) -> None:
+    """Each file under examples/ is accepted and asked (here the user skips everything)."""
+    result = cli(str(EXAMPLES / example), steps=[{"answer": {"answers": []}}])
+    assert (result.returncode, result.stdout, result.stderr) == (0, '{"answers":[]}\n', "")
+
+
+def test_dash_reads_stdin(cli: Cli) -> None:
+    """``-`` as FILE reads standard input."""
+    result = cli("-", stdin=PKG_ARGS, steps=[{"answer": PKG_ANSWER}])
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == PKG_ANSWER
+
+
+# Invalid input: exit 2 -------------------------------------------------------------------------
+
+
+def test_invalid_arguments_exit_2_with_every_violation(cli: Cli) -> None:
+    """Input that breaks the schema exits 2 with the tool's invalid-arguments text on stderr."""
+    bad = {
+        "questions": [{"id": "a", "question": "Q?", "options": [{"label": "x"}, {"label": "X"}]}]
+    }
+    result = cli(stdin=json.dumps(bad))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "Error: invalid arguments: questions[0].options[1].label: duplicates"
+        " questions[0].options[0].label (labels must differ ignoring case and surrounding"
+        " spaces)\n"
+    )
+    assert cli.asked() == []
+
+
+def test_not_json_exits_2(cli: Cli) -> None:
+    """Input that is not JSON exits 2 and names the parse error."""
+    result = cli(stdin="{questions")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "Error: invalid arguments: not valid JSON: Expecting property name enclosed in double"
+        " quotes: line 1 column 2 (char 1)\n"
+    )
+
+
+def test_missing_file_exits_2(cli: Cli) -> None:
+    """A FILE that cannot be read exits 2 and says why."""
+    result = cli("no-such-file.json")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "Error: cannot read no-such-file.json: No such file or directory\n"
+
+
+def test_bad_timeout_is_a_usage_error(cli: Cli) -> None:
+    """A non-positive --timeout is rejected by the argument parser with exit 2."""
+    result = cli("--timeout", "-1", stdin=PKG_ARGS)
+    assert result.returncode == 2
+    assert "argument --timeout: must be a positive number of seconds: '-1'" in result.stderr
+
+
+# Other failures: exit 1 ------------------------------------------------------------------------
+
+
+def test_no_provider_says_what_to_install(cli_none: Cli) -> None:
+    """With no provider installed, exit 1 and the error names the package to install."""
+    result = cli_none(stdin=PKG_ARGS)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        "Error: no user-questions provider is registered;"
+        " install one, e.g. pip install dsh-user-questions-terminal\n"
+    )
+
+
+def test_two_providers_exit_1_naming_both_and_how_to_choose(cli_two: Cli) -> None:
+    """Two installed providers are a DUPLICATE_PROVIDER error naming both and --provider."""
+    result = cli_two(stdin=PKG_ARGS, steps=[{"answer": PKG_ANSWER}])
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.startswith("Error: a user-questions provider is already registered: ")
+    assert "alpha (from dsh-tool-test-provider-alpha 1.0)" in result.stderr
+    assert "beta (from dsh-tool-test-provider-beta 1.0)" in result.stderr
+    assert result.stderr.endswith(" (dsh-ask: --provider NAME)\n")
+    assert cli_two.asked() == []
+
+
+def test_provider_option_chooses_among_installed(cli_two: Cli) -> None:
+    """--provider NAME picks that provider when several are installed."""
+    result = cli_two("--provider", "beta", stdin=PKG_ARGS, steps=[{"answer": PKG_ANSWER}])
+    assert result.returncode == 0, result.stderr
+    assert [record["provider"] for record in cli_two.asked()] == ["beta"]
+
+
+def test_environment_variable_chooses_among_installed(cli_two: Cli) -> None:
+    """DSH_USER_QUESTIONS_PROVIDER picks the provider too, as --provider sets it."""
+    result = cli_two(
+        stdin=PKG_ARGS, steps=[{"answer": PKG_ANSWER}], DSH_USER_QUESTIONS_PROVIDER="alpha"
+    )
+    assert result.returncode == 0, result.stderr
+    assert [record["provider"] for record in cli_two.asked()] == ["alpha"]
+
+
+def test_unknown_provider_name_lists_installed(cli_two: Cli) -> None:
+    """--provider naming nothing installed exits 1, listing the installed ones."""
+    result = cli_two("--provider", "gamma", stdin=PKG_ARGS)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.startswith(
+        "Error: no user-questions provider is registered: DSH_USER_QUESTIONS_PROVIDER=gamma"
+        " names no installed provider (installed: "
+    )
+    assert result.stderr.endswith("; choose one with --provider NAME (dsh-ask --list-providers)\n")
+
+
+def test_provider_crash_exits_1(cli: Cli) -> None:
+    """A provider's own exception exits 1 with its type and message, no traceback."""
+    result = cli(stdin=PKG_ARGS, steps=[{"crash": "screen gone"}])
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1,
+        "",
+        "Error: the provider failed: RuntimeError: screen gone\n",
+    )
+
+
+def test_bad_answer_exits_1(cli: Cli) -> None:
+    """An answer naming an option never offered is BAD_ANSWER, exit 1."""
+    answer = {"answers": [{"id": "pkg", "selected": ["yarn"]}]}
+    result = cli(stdin=PKG_ARGS, steps=[{"answer": answer}])
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.startswith("Error: the user-questions provider gave a bad answer: ")
+
+
+# Cancelled, aborted, interrupted: exit 130 ----------------------------------------------------
+
+
+def test_cancelled_exits_130(cli: Cli) -> None:
+    """The human closing the question exits 130 with the cancel message."""
+    result = cli(stdin=PKG_ARGS, steps=[{"cancel": True}])
+    assert (result.returncode, result.stdout, result.stderr) == (
+        130,
+        "",
+        "Error: the user cancelled ask_user_question\n",
+    )
+
+
+def test_timeout_aborts_with_130(cli: Cli) -> None:
+    """--timeout aborts a provider that never answers, exit 130."""
+    result = cli("--timeout", "0.3", stdin=PKG_ARGS, steps=[{"hang": True}])
+    assert (result.returncode, result.stdout, result.stderr) == (
+        130,
+        "",
+        "Error: ask_user_question was aborted before the user answered (no answer within 0.3 s)\n",
+    )
+
+
+def test_interrupt_exits_130(cli: Cli) -> None:
+    """Ctrl-C (SIGINT) while the provider waits exits 130."""
+    if sys.platform == "win32":
+        pytest.skip("SIGINT to a child is POSIX-only")
+    arguments = cli.tmp_path / "pkg.json"
+    arguments.write_text(PKG_ARGS, encoding="utf-8")
+    process = subprocess.Popen(
+        cli_command([str(arguments)]),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cli.tmp_path,
+        env=cli_env(cli.site, cli.providers, cli.env([{"hang": True}])),
+    )
+    deadline = time.monotonic() + 30
+    while not cli.asked():  # wait until the provider holds the question
+        assert time.monotonic() < deadline, "the provider was never asked"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert (process.returncode, stdout, stderr) == (130, "", "Error: interrupted\n")
+
+
+# --list-providers ------------------------------------------------------------------------------
+
+
+def test_list_providers_names_each_installed(cli_two: Cli) -> None:
+    """--list-providers prints each installed provider with its distribution, exit 0."""
+    result = cli_two("--list-providers")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert sorted(result.stdout.splitlines()) == [
+        "alpha (from dsh-tool-test-provider-alpha 1.0)",
+        "beta (from dsh-tool-test-provider-beta 1.0)",
+    ]
+
+
+def test_list_providers_with_none_says_what_to_install(cli_none: Cli) -> None:
+    """--list-providers with none installed prints nothing and the install hint on stderr."""
+    result = cli_none("--list-providers")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        "",
+        "no user-questions provider is installed;"
+        " install one, e.g. pip install dsh-user-questions-terminal\n",
+    )
+
+
+# --demo ----------------------------------------------------------------------------------------
+
+DEMO_ANSWER = {
+    "answers": [
+        {"id": "pkg", "selected": ["uv (Recommended)"]},
+        {"id": "checks", "selected": ["ruff", "pytest"]},
+    ]
+}
+
+
+def test_demo_asks_two_questions_then_a_plan_review(cli: Cli) -> None:
+    """--demo plays one tool call of two questions and an approved plan review, exit 0."""
+    approve = {"answers": [{"id": "plan-review", "selected": ["Approve"]}]}
+    result = cli("--demo", steps=[{"answer": DEMO_ANSWER}, {"answer": approve}])
+    assert (result.returncode, result.stderr) == (0, "")
+    lines = result.stdout.splitlines()
+    assert lines[0] == "agent: I will set up a new Python project. Two decisions are yours."
+    assert lines[1].startswith('agent -> ask_user_question {"questions":[{"id":"pkg"')
+    assert lines[2:] == [
+        'tool  -> {"answers":[{"id":"pkg","selected":["uv (Recommended)"]},'
+        '{"id":"checks","selected":["ruff","pytest"]}]}',
+        "agent: Here is my plan; may I leave plan mode and carry it out?",
+        "plan review -> approved",
+        "agent: Leaving plan mode; starting with step 1.",
+    ]
+    first, second = (record["request"] for record in cli.asked())
+    assert [q["id"] for q in first["questions"]] == ["pkg", "checks"]
+    [review] = second["questions"]
+    assert review["intent"] == {"kind": "plan-review", "approve": "Approve"}
+    assert review["detail"].startswith("# Set up the project\n")
+    assert "with uv." in review["detail"]
+    assert "Run ruff, pytest on every commit" in review["detail"]
+
+
+def test_demo_keep_planning_shows_feedback(cli: Cli) -> None:
+    """--demo reports "keep planning" with the human's feedback."""
+    keep = {"answers": [{"id": "plan-review", "selected": [], "custom": "add docs"}]}
+    result = cli("--demo", steps=[{"answer": DEMO_ANSWER}, {"answer": keep}])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-2:] == [
+        "plan review -> keep planning: add docs",
+        "agent: Staying in plan mode to revise the plan.",
+    ]
+
+
+def test_demo_cancelled_plan_review_is_talk_instead(cli: Cli) -> None:
+    """--demo turns a cancelled plan review into "talk instead", still exit 0."""
+    result = cli("--demo", steps=[{"answer": DEMO_ANSWER}, {"cancel": True}])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-2:] == [
+        "plan review -> talk instead",
+        "agent: Stopping here; tell me what you have in mind.",
+    ]
+
+
+def test_demo_cancelled_questions_exit_130(cli: Cli) -> None:
+    """--demo exits 130 when the human cancels the first questions."""
+    result = cli("--demo", steps=[{"cancel": True}])
+    assert (result.returncode, result.stderr) == (
+        130,
+        "Error: the user cancelled ask_user_question\n",
+    )
+    assert result.stdout.splitlines()[-1] == "tool  -> Error: the user cancelled ask_user_question"
+
+
+def test_demo_without_provider_exits_1(cli_none: Cli) -> None:
+    """--demo with no provider installed exits 1 with the install hint."""
+    result = cli_none("--demo")
+    assert result.returncode == 1
+    assert result.stderr.endswith("install one, e.g. pip install dsh-user-questions-terminal\n")
+
+
+# The installed console script ------------------------------------------------------------------
+
+
+def test_console_script_help() -> None:
+    """The installed ``dsh-ask`` console script prints its usage and the exit codes."""
+    script = shutil.which("dsh-ask", path=str(Path(sys.executable).parent))
+    if script is None:
+        pytest.skip("dsh-ask is not installed in this environment (run through tox)")
+    result = subprocess.run([script, "--help"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0
+    assert result.stdout.startswith("usage: dsh-ask [-h] [--timeout SECONDS] [--provider NAME]")
+    assert "130 cancelled, aborted (--timeout) or interrupted." in result.stdout
