@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tool_cli_env import (
     LOG_ENV,
     SCRIPT_ENV,
