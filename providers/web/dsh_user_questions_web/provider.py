@@ -189,6 +189,7 @@ class WebProvider:
         config = uvicorn.Config(
             app,
             lifespan="off",
+            ws="none",
             log_config=None,
             log_level="warning",
             access_log=False,

@@ -1,0 +1,126 @@
+"""Fixtures: a started `WebProvider` per test, an HTTP client for it, and request builders."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Any
+
+import httpx
+import pytest
+
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+)
+from dsh_user_questions_web import WebProvider
+
+WAIT_SECONDS = 10.0
+
+
+def item(
+    question_id: str = "pkg",
+    question: str = "Which package manager?",
+    options: Iterable[str] = ("pnpm", "npm", "yarn"),
+    **fields: Any,
+) -> AskUserQuestionItem:
+    """A question with plain options."""
+    return AskUserQuestionItem(
+        id=question_id,
+        question=question,
+        options=tuple(AskUserQuestionOption(label) for label in options),
+        **fields,
+    )
+
+
+def request(*items: AskUserQuestionItem, **fields: Any) -> AskUserQuestionRequest:
+    """A request of the given questions (one default question when none)."""
+    return AskUserQuestionRequest(questions=items or (item(),), **fields)
+
+
+async def wait_until(predicate: Callable[[], bool], what: str) -> None:
+    """Yield to the loop until ``predicate()`` holds (fails after WAIT_SECONDS)."""
+    deadline = asyncio.get_running_loop().time() + WAIT_SECONDS
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.005)
+
+
+class Asking:
+    """An ``ask()`` running as a task, and the id its question got on the board."""
+
+    def __init__(self, task: asyncio.Task[AskUserQuestionAnswer], ask_id: str) -> None:
+        self.task = task
+        self.id = ask_id
+
+    async def result(self) -> AskUserQuestionAnswer:
+        """The answer ``ask()`` returned (or its exception)."""
+        return await asyncio.wait_for(self.task, WAIT_SECONDS)
+
+
+async def start_ask(provider: WebProvider, req: AskUserQuestionRequest) -> Asking:
+    """Start ``provider.ask(req)`` and wait until the question is on the board."""
+    before = provider.pending_count
+    task = asyncio.ensure_future(provider.ask(req))
+    await wait_until(
+        lambda: provider.pending_count > before or task.done(), "the question to be pending"
+    )
+    if task.done():
+        task.result()
+    async with httpx.AsyncClient(base_url=provider.url or "", timeout=WAIT_SECONDS) as client:
+        pending = (await client.get("state")).json()["pending"]
+    return Asking(task, pending[-1]["id"])
+
+
+class EventStream:
+    """A page's server-sent-event stream, read event by event."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self._lines = response.aiter_lines()
+
+    async def next(self) -> tuple[str, dict[str, Any]]:
+        """The next event's name and data."""
+        return await asyncio.wait_for(self._next(), WAIT_SECONDS)
+
+    async def _next(self) -> tuple[str, dict[str, Any]]:
+        event, data = "message", ""
+        async for line in self._lines:
+            if line == "":
+                if data:
+                    return event, json.loads(data)
+                event = "message"
+            elif line.startswith("event:"):
+                event = line[6:].strip()
+            elif line.startswith("data:"):
+                data += line[5:].strip()
+        raise AssertionError("the event stream ended")
+
+
+@pytest.fixture
+async def web() -> AsyncIterator[WebProvider]:
+    """A started provider on 127.0.0.1 and a free port, stopped after the test."""
+    provider = WebProvider(announce=False)
+    await provider.start()
+    yield provider
+    await provider.stop()
+
+
+@pytest.fixture
+async def client(web: WebProvider) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client whose base URL is the provider's tokenised page URL."""
+    async with httpx.AsyncClient(base_url=web.url or "", timeout=WAIT_SECONDS) as http:
+        yield http
+
+
+def answer_of(*items: dict[str, Any]) -> dict[str, Any]:
+    """An answer in wire form."""
+    return {"answers": list(items)}
+
+
+def payload(data: dict[str, Any]) -> AskUserQuestionAnswer:
+    """The payload of an answer in wire form."""
+    return AskUserQuestionAnswer.from_dict(data)
