@@ -19,8 +19,7 @@ Candidate = tuple[str, metadata.Distribution, object]
 def is_provider(pm: pluggy.PluginManager, plugin: object) -> bool:
     """Whether ``plugin`` implements the provider hook."""
     return (
-        hasattr(plugin, PROVIDER_HOOK)
-        and pm.parse_hookimpl_opts(plugin, PROVIDER_HOOK) is not None
+        hasattr(plugin, PROVIDER_HOOK) and pm.parse_hookimpl_opts(plugin, PROVIDER_HOOK) is not None
     )
 
 

@@ -53,9 +53,7 @@ class HarnessError(Exception):
 
 _ABORTED = "ask_user_question was aborted before the user answered"
 _EMPTY = "ask_user_question requires at least one question"
-_NOT_LIVE = (
-    "human interaction requires the exact live calling agent when an agent is supplied"
-)
+_NOT_LIVE = "human interaction requires the exact live calling agent when an agent is supplied"
 _DELEGATED = (
     "human interaction is unavailable while the calling agent is owned by another live agent;"
     " include the unresolved question or decision in the child agent's final result"

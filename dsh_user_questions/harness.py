@@ -44,7 +44,7 @@ class AbortSignal:
     aborting thread, so one that touches an event loop must use ``call_soon_threadsafe``.
     """
 
-    __slots__ = ("_aborted", "_reason", "_listeners", "_lock", "__weakref__")
+    __slots__ = ("__weakref__", "_aborted", "_listeners", "_lock", "_reason")
 
     def __init__(self) -> None:
         self._aborted = False
@@ -95,7 +95,9 @@ class AbortSignal:
             if self._aborted:
                 return
             self._aborted = True
-            self._reason = AbortError("signal is aborted without reason") if reason is None else reason
+            self._reason = (
+                AbortError("signal is aborted without reason") if reason is None else reason
+            )
             listeners = self._listeners
             self._listeners = None
         if listeners:
@@ -239,7 +241,7 @@ class SupportsAgentRegistry(Protocol):
 class Agent:
     """A live agent of the harness, known by ``id``; compared by identity, never by value."""
 
-    __slots__ = ("id", "__weakref__")
+    __slots__ = ("__weakref__", "id")
 
     def __init__(self, id: str) -> None:
         if not isinstance(id, str):
@@ -345,7 +347,7 @@ class HarnessContext:
     ``user_questions`` service: ``ctx.user_questions``, or ``ctx.get("user_questions")``.
     """
 
-    def __init__(self, agents: SupportsAgentRegistry | None | _Default = _DEFAULT) -> None:
+    def __init__(self, agents: SupportsAgentRegistry | _Default | None = _DEFAULT) -> None:
         self.agents: SupportsAgentRegistry | None = (
             AgentRegistry() if isinstance(agents, _Default) else agents
         )

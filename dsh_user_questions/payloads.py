@@ -40,15 +40,28 @@ class WireFormatError(ValueError):
         super().__init__("; ".join(self.problems))
 
 
-def _tuple_of(field: str) -> Callable[[Iterable[T]], tuple[T, ...]]:
-    def convert(value: Iterable[T]) -> tuple[T, ...]:
-        if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-            raise TypeError(
-                f"{field} must be an iterable of items (not a string), got {type(value).__name__}"
-            )
-        return tuple(value)
+def _as_tuple(value: Iterable[T], field: str) -> tuple[T, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(
+            f"{field} must be an iterable of items (not a string), got {type(value).__name__}"
+        )
+    return tuple(value)
 
-    return convert
+
+def _options(value: Iterable[AskUserQuestionOption]) -> tuple[AskUserQuestionOption, ...]:
+    return _as_tuple(value, "options")
+
+
+def _questions(value: Iterable[AskUserQuestionItem]) -> tuple[AskUserQuestionItem, ...]:
+    return _as_tuple(value, "questions")
+
+
+def _selected(value: Iterable[str]) -> tuple[str, ...]:
+    return _as_tuple(value, "selected")
+
+
+def _answers(value: Iterable[AskUserQuestionAnswerItem]) -> tuple[AskUserQuestionAnswerItem, ...]:
+    return _as_tuple(value, "answers")
 
 
 def _each(kind: type) -> Callable[[Any, attrs.Attribute[Any], tuple[Any, ...]], None]:
@@ -56,8 +69,7 @@ def _each(kind: type) -> Callable[[Any, attrs.Attribute[Any], tuple[Any, ...]], 
         for index, item in enumerate(value):
             if not isinstance(item, kind):
                 raise TypeError(
-                    f"{attribute.name}[{index}] must be {kind.__name__},"
-                    f" got {type(item).__name__}"
+                    f"{attribute.name}[{index}] must be {kind.__name__}, got {type(item).__name__}"
                 )
 
     return check
@@ -120,11 +132,12 @@ class AskUserQuestionItem:
     detail: str | None = attrs.field(default=None, validator=_opt_str)
     header: str | None = attrs.field(default=None, validator=_opt_str)
     options: tuple[AskUserQuestionOption, ...] = attrs.field(
-        default=(), converter=_tuple_of("options"), validator=_each(AskUserQuestionOption)
+        default=(), converter=_options, validator=_each(AskUserQuestionOption)
     )
     multi_select: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool))
     intent: AskUserQuestionIntent | None = attrs.field(
-        default=None, validator=attrs.validators.optional(attrs.validators.instance_of(AskUserQuestionIntent))
+        default=None,
+        validator=attrs.validators.optional(attrs.validators.instance_of(AskUserQuestionIntent)),
     )
 
     def to_dict(self) -> dict[str, Any]:
@@ -154,7 +167,7 @@ class AskUserQuestionRequest:
     """
 
     questions: tuple[AskUserQuestionItem, ...] = attrs.field(
-        converter=_tuple_of("questions"), validator=_each(AskUserQuestionItem)
+        converter=_questions, validator=_each(AskUserQuestionItem)
     )
     agent: object | None = None
     signal: AbortSignal | None = None
@@ -182,9 +195,7 @@ class AskUserQuestionAnswerItem:
     """
 
     id: str = attrs.field(validator=_str)
-    selected: tuple[str, ...] = attrs.field(
-        default=(), converter=_tuple_of("selected"), validator=_each(str)
-    )
+    selected: tuple[str, ...] = attrs.field(default=(), converter=_selected, validator=_each(str))
     custom: str | None = attrs.field(default=None, validator=_opt_str)
 
     def to_dict(self) -> dict[str, Any]:
@@ -205,7 +216,7 @@ class AskUserQuestionAnswer:
     """The human's answer to a request: one item per answered question, in any order."""
 
     answers: tuple[AskUserQuestionAnswerItem, ...] = attrs.field(
-        converter=_tuple_of("answers"), validator=_each(AskUserQuestionAnswerItem)
+        converter=_answers, validator=_each(AskUserQuestionAnswerItem)
     )
 
     def to_dict(self) -> dict[str, Any]:
@@ -259,7 +270,11 @@ def _json_type(value: object) -> str:
 
 
 def _object(
-    data: object, path: str, problems: _Problems, required: tuple[str, ...], optional: tuple[str, ...]
+    data: object,
+    path: str,
+    problems: _Problems,
+    required: tuple[str, ...],
+    optional: tuple[str, ...],
 ) -> Mapping[str, object] | None:
     if not isinstance(data, Mapping):
         problems.append(f"{_name(path)}: expected an object, got {_json_type(data)}")

@@ -8,6 +8,7 @@ reach the human, races the provider against the request's abort signal, and chec
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import logging
@@ -222,10 +223,9 @@ async def _wait(awaitable: Awaitable[Any], signal: AbortSignal | None) -> Any:
             waiter.set_result(None)
 
     def on_abort() -> None:
-        try:
+        # RuntimeError: the loop is closed, so nobody waits any more.
+        with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(wake)
-        except RuntimeError:  # the loop is closed: nobody waits any more
-            pass
 
     task.add_done_callback(wake)
     remove = signal.add_listener(on_abort)
@@ -273,9 +273,7 @@ def _q(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def check_answer(
-    questions: Sequence[AskUserQuestionItem], answer: object
-) -> AskUserQuestionAnswer:
+def check_answer(questions: Sequence[AskUserQuestionItem], answer: object) -> AskUserQuestionAnswer:
     """Check a provider's answer against the questions asked; return it as a payload.
 
     ``answer`` is an `AskUserQuestionAnswer` or a mapping in its wire form. Every item must name
@@ -323,8 +321,7 @@ def check_answer(
                     )
                 if item.custom is not None:
                     raise UserQuestionError.bad_answer(
-                        f"{where} has both a selection and custom text on a single-select"
-                        " question"
+                        f"{where} has both a selection and custom text on a single-select question"
                     )
         if item.custom is not None and not item.custom.strip():
             raise UserQuestionError.bad_answer(f"{where} has blank custom text")

@@ -12,7 +12,7 @@ import asyncio
 import collections
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any, Final, TypeAlias
+from typing import Any, Final, TypeAlias, cast
 
 from ._markers import hookimpl
 from .errors import UserQuestionError
@@ -84,7 +84,7 @@ class ScriptedProvider:
         ):
             raise step
         if callable(step):
-            result = step(request)
+            result = cast(Callable[[AskUserQuestionRequest], Any], step)(request)
             return await result if inspect.isawaitable(result) else result
         return step
 

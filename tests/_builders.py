@@ -1,4 +1,4 @@
-"""Small request builders shared by the tests (imported as a plain module: tests/ is on sys.path)."""
+"""Small request builders shared by the tests (a plain module: tests/ is on sys.path)."""
 
 from __future__ import annotations
 

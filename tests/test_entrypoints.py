@@ -76,8 +76,18 @@ def build_provider(root: Path, name: str) -> Path:
     )
     target = root / f"site-{name}"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--target", str(target), str(source)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(source),
+        ],
         check=True,
         capture_output=True,
     )

@@ -7,8 +7,16 @@ import pytest
 from dsh_user_questions import HarnessError, UserQuestionError, UserQuestionErrorCode
 
 EXACT = [
-    (UserQuestionError.aborted(), "ASK_ABORTED", "ask_user_question was aborted before the user answered"),
-    (UserQuestionError.empty_questions(), "EMPTY_QUESTIONS", "ask_user_question requires at least one question"),
+    (
+        UserQuestionError.aborted(),
+        "ASK_ABORTED",
+        "ask_user_question was aborted before the user answered",
+    ),
+    (
+        UserQuestionError.empty_questions(),
+        "EMPTY_QUESTIONS",
+        "ask_user_question requires at least one question",
+    ),
     (
         UserQuestionError.caller_not_live(),
         "CALLER_NOT_LIVE",
@@ -78,7 +86,9 @@ def test_duplicate_provider_may_say_which_and_how() -> None:
 
 def test_bad_answer_names_the_problem() -> None:
     """BAD_ANSWER carries the rule broken in its message."""
-    error = UserQuestionError.bad_answer('answers[0] (question "q") names no question that was asked')
+    error = UserQuestionError.bad_answer(
+        'answers[0] (question "q") names no question that was asked'
+    )
     assert error.code == UserQuestionErrorCode.BAD_ANSWER
     assert str(error).endswith('answers[0] (question "q") names no question that was asked')
 

@@ -169,7 +169,7 @@ def test_concurrent_aborts_call_each_listener_once() -> None:
         controller = AbortController()
         calls: list[int] = []
         for i in range(5):
-            controller.signal.add_listener(lambda i=i: calls.append(i))
+            controller.signal.add_listener(lambda i=i, calls=calls: calls.append(i))
         threads = [threading.Thread(target=controller.abort) for _ in range(4)]
         for thread in threads:
             thread.start()

@@ -7,6 +7,7 @@ from typing import Any
 
 import attrs
 import pytest
+from _builders import pkg_question, plan_question
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,8 +21,6 @@ from dsh_user_questions import (
     WireFormatError,
 )
 from dsh_user_questions.harness import AbortController, Agent
-
-from _builders import pkg_question, plan_question
 
 # Construction ----------------------------------------------------------------------------------
 
@@ -59,7 +58,10 @@ def test_a_string_is_not_accepted_as_a_sequence() -> None:
         (lambda: AskUserQuestionItem(id=1, question="?"), "'id' must be"),  # type: ignore[arg-type]
         (lambda: AskUserQuestionItem(id="q", question="?", multi_select="yes"), "'multi_select'"),  # type: ignore[arg-type]
         (lambda: AskUserQuestionItem(id="q", question="?", options=["a"]), r"options\[0\] must be"),  # type: ignore[list-item]
-        (lambda: AskUserQuestionItem(id="q", question="?", intent="plan-review"), "'intent' must be"),  # type: ignore[arg-type]
+        (
+            lambda: AskUserQuestionItem(id="q", question="?", intent="plan-review"),
+            "'intent' must be",
+        ),  # type: ignore[arg-type]
         (lambda: AskUserQuestionAnswerItem(id="q", selected=[1]), r"selected\[0\] must be str"),  # type: ignore[list-item]
         (lambda: AskUserQuestionRequest(questions=[{"id": "q"}]), r"questions\[0\] must be"),  # type: ignore[list-item]
         (lambda: AskUserQuestionAnswer(answers=None), "answers must be an iterable"),  # type: ignore[arg-type]
@@ -82,7 +84,9 @@ def test_empty_questions_and_bad_intents_can_still_be_built() -> None:
 def test_request_carries_agent_and_signal_but_they_never_travel() -> None:
     """agent and signal are kept on the request, and left out of its wire form."""
     agent, controller = Agent("root"), AbortController()
-    request = AskUserQuestionRequest(questions=[pkg_question()], agent=agent, signal=controller.signal)
+    request = AskUserQuestionRequest(
+        questions=[pkg_question()], agent=agent, signal=controller.signal
+    )
     assert request.agent is agent and request.signal is controller.signal
     assert set(request.to_dict()) == {"questions"}
 
@@ -232,7 +236,9 @@ def test_answer_round_trips_through_json(answers: list[AskUserQuestionAnswerItem
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 

@@ -53,7 +53,9 @@ async def test_registered_provider_answers(user_questions: UserQuestionService) 
     assert await user_questions.ask(request_of()) == PNPM_ANSWER
 
 
-def test_second_provider_is_refused_and_the_first_stays(user_questions: UserQuestionService) -> None:
+def test_second_provider_is_refused_and_the_first_stays(
+    user_questions: UserQuestionService,
+) -> None:
     """register_provider raises DUPLICATE_PROVIDER while one is active; the active one stays."""
     first = ScriptedProvider()
     user_questions.register_provider(first)
@@ -125,7 +127,9 @@ def test_register_provider_is_refused_while_a_provider_plugin_is_active(
         dsh_context.user_questions.register_provider(ScriptedProvider())
 
 
-async def test_unregistering_the_provider_plugin_frees_the_slot(dsh_context: HarnessContext) -> None:
+async def test_unregistering_the_provider_plugin_frees_the_slot(
+    dsh_context: HarnessContext,
+) -> None:
     """After the provider plugin is unregistered, another provider may register."""
     ui = Plugin()
     dsh_context.register(ui, name="ui")
@@ -156,7 +160,9 @@ def live_root(ctx: HarnessContext, agent_id: str = "root") -> Agent:
     return agent
 
 
-async def expect_code(service: UserQuestionService, request: AskUserQuestionRequest, code: str) -> UserQuestionError:
+async def expect_code(
+    service: UserQuestionService, request: AskUserQuestionRequest, code: str
+) -> UserQuestionError:
     with pytest.raises(UserQuestionError) as info:
         await service.ask(request)
     assert info.value.code == code
@@ -239,7 +245,9 @@ async def test_an_owned_agent_is_a_delegated_caller(dsh_context: HarnessContext)
     assert "include the unresolved question or decision" in str(error)
 
 
-async def test_a_child_stays_delegated_after_its_owner_detaches(dsh_context: HarnessContext) -> None:
+async def test_a_child_stays_delegated_after_its_owner_detaches(
+    dsh_context: HarnessContext,
+) -> None:
     """Ownership outlives the owner: the orphaned child is still DELEGATED_CALLER."""
     owner = Agent("owner")
     child = Agent("child")
@@ -301,7 +309,9 @@ async def test_bad_intent_label_names_the_question(user_questions: UserQuestionS
     )
 
 
-async def test_bad_intent_label_is_checked_before_the_detail(user_questions: UserQuestionService) -> None:
+async def test_bad_intent_label_is_checked_before_the_detail(
+    user_questions: UserQuestionService,
+) -> None:
     """A question with both faults reports the label first."""
     bad = plan_question(detail=None, intent=AskUserQuestionIntent("plan-review", "Yes"))
     error = await expect_code(user_questions, request_of(bad), "BAD_INTENT")
@@ -500,7 +510,9 @@ async def test_a_provider_that_finished_first_keeps_its_answer(
     assert await user_questions.ask(request_of(signal=controller.signal)) == PNPM_ANSWER
 
 
-async def test_cancelling_the_caller_cancels_the_provider(user_questions: UserQuestionService) -> None:
+async def test_cancelling_the_caller_cancels_the_provider(
+    user_questions: UserQuestionService,
+) -> None:
     """Cancelling the task awaiting ask() cancels the provider and propagates CancelledError."""
     for signal in (None, AbortController().signal):
         provider = Hanging()
@@ -527,7 +539,7 @@ async def test_a_late_provider_failure_is_never_reported_as_unretrieved(
             try:
                 await asyncio.Event().wait()
             finally:
-                raise UserQuestionError.cancelled()  # noqa: B012
+                raise UserQuestionError.cancelled()
 
     user_questions.register_provider(FailsWhenCancelled())
     controller = AbortController()
@@ -618,9 +630,7 @@ async def test_a_bad_answer_is_refused(
 ) -> None:
     """Each breach of the answer rules is BAD_ANSWER naming the item and the rule."""
     scripted_provider.push(answer)
-    error = await expect_code(
-        user_questions, request_of(pkg_question(), MULTI, FREE), "BAD_ANSWER"
-    )
+    error = await expect_code(user_questions, request_of(pkg_question(), MULTI, FREE), "BAD_ANSWER")
     assert str(error) == f"the user-questions provider gave a bad answer: {problem}"
 
 
@@ -631,7 +641,12 @@ async def test_a_bad_answer_is_refused(
         {"answers": [{"id": "pkg", "selected": []}]},
         {"answers": [{"id": "pkg", "selected": [], "custom": "bun"}]},
         {"answers": [{"id": "langs", "selected": ["rs", "py"], "custom": "and zig"}]},
-        {"answers": [{"id": "name", "selected": [], "custom": "dsh"}, {"id": "pkg", "selected": ["npm"]}]},
+        {
+            "answers": [
+                {"id": "name", "selected": [], "custom": "dsh"},
+                {"id": "pkg", "selected": ["npm"]},
+            ]
+        },
     ],
 )
 async def test_valid_answers_pass(
@@ -652,7 +667,9 @@ def valid(questions: list[AskUserQuestionItem], answer: AskUserQuestionAnswer) -
     for item in answer.answers:
         question = by_id[item.id]
         labels = [o.label for o in question.options]
-        if any(s not in labels for s in item.selected) or len(set(item.selected)) < len(item.selected):
+        if any(s not in labels for s in item.selected) or len(set(item.selected)) < len(
+            item.selected
+        ):
             return False
         if not question.multi_select and (
             len(item.selected) > 1 or (item.selected and item.custom is not None)
