@@ -134,7 +134,8 @@ def test_outcome_rejects_contradictions() -> None:
 def test_decision_values_are_plain_strings() -> None:
     """The decisions compare equal to their plain names."""
     assert [str(d) for d in PlanReviewDecision] == ["approved", "keep-planning", "talk-instead"]
-    assert PlanReviewDecision.TALK_INSTEAD == "talk-instead"
+    plain: str = "talk-instead"
+    assert plain == PlanReviewDecision.TALK_INSTEAD
 
 
 # review_plan -----------------------------------------------------------------------------------
