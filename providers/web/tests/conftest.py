@@ -66,6 +66,7 @@ async def start_ask(provider: WebProvider, req: AskUserQuestionRequest) -> Askin
     """Start ``provider.ask(req)`` and wait until the question is on the board."""
     before = provider.pending_count
     task = asyncio.ensure_future(provider.ask(req))
+    _started.append(task)
     await wait_until(
         lambda: provider.pending_count > before or task.done(), "the question to be pending"
     )
@@ -74,6 +75,11 @@ async def start_ask(provider: WebProvider, req: AskUserQuestionRequest) -> Askin
     async with httpx.AsyncClient(base_url=provider.url or "", timeout=WAIT_SECONDS) as client:
         pending = (await client.get("state")).json()["pending"]
     return Asking(task, pending[-1]["id"])
+
+
+# Every ask a test started; the `web` fixture reads their outcomes after stopping the provider,
+# so a question a test left pending does not log "exception was never retrieved".
+_started: list[asyncio.Task[AskUserQuestionAnswer]] = []
 
 
 class EventStream:
@@ -107,6 +113,10 @@ async def web() -> AsyncIterator[WebProvider]:
     await provider.start()
     yield provider
     await provider.stop()
+    for task in _started:
+        if task.done() and not task.cancelled():
+            task.exception()
+    _started.clear()
 
 
 @pytest.fixture
