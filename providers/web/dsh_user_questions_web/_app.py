@@ -14,14 +14,18 @@ from collections.abc import AsyncIterator, Callable, Collection
 from importlib import resources
 from typing import Any
 
+from dsh_user_questions import UserQuestionError, WireFormatError
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
-from starlette.responses import StreamingResponse
+from starlette.responses import (
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from dsh_user_questions import UserQuestionError, WireFormatError
 
 from ._board import Board, Frame
 from .answers import check_page_answer
@@ -248,9 +252,7 @@ def build_app(
             Route(f"{base}/cancel", cancel, methods=["POST"]),
         ]
     )
-    return Guard(
-        app, token=token, allowed_hosts=allowed_hosts, max_body_bytes=max_body_bytes
-    )
+    return Guard(app, token=token, allowed_hosts=allowed_hosts, max_body_bytes=max_body_bytes)
 
 
 async def _stream(board: Board, queue: asyncio.Queue[Frame]) -> AsyncIterator[bytes]:

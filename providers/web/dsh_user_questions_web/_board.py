@@ -14,7 +14,6 @@ import time
 from typing import Any, Literal
 
 import attrs
-
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
 
 Outcome = Literal["answered", "cancelled", "withdrawn", "stopped"]
@@ -51,9 +50,7 @@ class Board:
     """Pending asks in arrival order, and the event streams of the open pages."""
 
     _pending: dict[str, PendingAsk] = attrs.field(factory=dict)
-    _resolved: collections.OrderedDict[str, Outcome] = attrs.field(
-        factory=collections.OrderedDict
-    )
+    _resolved: collections.OrderedDict[str, Outcome] = attrs.field(factory=collections.OrderedDict)
     _streams: set[asyncio.Queue[Frame]] = attrs.field(factory=set)
     _ids: itertools.count[int] = attrs.field(factory=lambda: itertools.count(1))
     _seq: itertools.count[int] = attrs.field(factory=lambda: itertools.count(1))

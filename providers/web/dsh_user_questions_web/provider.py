@@ -14,7 +14,6 @@ from collections.abc import Generator, Iterable, Mapping
 from types import TracebackType
 
 import uvicorn
-
 from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
@@ -216,9 +215,7 @@ class WebProvider:
         """
         why = reason or _STOPPED
         message = f"{UserQuestionError.aborted().message}: {why}"
-        self._board.fail_all(
-            lambda: UserQuestionError(message, UserQuestionErrorCode.ASK_ABORTED)
-        )
+        self._board.fail_all(lambda: UserQuestionError(message, UserQuestionErrorCode.ASK_ABORTED))
         self._board.close_streams(why)
         server, task = self._server, self._task
         self._server = self._task = None

@@ -9,13 +9,13 @@ from typing import Any
 
 import httpx
 import pytest
-
 from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
+
 from dsh_user_questions_web import WebProvider
 
 WAIT_SECONDS = 10.0

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 from conftest import item, request, start_ask
-from playwright.async_api import Browser, Page, async_playwright, expect
-
 from dsh_user_questions import (
     AskUserQuestionItem,
     AskUserQuestionOption,
@@ -18,9 +16,12 @@ from dsh_user_questions import (
 )
 from dsh_user_questions.harness import AbortController, Agent
 from dsh_user_questions.plan_review import plan_review_question, read_plan_review
+from playwright.async_api import Browser, Locator, Page, async_playwright, expect
+
 from dsh_user_questions_web import WebProvider
 
 CHROMIUM = os.environ.get("DSH_WEB_TEST_CHROMIUM", "/usr/bin/chromium")
+HAVE_CHROMIUM = os.path.exists(CHROMIUM)
 SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "screenshot.png"
 
 pytestmark = pytest.mark.browser
@@ -45,7 +46,7 @@ uvicorn.Server(config).serve()
 @pytest.fixture(scope="session")
 async def browser() -> AsyncIterator[Browser]:
     """One headless Chromium for the whole session (skipped without it, unless in CI)."""
-    if not os.path.exists(CHROMIUM):
+    if not HAVE_CHROMIUM:
         message = f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)"
         if os.environ.get("CI") == "true":
             pytest.fail(message)
@@ -76,7 +77,7 @@ async def page(browser: Browser, web: WebProvider) -> AsyncIterator[Page]:
     assert errors == []
 
 
-def card(page: Page, ask_id: str) -> object:
+def card(page: Page, ask_id: str) -> Locator:
     """The card of one ask."""
     return page.locator(f'article[data-ask-id="{ask_id}"]')
 
@@ -162,9 +163,7 @@ async def test_reloading_replays_the_pending_question(web: WebProvider, page: Pa
     assert (await asking.result()).answers[0].selected == ("pnpm",)
 
 
-async def test_aborting_withdraws_the_question_from_the_page(
-    web: WebProvider, page: Page
-) -> None:
+async def test_aborting_withdraws_the_question_from_the_page(web: WebProvider, page: Page) -> None:
     """When the signal aborts, the card goes away, the page says so, and ask() is aborted."""
     controller = AbortController()
     asking = await start_ask(web, request(signal=controller.signal))

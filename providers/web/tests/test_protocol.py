@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import pytest
 from conftest import EventStream, answer_of, item, payload, request, start_ask, wait_until
-
 from dsh_user_questions import UserQuestionError, UserQuestionErrorCode
 from dsh_user_questions.harness import AbortController, Agent, AgentRegistry, HarnessContext
+
 from dsh_user_questions_web import WebProvider
 
 ROUTES = [
@@ -531,8 +531,7 @@ async def test_stop_fails_every_pending_ask_saying_why(
             await asking.result()
         assert caught.value.code == UserQuestionErrorCode.ASK_ABORTED
         assert caught.value.message == (
-            "ask_user_question was aborted before the user answered:"
-            " the harness is shutting down"
+            "ask_user_question was aborted before the user answered: the harness is shutting down"
         )
     assert not web.running
 
