@@ -73,8 +73,11 @@ MAX_REPORTED_VIOLATIONS: Final = 20
 # and isolates of "Trojan Source". Written as \u escapes so the pattern reads the same in JSON,
 # in Python's re and in ECMA-262.
 _FORBIDDEN = r"\u0000-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069"
-_TEXT_PATTERN: Final = f"^[^\\s{_FORBIDDEN}][^{_FORBIDDEN}]*$"
-_ID_PATTERN: Final = "^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+# "$(?!\n)": in ECMA-262 "$" is the end of the text, but in Python's re it also matches before
+# a final newline; the lookahead makes both dialects (and both validators) mean the end.
+_END = r"$(?!\n)"
+_TEXT_PATTERN: Final = f"^[^\\s{_FORBIDDEN}][^{_FORBIDDEN}]*{_END}"
+_ID_PATTERN: Final = f"^[A-Za-z0-9][A-Za-z0-9_.-]*{_END}"
 _FORBIDDEN_RE = re.compile(f"[{_FORBIDDEN}]")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 

@@ -449,6 +449,17 @@ LONG = "x" * 1000
             id="header-blank",
         ),
         pytest.param(
+            args_of(pkg(question="Which?\n")),
+            f"questions[0].question: {TEXT_ERROR} (found U+000A at index 6)",
+            id="trailing-newline",
+        ),
+        pytest.param(
+            args_of(pkg(id="pkg\n")),
+            "questions[0].id: must start with a letter or digit and contain only letters,"
+            " digits, '_', '-' and '.'",
+            id="id-trailing-newline",
+        ),
+        pytest.param(
             args_of(pkg(question="Pick \x1b[31mred\x1b[0m?")),
             f"questions[0].question: {TEXT_ERROR} (found U+001B at index 5)",
             id="terminal-escape",
@@ -645,7 +656,7 @@ json_values = st.recursive(
 )
 text_leaf = st.one_of(
     st.text(max_size=12),
-    st.sampled_from(["pnpm", "npm", "Yes", " yes", "a\x1bb", "\u202e", "\ud800", ""]),
+    st.sampled_from(["pnpm", "npm", "Yes", " yes", "a\x1bb", "\u202e", "\ud800", "", "a\n"]),
 )
 leaf = st.one_of(text_leaf, st.booleans(), st.none(), st.integers(), json_values)
 option_like = (
@@ -688,6 +699,8 @@ def test_run_never_raises(arguments: object) -> None:
         assert result.error == {"name": "UserQuestionError", "code": "INVALID_ARGS"}
         assert result.content.startswith("Error: invalid arguments: ")
         assert "\x1b" not in result.content
+        # the fallback for validators that disagree never shows
+        assert "breaks the schema" not in result.content
     else:
         assert result.content == '{"answers":[]}'
 
