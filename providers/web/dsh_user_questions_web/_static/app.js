@@ -152,7 +152,18 @@
     return (first.header ? `${first.header}: ` : "") + first.question + more;
   }
 
+  // Many events can arrive together (a reconnect, a burst of asks): draw the queue once for them.
+  let queueTimer = null;
   function renderQueue() {
+    byId("queue-count").textContent = String(state.asks.size);
+    byId("waiting").hidden = state.asks.size > 0;
+    document.body.dataset.state = state.asks.size > 0 ? "asking" : "waiting";
+    document.title = state.asks.size > 0 ? `(${state.asks.size}) Questions from your agent` : "Questions from your agent";
+    if (queueTimer === null) queueTimer = setTimeout(drawQueue, 0);
+  }
+
+  function drawQueue() {
+    queueTimer = null;
     const items = [];
     for (const ask of state.asks.values()) {
       const current = ask.id === state.currentId;
@@ -165,9 +176,6 @@
       items.push(el("li", {}, button));
     }
     byId("queue").replaceChildren(...items);
-    byId("queue-count").textContent = String(state.asks.size);
-    byId("waiting").hidden = state.asks.size > 0;
-    document.body.dataset.state = state.asks.size > 0 ? "asking" : "waiting";
   }
 
   function select(askId, focus) {
