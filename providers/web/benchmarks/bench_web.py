@@ -17,8 +17,6 @@ import os
 import statistics
 import time
 
-from playwright.async_api import Page, async_playwright, expect
-
 from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
@@ -26,6 +24,8 @@ from dsh_user_questions import (
     AskUserQuestionRequest,
 )
 from dsh_user_questions.harness import Agent
+from playwright.async_api import Page, async_playwright, expect
+
 from dsh_user_questions_web import WebProvider
 
 CHROMIUM = os.environ.get("DSH_WEB_TEST_CHROMIUM", "/usr/bin/chromium")
@@ -35,9 +35,7 @@ OPTIONS = tuple(AskUserQuestionOption(label) for label in ("pnpm", "npm", "yarn"
 def question(text: str, agent: str | None = None) -> AskUserQuestionRequest:
     """A one-question request whose text is unique, so the page can be waited on."""
     item = AskUserQuestionItem(id="pkg", question=text, options=OPTIONS)
-    return AskUserQuestionRequest(
-        questions=(item,), agent=None if agent is None else Agent(agent)
-    )
+    return AskUserQuestionRequest(questions=(item,), agent=None if agent is None else Agent(agent))
 
 
 def summary(name: str, seconds: list[float]) -> str:
@@ -54,9 +52,7 @@ async def round_trip(provider: WebProvider, page: Page, index: int) -> tuple[flo
     """One ask answered in the page: (ask -> visible, click -> returned) in seconds."""
     text = f"Benchmark question {index}?"
     started = time.perf_counter()
-    task: asyncio.Task[AskUserQuestionAnswer] = asyncio.ensure_future(
-        provider.ask(question(text))
-    )
+    task: asyncio.Task[AskUserQuestionAnswer] = asyncio.ensure_future(provider.ask(question(text)))
     await expect(page.get_by_role("heading", name=text)).to_be_visible()
     visible = time.perf_counter() - started
     await page.get_by_role("radio", name="yarn").check()
@@ -92,7 +88,7 @@ async def main(rounds: int, pending: int, loads: int) -> None:
             asyncio.ensure_future(provider.ask(question(f"Queued {n}?", agent=f"agent-{n % 7}")))
             for n in range(pending)
         ]
-        while provider.pending_count < pending:
+        while provider.pending_count < pending:  # noqa: ASYNC110 (no event to wait on)
             await asyncio.sleep(0.01)
         load_times = []
         for _ in range(loads):
