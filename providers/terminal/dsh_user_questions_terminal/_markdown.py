@@ -51,13 +51,17 @@ class _Renderer:
         return [("class:md.prefix", text)] if text else []
 
     def open_line(self) -> Line:
+        self.flush_gap()
+        self.current = self._prefix()
+        self.lines.append(self.current)
+        return self.current
+
+    def flush_gap(self) -> None:
+        """Emit a pending blank line before a container adds its own prefix."""
         if self.gap and self.lines:
             bare = "".join(self.indent).rstrip()
             self.lines.append([("class:md.prefix", bare)] if bare else [])
         self.gap = False
-        self.current = self._prefix()
-        self.lines.append(self.current)
-        return self.current
 
     def end_line(self) -> None:
         self.current = None
@@ -72,11 +76,13 @@ class _Renderer:
 
     def inline(self, children: Sequence[Token]) -> None:
         styles: list[str] = []
-        links: list[str] = []
+        links: list[tuple[str, list[str]]] = []
         for child in children:
             kind = child.type
             if kind == "text":
                 self.write(" ".join(styles), child.content)
+                if links:
+                    links[-1][1].append(child.content)
             elif kind == "code_inline":
                 self.write(" ".join([*styles, "class:md.code"]), child.content)
             elif kind in ("softbreak", "hardbreak"):
@@ -85,12 +91,14 @@ class _Renderer:
             elif kind in _INLINE_STYLES:
                 styles.append(_INLINE_STYLES[kind])
                 if kind == "link_open":
-                    links.append(str(child.attrs.get("href", "")))
+                    links.append((str(child.attrs.get("href", "")), []))
             elif kind.endswith("_close") and kind.replace("_close", "_open") in _INLINE_STYLES:
                 if styles:
                     styles.pop()
                 if kind == "link_close" and links:
-                    self.write("class:md.url", f" <{links.pop()}>")
+                    href, text = links.pop()
+                    if href and "".join(text) != href:
+                        self.write("class:md.url", f" <{href}>")
             elif kind == "image":
                 alt = child.content or "image"
                 self.write("class:md.url", f"[{alt}] <{child.attrs.get('src', '')}>")
@@ -144,6 +152,8 @@ class _Renderer:
                 self.indent.pop()
                 self.marker = None
             elif kind == "blockquote_open":
+                self.end_line()
+                self.flush_gap()
                 self.indent.append("\u2502 ")
             elif kind == "blockquote_close":
                 self.end_line()

@@ -1,0 +1,13 @@
+"""A terminal provider for dsh-user-questions: ask the human in the terminal.
+
+Installed, it registers under the ``dsh`` entry points as the provider ``terminal``; a harness
+that loads them, or ``dsh-ask``, then asks in the terminal. Interactive on a TTY, line mode
+(prompts on stderr, answers on stdin) otherwise or with ``DSH_USER_QUESTIONS_PLAIN=1``.
+"""
+
+from __future__ import annotations
+
+from ._inert import inert_text
+from ._provider import PLAIN_ENV, TerminalProvider, wants_plain
+
+__all__ = ["PLAIN_ENV", "TerminalProvider", "inert_text", "wants_plain"]

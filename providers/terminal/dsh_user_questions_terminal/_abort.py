@@ -1,0 +1,76 @@
+"""Hearing the request's abort signal from the moment the provider is called."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+
+from dsh_user_questions import UserQuestionError
+from dsh_user_questions.harness import AbortSignal
+
+__all__ = ["AbortRelay", "aborted_error"]
+
+
+def aborted_error(signal: AbortSignal) -> UserQuestionError:
+    """``ASK_ABORTED``, with the signal's reason as its cause when that is an exception."""
+    error = UserQuestionError.aborted()
+    reason = signal.reason
+    if isinstance(reason, BaseException):
+        error.__cause__ = reason
+    return error
+
+
+class AbortRelay:
+    """Listens to a signal as soon as it is built; the prompt connects to it once it runs.
+
+    The provider builds the relay synchronously when it is called, before the service starts
+    waiting, so on an abort the prompt hears first and is gone from the screen before the
+    service's ``ASK_ABORTED`` reaches the caller.
+    """
+
+    def __init__(self, signal: AbortSignal | None) -> None:
+        self.signal = signal
+        self._lock = threading.Lock()
+        self._fired = False
+        self._callback: Callable[[], None] | None = None
+        self._remove: Callable[[], None] = (
+            signal.add_listener(self._on_abort) if signal is not None else _noop
+        )
+
+    @property
+    def aborted(self) -> bool:
+        """Whether the signal has aborted."""
+        return self.signal is not None and self.signal.aborted
+
+    def _on_abort(self) -> None:
+        with self._lock:
+            self._fired = True
+            callback = self._callback
+        if callback is not None:
+            callback()
+
+    def connect(self, loop: asyncio.AbstractEventLoop, handler: Callable[[], None]) -> None:
+        """Run ``handler()`` in ``loop`` when the signal aborts (at once if it already has)."""
+
+        def callback() -> None:
+            try:
+                loop.call_soon_threadsafe(handler)
+            except RuntimeError:  # the loop is closed: nobody is waiting any more
+                pass
+
+        with self._lock:
+            self._callback = callback
+            fired = self._fired
+        if fired:
+            callback()
+
+    def close(self) -> None:
+        """Stop listening (idempotent)."""
+        with self._lock:
+            self._callback = None
+        self._remove()
+
+
+def _noop() -> None:
+    pass

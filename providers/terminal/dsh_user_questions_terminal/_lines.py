@@ -1,0 +1,276 @@
+"""Line mode: prompts on stderr, one answer line per question on stdin.
+
+Used when stdin or stdout is not a terminal, or when ``DSH_USER_QUESTIONS_PLAIN=1``. The answer
+line: ``2`` picks option 2; ``1,3`` picks several on a multi-select; an empty line skips; any
+other text is the human's own answer (on a single-select it replaces the pick); end of input
+cancels with ``ASK_CANCELLED``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import sys
+import textwrap
+import threading
+from collections import deque
+from typing import TextIO
+
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+    UserQuestionError,
+)
+
+from ._abort import AbortRelay, aborted_error
+from ._inert import inert_text
+from ._markdown import lines_to_plain, render_markdown
+from ._questions import is_plan_review
+
+__all__ = ["ask_in_lines", "parse_answer_line"]
+
+_PICKS = re.compile(r"\d+(?:\s*,\s*\d+)*")
+
+
+class _NotOnePick(ValueError):
+    pass
+
+
+def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAnswerItem:
+    """The answer a line gives to ``item``; `ValueError` if it picks several on a single-select."""
+    text = line.strip()
+    if not text:
+        return AskUserQuestionAnswerItem(id=item.id)
+    count = len(item.options)
+    if count and _PICKS.fullmatch(text):
+        numbers = [int(part) for part in text.split(",")]
+        if all(1 <= number <= count for number in numbers):
+            labels = list(dict.fromkeys(item.options[number - 1].label for number in numbers))
+            if len(labels) > 1 and not item.multi_select:
+                raise _NotOnePick("pick one option: a single number")
+            return AskUserQuestionAnswerItem(id=item.id, selected=labels)
+    return AskUserQuestionAnswerItem(id=item.id, custom=text)
+
+
+class _LineReader:
+    """Reads lines from a file descriptor in a daemon thread, one line per request.
+
+    A thread, because a blocking read must not block the event loop, and a daemon one reading
+    the raw descriptor, because an abort leaves it blocked and that must neither delay the
+    interpreter's exit nor hold a lock of ``sys.stdin``. A line read after its reader stopped
+    waiting is kept for the next question.
+    """
+
+    _readers: dict[int, _LineReader] = {}
+    _readers_lock = threading.Lock()
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._lock = threading.Lock()
+        self._lines: deque[str] = deque()
+        self._waiters: deque[asyncio.Future[str | None]] = deque()
+        self._demand = threading.Semaphore(0)
+        self._thread: threading.Thread | None = None
+        self._eof = False
+
+    @classmethod
+    def for_fd(cls, fd: int) -> _LineReader:
+        with cls._readers_lock:
+            reader = cls._readers.get(fd)
+            if reader is None:
+                reader = cls._readers[fd] = cls(fd)
+            return reader
+
+    async def readline(self) -> str | None:
+        """The next line without its line break, or ``None`` at end of input."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._lines:
+                return self._lines.popleft()
+            if self._eof:
+                return None
+            waiter: asyncio.Future[str | None] = loop.create_future()
+            self._waiters.append(waiter)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="dsh-terminal-stdin", daemon=True
+                )
+                self._thread.start()
+        self._demand.release()
+        try:
+            return await waiter
+        finally:
+            with self._lock:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+
+    def _run(self) -> None:
+        pending = b""
+        while True:
+            self._demand.acquire()
+            while b"\n" not in pending:
+                try:
+                    chunk = os.read(self._fd, 65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    break
+                pending += chunk
+            if b"\n" in pending:
+                raw, pending = pending.split(b"\n", 1)
+                line: str | None = raw.decode("utf-8", "replace").rstrip("\r")
+            elif pending:
+                line, pending = pending.decode("utf-8", "replace").rstrip("\r"), b""
+            else:
+                line = None
+            self._deliver(line)
+            if line is None:
+                return
+
+    def _deliver(self, line: str | None) -> None:
+        """Hand ``line`` to the oldest live waiter, else keep it; ``None`` ends the input."""
+        with self._lock:
+            if line is None:
+                self._eof = True
+            while self._waiters:
+                waiter = self._waiters.popleft()
+                if waiter.done():
+                    continue
+                try:
+                    waiter.get_loop().call_soon_threadsafe(self._settle, waiter, line)
+                except RuntimeError:  # its loop is closed
+                    continue
+                if line is not None:
+                    return
+            if line is not None:
+                self._lines.append(line)
+
+    def _settle(self, waiter: asyncio.Future[str | None], line: str | None) -> None:
+        if not waiter.done():
+            waiter.set_result(line)
+        elif line is not None:  # its reader stopped waiting meanwhile: pass the line on
+            self._deliver(line)
+
+
+def _width() -> int:
+    return max(40, min(shutil.get_terminal_size((100, 24)).columns, 100))
+
+
+def _emit(out: TextIO, text: str = "", indent: str = "") -> None:
+    width = _width()
+    for line in text.split("\n"):
+        lead = indent + line[: len(line) - len(line.lstrip(" "))]
+        wrapped = textwrap.wrap(
+            line.strip(" "),
+            width=width,
+            initial_indent=lead,
+            subsequent_indent=lead + ("  " if line.lstrip(" ")[:2] in ("\u2022 ",) else ""),
+            break_long_words=True,
+            break_on_hyphens=False,
+            drop_whitespace=True,
+        )
+        out.write("\n".join(wrapped or [indent.rstrip()]) + "\n")
+
+
+def _show(out: TextIO, item: AskUserQuestionItem, index: int, total: int) -> None:
+    plan = is_plan_review(item)
+    heading = []
+    if item.header:
+        heading.append(f"[{inert_text(item.header)}]")
+    if total > 1:
+        heading.append(f"question {index + 1} of {total}")
+    out.write("\n")
+    if heading:
+        _emit(out, " ".join(heading))
+    _emit(out, inert_text(item.question))
+    if item.detail is not None and item.detail.strip():
+        bar = "  \u2502 " if plan else "    "
+        _emit(out, "\n".join(lines_to_plain(render_markdown(item.detail))), indent=bar)
+    for number, option in enumerate(item.options, start=1):
+        text = f"{number}. {inert_text(option.label)}"
+        if option.description:
+            text += f" - {inert_text(option.description)}"
+        _emit(out, text, indent="  ")
+    _emit(out, _how_to_answer(item, plan))
+
+
+def _how_to_answer(item: AskUserQuestionItem, plan: bool) -> str:
+    count = len(item.options)
+    if plan and item.intent is not None:
+        approve = next(
+            n for n, o in enumerate(item.options, start=1) if o.label == item.intent.approve
+        )
+        return (
+            f"Answer: {approve} approves; another number, or your feedback as text, keeps"
+            " planning; end of input (Ctrl-D) to talk instead."
+        )
+    if not count:
+        return "Answer: your text; an empty line skips."
+    if item.multi_select:
+        return (
+            f"Answer: numbers 1-{count} separated by commas (e.g. 1,3), or your own text;"
+            " an empty line skips."
+        )
+    return f"Answer: a number 1-{count}, or your own text; an empty line skips."
+
+
+async def ask_in_lines(
+    request: AskUserQuestionRequest,
+    relay: AbortRelay,
+    *,
+    fd: int | None = None,
+    out: TextIO | None = None,
+) -> AskUserQuestionAnswer:
+    """Ask every question of ``request`` in line mode (stdin and stderr by default)."""
+    stream = out if out is not None else sys.stderr
+    if fd is None:
+        stdin = sys.stdin
+        if stdin is None:
+            raise UserQuestionError.cancelled()
+        fd = stdin.fileno()
+    reader = _LineReader.for_fd(fd)
+    loop = asyncio.get_running_loop()
+    aborted: asyncio.Future[None] = loop.create_future()
+
+    def on_abort() -> None:
+        if not aborted.done():
+            aborted.set_result(None)
+
+    relay.connect(loop, on_abort)
+    answers: list[AskUserQuestionAnswerItem] = []
+    total = len(request.questions)
+    for index, item in enumerate(request.questions):
+        _show(stream, item, index, total)
+        while True:
+            stream.write("> ")
+            stream.flush()
+            line = await _read_or_abort(reader, aborted, relay)
+            if line is None:
+                stream.write("\n")
+                stream.flush()
+                raise UserQuestionError.cancelled()
+            try:
+                answers.append(parse_answer_line(item, line))
+            except _NotOnePick as problem:
+                _emit(stream, f"{problem}; try again.")
+                continue
+            break
+    return AskUserQuestionAnswer(answers)
+
+
+async def _read_or_abort(
+    reader: _LineReader, aborted: asyncio.Future[None], relay: AbortRelay
+) -> str | None:
+    read = asyncio.ensure_future(reader.readline())
+    try:
+        await asyncio.wait({read, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not read.done():
+            read.cancel()
+    if aborted.done() and relay.signal is not None:
+        raise aborted_error(relay.signal)
+    return read.result()

@@ -1,0 +1,62 @@
+"""`TerminalProvider`: chooses interactive or line mode and asks."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Awaitable
+
+from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
+
+from ._abort import AbortRelay, aborted_error
+
+__all__ = ["PLAIN_ENV", "TerminalProvider", "wants_plain"]
+
+PLAIN_ENV = "DSH_USER_QUESTIONS_PLAIN"
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+
+def wants_plain() -> bool:
+    """Line mode is wanted: ``DSH_USER_QUESTIONS_PLAIN`` is set, or stdin/stdout is no TTY."""
+    if os.environ.get(PLAIN_ENV, "").strip().lower() in _TRUE:
+        return True
+    streams = (sys.stdin, sys.stdout)
+    return not all(stream is not None and stream.isatty() for stream in streams)
+
+
+class TerminalProvider:
+    """A user-questions provider that asks the human in this process's terminal.
+
+    ``plain=None`` (the default) picks the mode at each ask with `wants_plain`; ``True`` forces
+    line mode and ``False`` interactive mode. Usable directly with
+    ``ctx.user_questions.register_provider(TerminalProvider())``; the ``terminal`` entry point
+    registers one through the provider hook.
+    """
+
+    def __init__(self, *, plain: bool | None = None) -> None:
+        self.plain = plain
+
+    def ask(self, request: AskUserQuestionRequest) -> Awaitable[AskUserQuestionAnswer]:
+        """Start asking; the returned awaitable gives the answer.
+
+        Not ``async def`` on purpose: the abort listener is added now, before the service
+        starts waiting, so an abort closes the prompt before the caller hears ``ASK_ABORTED``.
+        """
+        return self._ask(request, AbortRelay(request.signal))
+
+    async def _ask(
+        self, request: AskUserQuestionRequest, relay: AbortRelay
+    ) -> AskUserQuestionAnswer:
+        try:
+            if relay.signal is not None and relay.aborted:
+                raise aborted_error(relay.signal)
+            plain = wants_plain() if self.plain is None else self.plain
+            if plain:
+                from ._lines import ask_in_lines
+
+                return await ask_in_lines(request, relay)
+            from ._interactive import ask_interactive
+
+            return await ask_interactive(request, relay)
+        finally:
+            relay.close()

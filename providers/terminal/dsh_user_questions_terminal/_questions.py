@@ -1,0 +1,36 @@
+"""What both modes need to know about a question and to say about an answer."""
+
+from __future__ import annotations
+
+from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem
+
+from ._inert import inert_text
+
+__all__ = ["PLAN_REVIEW", "describe_answer", "is_plan_review", "title"]
+
+PLAN_REVIEW = "plan-review"
+
+
+def is_plan_review(item: AskUserQuestionItem) -> bool:
+    """Whether ``item`` is shown as a plan-review card (its intent names one of its options)."""
+    intent = item.intent
+    return (
+        intent is not None
+        and intent.kind == PLAN_REVIEW
+        and any(option.label == intent.approve for option in item.options)
+    )
+
+
+def title(item: AskUserQuestionItem) -> str:
+    """A short inert name for the question: its header, else its question."""
+    return inert_text(item.header or item.question)
+
+
+def describe_answer(answer: AskUserQuestionAnswerItem | None) -> str:
+    """The answer in a few inert words, for the summary and the recap."""
+    if answer is None:
+        return "(not answered)"
+    parts = [inert_text(label) for label in answer.selected]
+    if answer.custom is not None:
+        parts.append(f"\u201c{inert_text(answer.custom)}\u201d")
+    return ", ".join(parts) if parts else "(skipped)"

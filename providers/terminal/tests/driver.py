@@ -1,0 +1,51 @@
+"""Ask one request through the terminal provider and print the outcome; the tests run it.
+
+Usage: ``python driver.py REQUEST.json [--entrypoints]``. The request is in wire form
+(``multiSelect``, ``intent`` and ``detail`` allowed). SIGUSR1 aborts the request's signal.
+Prints ``ANSWER <json>`` or ``ERROR <code> <message>``, then ``TTY restored`` or
+``TTY changed`` (whether the terminal's modes are as they were before the ask).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+import termios
+
+from dsh_user_questions import AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions import plugin as core_plugin
+from dsh_user_questions.harness import AbortController, HarnessContext
+
+import dsh_user_questions_terminal.plugin as terminal_plugin
+
+
+def _modes() -> list[object] | None:
+    return termios.tcgetattr(sys.stdin.fileno()) if sys.stdin.isatty() else None
+
+
+async def main(path: str, entrypoints: bool) -> None:
+    with open(path, encoding="utf-8") as file:
+        data = json.load(file)
+    ctx = HarnessContext()
+    if entrypoints:
+        ctx.load_entrypoints()
+    else:
+        ctx.register(core_plugin)
+        ctx.register(terminal_plugin, name="terminal")
+    controller = AbortController()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, controller.abort)
+    request = AskUserQuestionRequest.from_dict(data, signal=controller.signal)
+    before = _modes()
+    try:
+        answer = await ctx.user_questions.ask(request)
+    except UserQuestionError as error:
+        print(f"ERROR {error.code} {error.message}", flush=True)
+    else:
+        print("ANSWER " + json.dumps(answer.to_dict(), ensure_ascii=False), flush=True)
+    print("TTY " + ("restored" if _modes() == before else "changed"), flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], "--entrypoints" in sys.argv[2:]))
