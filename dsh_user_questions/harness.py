@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable
 from importlib import metadata
 from typing import Any, Protocol
 
-import attrs
 import pluggy
 
 from . import hookspecs
@@ -153,13 +152,17 @@ class AbortError(Exception):
     """The reason of an abort that gave none (or gave something that is not an exception)."""
 
 
-@attrs.frozen
 class _Remover:
-    signal: AbortSignal
-    key: object
+    """Removes one listener from its signal; a plain class, since every wait makes one."""
+
+    __slots__ = ("_key", "_signal")
+
+    def __init__(self, signal: AbortSignal, key: object) -> None:
+        self._signal = signal
+        self._key = key
 
     def __call__(self) -> None:
-        self.signal._remove(self.key)
+        self._signal._remove(self._key)
 
 
 def _noop() -> None:

@@ -7,15 +7,15 @@ reach the human, races the provider against the request's abort signal, and chec
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import json
 import logging
+import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 import pluggy
@@ -25,10 +25,14 @@ from .errors import UserQuestionError
 from .harness import AbortError, AbortSignal, SupportsAgentRegistry
 from .payloads import (
     AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
     AskUserQuestionItem,
     AskUserQuestionRequest,
     WireFormatError,
 )
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["SupportsHarnessContext", "UserQuestionProvider", "UserQuestionService", "check_answer"]
 
@@ -147,13 +151,17 @@ class UserQuestionService:
         is pending raises ``ASK_ABORTED`` (chained from the reason) and cancels it; the answer
         is checked (``BAD_ANSWER``).
         """
-        observed = bool(
+        if not (
             self._asked.get_hookimpls()
             or self._answered.get_hookimpls()
             or self._failed.get_hookimpls()
-        )
-        if not observed:
-            return await self._ask(request)
+        ):
+            # The body of `_ask`, inlined: the unobserved ask is the hot path.
+            result = self._call_provider(request)
+            if inspect.isawaitable(result):
+                signal = request.signal
+                result = await result if signal is None else await _wait(result, signal)
+            return check_answer(request.questions, result)
         started = time.perf_counter()
         _notify(self._asked, request=request)
         try:
@@ -167,6 +175,14 @@ class UserQuestionService:
         return answer
 
     async def _ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        result = self._call_provider(request)
+        if inspect.isawaitable(result):
+            signal = request.signal
+            result = await result if signal is None else await _wait(result, signal)
+        return check_answer(request.questions, result)
+
+    def _call_provider(self, request: AskUserQuestionRequest) -> object:
+        """Check the request in the documented order, then call the one provider."""
         signal = request.signal
         if signal is not None and signal.aborted:
             raise UserQuestionError.aborted() from _reason(signal)
@@ -187,19 +203,15 @@ class UserQuestionService:
         registration = self._registration
         impls = self._hookimpls()
         if registration is not None and not impls:
-            result = registration.provider.ask(request)
-        elif registration is None and len(impls) == 1:
-            result = self._provider_hook(request=request)
-        elif registration is None and not impls:
+            return registration.provider.ask(request)
+        if registration is None and len(impls) == 1:
+            return self._provider_hook(request=request)
+        if registration is None and not impls:
             raise UserQuestionError.no_provider()
-        else:
-            raise UserQuestionError.duplicate_provider(
-                " and ".join(self._describe_active()) + " are all active; a question needs"
-                " exactly one provider"
-            )
-        if inspect.isawaitable(result):
-            result = await _wait(result, signal)
-        return check_answer(questions, result)
+        raise UserQuestionError.duplicate_provider(
+            " and ".join(self._describe_active()) + " are all active; a question needs"
+            " exactly one provider"
+        )
 
     def _check_caller(self, agent: object) -> None:
         agents = self._ctx.agents
@@ -210,12 +222,11 @@ class UserQuestionService:
             raise UserQuestionError.delegated_caller()
 
 
-async def _wait(awaitable: Awaitable[Any], signal: AbortSignal | None) -> Any:
+async def _wait(awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
     """Await the provider's work, unless the signal aborts first: then cancel it."""
-    if signal is None:
-        return await awaitable
+    import asyncio  # imported by whoever runs the loop; deferred to keep the import light
+
     loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(awaitable)
     waiter = loop.create_future()
 
     def wake(_: object = None) -> None:
@@ -227,8 +238,20 @@ async def _wait(awaitable: Awaitable[Any], signal: AbortSignal | None) -> Any:
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(wake)
 
-    task.add_done_callback(wake)
+    # Listen before the provider starts, so an abort during the wait is always ours to report
+    # (chained from its reason) even when the provider listens to the signal too.
     remove = signal.add_listener(on_abort)
+    try:
+        task = _start(loop, _settle(awaitable, wake))
+    except BaseException:
+        remove()
+        raise
+    if task.done():
+        # An instant provider (eager start, Python 3.12+): no task switch at all.
+        remove()
+        return task.result()
+    # In case the task is cancelled before it runs `_settle`.
+    task.add_done_callback(wake)
     try:
         await waiter
     except asyncio.CancelledError:
@@ -243,6 +266,25 @@ async def _wait(awaitable: Awaitable[Any], signal: AbortSignal | None) -> Any:
     task.cancel()
     task.add_done_callback(_retrieve)
     raise UserQuestionError.aborted() from _reason(signal)
+
+
+async def _settle(awaitable: Awaitable[Any], wake: Callable[[], None]) -> Any:
+    # Wakes the caller as the provider finishes, not one loop turn later in a done callback.
+    try:
+        return await awaitable
+    finally:
+        wake()
+
+
+def _start(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
+    """The provider's work as a task of its own, so an abort can leave it behind."""
+    import asyncio
+
+    if sys.version_info >= (3, 12) and loop.get_task_factory() is None:
+        # Runs the provider at once up to its first real wait, as awaiting it directly would;
+        # an instant provider then needs no task switch at all.
+        return asyncio.Task(coro, loop=loop, eager_start=True)
+    return loop.create_task(coro)
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:
@@ -273,6 +315,11 @@ def _q(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def _bad_item(index: int, item: AskUserQuestionAnswerItem, problem: str) -> UserQuestionError:
+    # The message is built only on failure: quoting the id costs more than the whole check.
+    return UserQuestionError.bad_answer(f"answers[{index}] (question {_q(item.id)}) {problem}")
+
+
 def check_answer(questions: Sequence[AskUserQuestionItem], answer: object) -> AskUserQuestionAnswer:
     """Check a provider's answer against the questions asked; return it as a payload.
 
@@ -297,32 +344,34 @@ def check_answer(questions: Sequence[AskUserQuestionItem], answer: object) -> As
     by_id = {question.id: question for question in questions}
     seen: set[str] = set()
     for index, item in enumerate(checked.answers):
-        where = f"answers[{index}] (question {_q(item.id)})"
         question = by_id.get(item.id)
         if question is None:
-            raise UserQuestionError.bad_answer(f"{where} names no question that was asked")
+            raise _bad_item(index, item, "names no question that was asked")
         if item.id in seen:
-            raise UserQuestionError.bad_answer(f"{where} answers that question a second time")
+            raise _bad_item(index, item, "answers that question a second time")
         seen.add(item.id)
         selected = item.selected
+        custom = item.custom
         if selected:
             labels = {option.label for option in question.options}
             for label in selected:
                 if label not in labels:
-                    raise UserQuestionError.bad_answer(
-                        f"{where} selects {_q(label)}, which is not one of its options"
+                    raise _bad_item(
+                        index, item, f"selects {_q(label)}, which is not one of its options"
                     )
-            if len(set(selected)) != len(selected):
-                raise UserQuestionError.bad_answer(f"{where} selects an option more than once")
+            if len(selected) > 1 and len(set(selected)) != len(selected):
+                raise _bad_item(index, item, "selects an option more than once")
             if not question.multi_select:
                 if len(selected) > 1:
-                    raise UserQuestionError.bad_answer(
-                        f"{where} selects {len(selected)} options of a single-select question"
+                    raise _bad_item(
+                        index, item, f"selects {len(selected)} options of a single-select question"
                     )
-                if item.custom is not None:
-                    raise UserQuestionError.bad_answer(
-                        f"{where} has both a selection and custom text on a single-select question"
+                if custom is not None:
+                    raise _bad_item(
+                        index,
+                        item,
+                        "has both a selection and custom text on a single-select question",
                     )
-        if item.custom is not None and not item.custom.strip():
-            raise UserQuestionError.bad_answer(f"{where} has blank custom text")
+        if custom is not None and not custom.strip():
+            raise _bad_item(index, item, "has blank custom text")
     return checked

@@ -1,0 +1,1 @@
+"""Benchmarks of dsh-user-questions: ``python -m benchmarks`` (or ``tox -e bench``)."""

@@ -1,0 +1,81 @@
+"""ask() with an instant provider vs the same provider through a bare pluggy hook call."""
+
+from __future__ import annotations
+
+import inspect
+
+import pluggy
+
+from dsh_user_questions import AskUserQuestionRequest, hookspecs, plugin
+from dsh_user_questions.harness import AbortController, HarnessContext
+
+from ._common import QUESTION, REQUEST, Figure, InstantProvider, best_per_call
+
+TARGET = 3.0
+
+
+async def run(quick: bool) -> list[Figure]:
+    number, repeat = (20_000, 5) if quick else (100_000, 9)
+
+    # The baseline: the same provider plugin, called the way any pluggy host calls a hook.
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    pm.register(InstantProvider())
+    hook = pm.hook.dsh_user_questions_ask
+
+    as_plugin = HarnessContext()
+    as_plugin.register(plugin)
+    as_plugin.register(InstantProvider(), name="instant")
+    registered = HarnessContext()
+    registered.register(plugin)
+    registered.user_questions.register_provider(InstantProvider())
+    signal = AbortController().signal
+    with_signal = AskUserQuestionRequest(questions=[QUESTION], signal=signal)
+
+    async def bare(n: int) -> None:
+        for _ in range(n):
+            result = hook(request=REQUEST)
+            if inspect.isawaitable(result):
+                result = await result
+
+    def asking(ctx: HarnessContext, request: AskUserQuestionRequest):  # type: ignore[no-untyped-def]
+        ask = ctx.user_questions.ask
+
+        async def loop(n: int) -> None:
+            for _ in range(n):
+                await ask(request)
+
+        return loop
+
+    per_call = await best_per_call(
+        {
+            "bare": bare,
+            "plugin": asking(as_plugin, REQUEST),
+            "registered": asking(registered, REQUEST),
+            "plugin+signal": asking(as_plugin, with_signal),
+            "registered+signal": asking(registered, with_signal),
+        },
+        number,
+        repeat,
+    )
+    assert not signal._listeners, "a listener outlived its ask"
+    base = per_call["bare"] * 1e6
+
+    def figure(key: str, name: str, targeted: bool) -> Figure:
+        value = per_call[key] * 1e6
+        return Figure(
+            name=name,
+            value=value,
+            unit="us",
+            baseline_name="bare hook call",
+            baseline=base,
+            target=f"≤ {TARGET:g}x" if targeted else "-",
+            met=value / base <= TARGET if targeted else None,
+        )
+
+    return [
+        figure("plugin", "ask(), provider plugin", True),
+        figure("registered", "ask(), register_provider()", True),
+        figure("plugin+signal", "ask() with an abort signal, provider plugin", False),
+        figure("registered+signal", "ask() with an abort signal, register_provider()", False),
+    ]

@@ -1,0 +1,160 @@
+"""10,000 concurrent pending asks: memory per pending ask, and the time to abort them all."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+import tracemalloc
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import pluggy
+
+from dsh_user_questions import (
+    AskUserQuestionRequest,
+    UserQuestionError,
+    hookimpl,
+    hookspecs,
+    plugin,
+)
+from dsh_user_questions.harness import AbortController, HarnessContext
+
+from ._common import QUESTION, REQUEST, Figure, median
+
+COUNT = 10_000
+TARGET_BYTES = 2048
+TARGET_ABORT_MS = 100.0
+
+
+class HangingProvider:
+    """Never answers and ignores the signal, so the service has to leave it behind."""
+
+    def __init__(self) -> None:
+        self.waiting = 0
+
+    @hookimpl
+    async def dsh_user_questions_ask(self, request: AskUserQuestionRequest) -> object:
+        self.waiting += 1
+        try:
+            return await asyncio.get_running_loop().create_future()
+        finally:
+            self.waiting -= 1
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    for _ in range(1_000):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the asks never all reached the provider")
+
+
+Start = Callable[[], Coroutine[Any, Any, object]]
+
+
+async def _pending(start: Start, provider: HangingProvider, tasks: list[Any]) -> None:
+    loop = asyncio.get_running_loop()
+    for index in range(len(tasks)):
+        tasks[index] = loop.create_task(start())
+    await _until(lambda: provider.waiting == len(tasks))
+
+
+async def _memory_per_task(
+    start: Start, provider: HangingProvider, stop: Callable[[], None]
+) -> float:
+    tasks: list[Any] = [None] * COUNT
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        await _pending(start, provider, tasks)
+        gc.collect()
+        during = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    stop()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await _until(lambda: provider.waiting == 0)
+    return (during - before) / COUNT
+
+
+async def run(quick: bool) -> list[Figure]:
+    repeat = 3 if quick else 7
+    provider = HangingProvider()
+    ctx = HarnessContext()
+    ctx.register(plugin)
+    ctx.register(provider, name="hanging")
+    ask = ctx.user_questions.ask
+
+    bare_provider = HangingProvider()
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    pm.register(bare_provider)
+    hook = pm.hook.dsh_user_questions_ask
+
+    async def bare() -> object:
+        return await hook(request=REQUEST)
+
+    def cancel_all() -> None:
+        for task in asyncio.all_tasks():
+            if task is not asyncio.current_task():
+                task.cancel()
+
+    # Memory: everything a pending ask holds (its task, the service's frames, the provider's
+    # own task), against a bare task awaiting the same provider through the hook.
+    controller = AbortController()
+    request = AskUserQuestionRequest(questions=[QUESTION], signal=controller.signal)
+    ask_bytes = await _memory_per_task(lambda: ask(request), provider, controller.abort)
+    bare_bytes = await _memory_per_task(bare, bare_provider, cancel_all)
+
+    # Time: one abort of the signal all the asks share, until every ask has raised ASK_ABORTED;
+    # against cancelling as many bare tasks until all have finished.
+    abort_times, cancel_times = [], []
+    for _ in range(repeat):
+        controller = AbortController()
+        request = AskUserQuestionRequest(questions=[QUESTION], signal=controller.signal)
+        tasks: list[Any] = [None] * COUNT
+        await _pending(lambda: ask(request), provider, tasks)  # noqa: B023
+        gc.collect()
+        started = time.perf_counter()
+        controller.abort()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        abort_times.append(time.perf_counter() - started)
+        assert all(isinstance(r, UserQuestionError) and r.code == "ASK_ABORTED" for r in results), (
+            "an ask ended otherwise than ASK_ABORTED"
+        )
+        await _until(lambda: provider.waiting == 0)
+        assert not controller.signal._listeners
+
+        tasks = [None] * COUNT
+        await _pending(bare, bare_provider, tasks)
+        gc.collect()
+        started = time.perf_counter()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        cancel_times.append(time.perf_counter() - started)
+        await _until(lambda: bare_provider.waiting == 0)
+
+    abort_ms = median(abort_times) * 1e3
+    return [
+        Figure(
+            name=f"memory per pending ask ({COUNT:,} pending)",
+            value=ask_bytes,
+            unit="B",
+            baseline_name="bare task awaiting the hook",
+            baseline=bare_bytes,
+            target=f"≤ {TARGET_BYTES:,} B",
+            met=ask_bytes <= TARGET_BYTES,
+        ),
+        Figure(
+            name=f"abort {COUNT:,} pending asks (one signal)",
+            value=abort_ms,
+            unit="ms",
+            baseline_name=f"cancel {COUNT:,} bare tasks",
+            baseline=median(cancel_times) * 1e3,
+            target=f"< {TARGET_ABORT_MS:g} ms",
+            met=abort_ms < TARGET_ABORT_MS,
+        ),
+    ]
