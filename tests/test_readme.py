@@ -34,3 +34,17 @@ def test_readme_gives_the_two_commands() -> None:
     text = README.read_text(encoding="utf-8")
     assert "dsh-ask examples/" in text
     assert "\nscripts/test\n" in text
+
+
+def test_readme_tool_example_prints_its_documented_output(tmp_path: Path) -> None:
+    """The python block under 'The model-facing tool' prints the text block after it."""
+    section = README.read_text(encoding="utf-8").split("## The model-facing tool", 1)[1]
+    match = re.search(r"```python\n(.*?)```\s*\nprints\s*\n\s*```text\n(.*?)```", section, re.S)
+    assert match is not None, "README tool example or its output block is missing"
+    code, expected = match.groups()
+    script = tmp_path / "tool_example.py"
+    script.write_text(code, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert done.stdout == expected
