@@ -321,8 +321,8 @@ async def test_stopping_the_provider_tells_the_page(web: WebProvider, page: Page
     assert caught.value.code == UserQuestionErrorCode.ASK_ABORTED
 
 
-async def test_screenshot_for_the_readme(web: WebProvider, page: Page) -> None:
-    """The suite renders a realistic page and saves it as docs/screenshot.png."""
+async def test_screenshot_for_the_readme(web: WebProvider, page: Page, tmp_path: Path) -> None:
+    """The suite renders a realistic page (saved as docs/screenshot.png on request)."""
     first = await start_ask(
         web,
         request(
@@ -346,7 +346,12 @@ async def test_screenshot_for_the_readme(web: WebProvider, page: Page) -> None:
     await expect(page.locator("#queue-count")).to_have_text("3")
     await page.get_by_role("radio", name="pnpm").check()
     await expect(card(page, first.id)).to_be_visible()
-    SCREENSHOT.parent.mkdir(exist_ok=True)
-    await page.screenshot(path=str(SCREENSHOT), animations="disabled", caret="hide")
-    assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # Rendering differs by a few bytes from run to run: refresh the committed picture only when
+    # asked (or when it is missing), so running the tests leaves the work tree clean.
+    refresh = os.environ.get("DSH_WEB_UPDATE_SCREENSHOT") == "1" or not SCREENSHOT.exists()
+    target = SCREENSHOT if refresh else tmp_path / "screenshot.png"
+    target.parent.mkdir(exist_ok=True)
+    await page.screenshot(path=str(target), animations="disabled", caret="hide")
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert target.stat().st_size > 20_000  # a blank page compresses far smaller
     await web.stop()
