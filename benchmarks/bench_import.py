@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -16,13 +17,16 @@ PROBE = (
 
 
 def _import_seconds(modules: str, cwd: str) -> float:
-    # A fresh interpreter each time, outside the source tree so the installed package is used.
+    # A fresh interpreter each time, outside the source tree so the installed package is used,
+    # and with bytecode caches allowed, as an installed package has them.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     output = subprocess.run(
         [sys.executable, "-c", PROBE.format(modules=modules)],
         capture_output=True,
         text=True,
         check=True,
         cwd=cwd,
+        env=env,
     ).stdout
     return float(output)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from importlib import metadata
+from typing import TYPE_CHECKING
 
 import pluggy
 
@@ -13,7 +13,12 @@ from .errors import UserQuestionError, UserQuestionErrorCode
 PROVIDER_ENV = "DSH_USER_QUESTIONS_PROVIDER"
 PROVIDER_HOOK = "dsh_user_questions_ask"
 
-Candidate = tuple[str, metadata.Distribution, object]
+if TYPE_CHECKING:
+    # importlib.metadata costs more to import than the rest of the package: only the code
+    # that reads entry points imports it.
+    from importlib import metadata
+
+    Candidate = tuple[str, metadata.Distribution, object]
 
 
 def is_provider(pm: pluggy.PluginManager, plugin: object) -> bool:

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import logging
 import threading
 from collections.abc import Callable, Iterable
-from importlib import metadata
 from typing import Any, Protocol
 
 import pluggy
@@ -28,9 +26,6 @@ __all__ = [
     "HarnessContext",
     "SupportsAgentRegistry",
 ]
-
-_log = logging.getLogger(__name__)
-
 
 # Abort signals ---------------------------------------------------------------------------------
 
@@ -173,7 +168,9 @@ def _call(listener: Callable[[], object]) -> None:
     try:
         listener()
     except Exception:
-        _log.exception("an abort listener failed")
+        import logging  # only a failing listener needs it; the import is kept light
+
+        logging.getLogger(__name__).exception("an abort listener failed")
 
 
 class AbortController:
@@ -385,6 +382,8 @@ class HarnessContext:
         both, after the other plugins were registered. Unknown hook names fail loudly
         (``check_pending``).
         """
+        from importlib import metadata  # slow to import; only needed here
+
         pm = self.plugin_manager
         candidates = []
         seen = set()

@@ -10,11 +10,10 @@ from __future__ import annotations
 import contextlib
 import inspect
 import json
-import logging
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
@@ -35,8 +34,6 @@ if TYPE_CHECKING:
     import asyncio
 
 __all__ = ["SupportsHarnessContext", "UserQuestionProvider", "UserQuestionService", "check_answer"]
-
-_log = logging.getLogger(__name__)
 
 ProviderResult = AskUserQuestionAnswer | Mapping[str, Any] | Awaitable[Any]
 
@@ -227,22 +224,12 @@ async def _wait(awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
     import asyncio  # imported by whoever runs the loop; deferred to keep the import light
 
     loop = asyncio.get_running_loop()
-    waiter = loop.create_future()
-
-    def wake(_: object = None) -> None:
-        if not waiter.done():
-            waiter.set_result(None)
-
-    def on_abort() -> None:
-        # RuntimeError: the loop is closed, so nobody waits any more.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(wake)
-
+    waker = _Waker(loop)
     # Listen before the provider starts, so an abort during the wait is always ours to report
     # (chained from its reason) even when the provider listens to the signal too.
-    remove = signal.add_listener(on_abort)
+    remove = signal.add_listener(waker.on_abort)
     try:
-        task = _start(loop, _settle(awaitable, wake))
+        task = _start(loop, awaitable)
     except BaseException:
         remove()
         raise
@@ -250,17 +237,16 @@ async def _wait(awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
         # An instant provider (eager start, Python 3.12+): no task switch at all.
         remove()
         return task.result()
-    # In case the task is cancelled before it runs `_settle`.
-    task.add_done_callback(wake)
+    task.add_done_callback(waker)
     try:
-        await waiter
+        await waker.waiter
     except asyncio.CancelledError:
         task.cancel()
         task.add_done_callback(_retrieve)
         raise
     finally:
         remove()
-        task.remove_done_callback(wake)
+        task.remove_done_callback(waker)
     if task.done():
         return task.result()
     task.cancel()
@@ -268,23 +254,45 @@ async def _wait(awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
     raise UserQuestionError.aborted() from _reason(signal)
 
 
-async def _settle(awaitable: Awaitable[Any], wake: Callable[[], None]) -> Any:
-    # Wakes the caller as the provider finishes, not one loop turn later in a done callback.
-    try:
-        return await awaitable
-    finally:
-        wake()
+class _Waker:
+    """Wakes the caller of one ask when the provider finishes or the signal aborts.
+
+    A slotted object rather than closures: ten thousand pending asks each hold one.
+    """
+
+    __slots__ = ("_loop", "waiter")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self.waiter: asyncio.Future[None] = loop.create_future()
+
+    def __call__(self, _: object = None) -> None:
+        if not self.waiter.done():
+            self.waiter.set_result(None)
+
+    def on_abort(self) -> None:
+        import asyncio
+
+        loop = self._loop
+        if asyncio._get_running_loop() is loop:
+            # Aborted on the loop's own thread: wake the caller now; the loop runs it next.
+            self()
+            return
+        # RuntimeError: the loop is closed, so nobody waits any more.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self)
 
 
-def _start(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
+def _start(loop: asyncio.AbstractEventLoop, awaitable: Awaitable[Any]) -> asyncio.Future[Any]:
     """The provider's work as a task of its own, so an abort can leave it behind."""
     import asyncio
 
     if sys.version_info >= (3, 12) and loop.get_task_factory() is None:
-        # Runs the provider at once up to its first real wait, as awaiting it directly would;
-        # an instant provider then needs no task switch at all.
-        return asyncio.Task(coro, loop=loop, eager_start=True)
-    return loop.create_task(coro)
+        if asyncio.iscoroutine(awaitable):
+            # Runs the provider at once up to its first real wait, as awaiting it directly
+            # would; an instant provider then needs no task switch at all.
+            return asyncio.Task(awaitable, loop=loop, eager_start=True)
+    return asyncio.ensure_future(awaitable, loop=loop)
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:
@@ -304,7 +312,11 @@ def _notify(hook: pluggy.HookCaller, **kwargs: Any) -> None:
         try:
             impl.function(*[kwargs[name] for name in impl.argnames])
         except Exception:
-            _log.exception("user-questions observer %s failed", impl.plugin_name)
+            import logging  # only a failing observer needs it; the import is kept light
+
+            logging.getLogger(__name__).exception(
+                "user-questions observer %s failed", impl.plugin_name
+            )
 
 
 def _describe(provider: object) -> str:
