@@ -19,6 +19,7 @@ from dsh_user_questions.harness import (
     Agent,
     AgentRegistry,
     HarnessContext,
+    _Timers,
 )
 
 # Abort signals ---------------------------------------------------------------------------------
@@ -117,12 +118,14 @@ async def test_timeout_signal_made_before_the_loop_wakes_an_awaiting_task() -> N
 
 
 def test_timeouts_fire_in_order_of_their_deadline() -> None:
-    """Signals with shorter timeouts abort first, whatever order they were made in."""
+    """The timer thread aborts signals in deadline order, whatever order they were scheduled in."""
+    timers = _Timers()
     order: list[float] = []
     done = threading.Event()
     for seconds in (0.06, 0.02, 0.04):
-        signal = AbortSignal.timeout(seconds)
+        signal = AbortSignal()
         signal.add_listener(lambda s=seconds: (order.append(s), len(order) == 3 and done.set()))
+        timers.schedule(seconds, signal, TimeoutError())
     assert done.wait(5)
     assert order == [0.02, 0.04, 0.06]
 
