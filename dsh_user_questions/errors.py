@@ -71,9 +71,13 @@ class UserQuestionError(HarnessError):
     """
 
     @classmethod
-    def aborted(cls) -> UserQuestionError:
-        """``ASK_ABORTED``: the request's signal aborted before the user answered."""
-        return cls(_ABORTED, UserQuestionErrorCode.ASK_ABORTED)
+    def aborted(cls, detail: str | None = None) -> UserQuestionError:
+        """``ASK_ABORTED``: the request's signal aborted before the user answered.
+
+        ``detail`` (e.g. why a provider stopped) follows the exact message after ``": "``.
+        """
+        message = _ABORTED if detail is None else f"{_ABORTED}: {detail}"
+        return cls(message, UserQuestionErrorCode.ASK_ABORTED)
 
     @classmethod
     def empty_questions(cls) -> UserQuestionError:

@@ -8,6 +8,7 @@ harness can adopt them or supply its own: the service relies only on ``ctx.plugi
 from __future__ import annotations
 
 import heapq
+import inspect
 import itertools
 import threading
 from collections.abc import Callable, Iterable
@@ -404,6 +405,22 @@ class HarnessContext:
         if conflict is not None:
             raise conflict
         return names
+
+    async def aclose(self) -> None:
+        """Close the context: every ``dsh_context_closing`` implementation runs, newest first.
+
+        Awaitables they return are awaited in turn; a failing one is logged and the rest still
+        run. Plugins stay registered.
+        """
+        for impl in self.plugin_manager.hook.dsh_context_closing.get_hookimpls()[::-1]:
+            try:
+                result = impl.function(self)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                import logging
+
+                logging.getLogger(__name__).exception("plugin %s failed to close", impl.plugin_name)
 
     def get(self, name: str) -> Any | None:
         """The service named ``name``, or ``None`` when no registered plugin provides it."""

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PROJECT",
+    "dsh_context_closing",
     "dsh_context_services",
     "dsh_plugin_registered",
     "dsh_user_questions_answered",
@@ -68,6 +69,24 @@ def dsh_plugin_registered(ctx: HarnessContext, plugin: object, name: str) -> Non
         def dsh_plugin_registered(ctx, plugin, name):
             if name.startswith("forbidden-"):
                 raise ValueError(f"plugin {name} is not allowed here")
+    """
+
+
+@hookspec
+def dsh_context_closing(ctx: HarnessContext) -> Awaitable[None] | None:
+    """The harness context is closing: release what the plugin holds (servers, screens, files).
+
+    Called once by ``await ctx.aclose()``, for every implementation, in reverse order of
+    registration. An implementation may be ``async def``: the context awaits each awaitable it
+    returns. An exception is logged and the others still run. ``None`` means nothing to await.
+
+    :param ctx: The harness context.
+
+    Example::
+
+        @hookimpl
+        async def dsh_context_closing(ctx):
+            await my_server.stop("the harness is shutting down")
     """
 
 

@@ -105,3 +105,12 @@ def test_errors_are_compared_by_identity() -> None:
     """Two errors with the same fields are different exceptions, and hashable."""
     assert UserQuestionError.cancelled() != UserQuestionError.cancelled()
     assert len({UserQuestionError.cancelled(), UserQuestionError.cancelled()}) == 2
+
+
+def test_aborted_may_say_why() -> None:
+    """ASK_ABORTED keeps the exact message and appends a detail after a colon."""
+    error = UserQuestionError.aborted("the web provider stopped")
+    assert error.code == "ASK_ABORTED"
+    assert str(error) == (
+        "ask_user_question was aborted before the user answered: the web provider stopped"
+    )

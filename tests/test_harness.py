@@ -341,3 +341,34 @@ def test_timer_thread_is_a_daemon() -> None:
     time.sleep(0)
     timers = [t for t in threading.enumerate() if t.name == "dsh-abort-timers"]
     assert timers and all(t.daemon for t in timers)
+
+
+async def test_aclose_runs_closing_hooks_newest_first_and_survives_failures(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """aclose awaits every dsh_context_closing, newest plugin first, logging one that fails."""
+    ctx = HarnessContext()
+    closed: list[str] = []
+
+    class Sync:
+        @hookimpl
+        def dsh_context_closing(self, ctx: HarnessContext) -> None:
+            closed.append("sync")
+
+    class Async:
+        @hookimpl
+        async def dsh_context_closing(self, ctx: HarnessContext) -> None:
+            await asyncio.sleep(0)
+            closed.append("async")
+
+    class Broken:
+        @hookimpl
+        def dsh_context_closing(self, ctx: HarnessContext) -> None:
+            raise RuntimeError("cannot close")
+
+    ctx.register(Sync())
+    ctx.register(Broken(), name="broken")
+    ctx.register(Async())
+    await ctx.aclose()
+    assert closed == ["async", "sync"]
+    assert "plugin broken failed to close" in caplog.text
