@@ -18,7 +18,6 @@ from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
     UserQuestionError,
-    UserQuestionErrorCode,
 )
 
 from ._app import build_app
@@ -214,8 +213,7 @@ class WebProvider:
         and shown on the open pages. A later `ask` starts the server again.
         """
         why = reason or _STOPPED
-        message = f"{UserQuestionError.aborted().message}: {why}"
-        self._board.fail_all(lambda: UserQuestionError(message, UserQuestionErrorCode.ASK_ABORTED))
+        self._board.fail_all(lambda: UserQuestionError.aborted(why))
         self._board.close_streams(why)
         server, task = self._server, self._task
         self._server = self._task = None

@@ -613,3 +613,27 @@ async def test_loading_entry_points_makes_the_web_page_the_provider(
         assert await asyncio.wait_for(task, 10) == payload(wire)
     finally:
         await provider.stop()
+
+
+async def test_closing_the_harness_stops_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ctx.aclose() stops the plugin's server and fails its pending ask with ASK_ABORTED."""
+    from dsh_user_questions_web import plugin
+
+    monkeypatch.setenv("DSH_USER_QUESTIONS_PROVIDER", "web")
+    monkeypatch.setattr(plugin, "_provider", WebProvider(announce=False))
+    ctx = HarnessContext()
+    ctx.load_entrypoints()
+    provider = plugin.get_provider()
+    try:
+        task = asyncio.ensure_future(ctx.user_questions.ask(request()))
+        await wait_until(lambda: provider.pending_count == 1, "the plugin's question")
+        await ctx.aclose()
+        with pytest.raises(UserQuestionError) as info:
+            await asyncio.wait_for(task, 10)
+        assert info.value.code == "ASK_ABORTED"
+        assert str(info.value) == (
+            "ask_user_question was aborted before the user answered: the harness is closing"
+        )
+        assert provider.url is None
+    finally:
+        await provider.stop()
