@@ -61,18 +61,25 @@ def _rss() -> int:
 
 
 async def _growth(run_many, count: int) -> tuple[int, int, float]:  # type: ignore[no-untyped-def]
-    """Traced bytes and RSS gained over ``count`` runs after a warm-up, and the seconds taken."""
+    """Traced bytes and RSS gained over ``count`` runs after a warm-up, and the seconds taken.
+
+    The traced figure includes the few bytes of the measurement itself (the integer holding
+    the first reading): the baseline, measured the same way, shows that floor.
+    """
+    _rss()  # its first call caches a codec: let that happen outside the measurement
     gc.collect()
     tracemalloc.start()
     try:
         await run_many(WARM_UP)
-        gc.collect()
-        before, rss_before = tracemalloc.get_traced_memory()[0], _rss()
+        rss_before = _rss()
         started = time.perf_counter()
-        await run_many(count)
-        seconds = time.perf_counter() - started
         gc.collect()
-        after, rss_after = tracemalloc.get_traced_memory()[0], _rss()
+        before = tracemalloc.get_traced_memory()[0]
+        await run_many(count)
+        gc.collect()
+        after = tracemalloc.get_traced_memory()[0]
+        seconds = time.perf_counter() - started
+        rss_after = _rss()
     finally:
         tracemalloc.stop()
     return after - before, rss_after - rss_before, seconds
@@ -132,8 +139,8 @@ async def run(quick: bool) -> list[Figure]:
             unit="B",
             baseline_name="bare hook calls",
             baseline=bare_growth,
-            target="0 B",
-            met=ask_growth <= 0,
+            target="0 B beyond the baseline's",
+            met=ask_growth <= bare_growth,
             note=note,
         )
     ]

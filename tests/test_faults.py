@@ -1,0 +1,636 @@
+"""The fault suite: providers that fail in every way, hangs, aborts, races and random requests.
+
+The service stands between a model's tool call and a UI it does not control, so no provider
+behaviour may crash it, hang its caller, leave work behind or lose an error's code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import random
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from _builders import request_of
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionIntent,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+    UserQuestionError,
+    UserQuestionErrorCode,
+    UserQuestionService,
+    hookimpl,
+    plugin,
+)
+from dsh_user_questions.harness import AbortController, AbortSignal, Agent, HarnessContext
+from dsh_user_questions.testing import ScriptedProvider
+
+PNPM = {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
+PNPM_ANSWER = AskUserQuestionAnswer([AskUserQuestionAnswerItem(id="pkg", selected=["pnpm"])])
+
+
+@pytest.fixture
+async def loop_reports() -> AsyncIterator[list[dict[str, Any]]]:
+    """What the running loop's exception handler receives ("never retrieved" and the like)."""
+    loop = asyncio.get_running_loop()
+    reports: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: reports.append(context))
+    yield reports
+    loop.set_exception_handler(None)
+
+
+async def settle(turns: int = 5) -> None:
+    """Let the loop run a few turns, then collect garbage so dropped tasks report now."""
+    for _ in range(turns):
+        await asyncio.sleep(0)
+    gc.collect()
+    for _ in range(turns):
+        await asyncio.sleep(0)
+
+
+def signals() -> list[AbortSignal | None]:
+    """No signal (the provider runs in the caller's task) and a live one (its own task)."""
+    return [None, AbortController().signal]
+
+
+# Providers that raise ----------------------------------------------------------------------------
+
+
+class CustomError(Exception):
+    """An exception type no library knows."""
+
+
+EXCEPTIONS = [
+    ValueError("bad value"),
+    RuntimeError("provider crashed"),
+    KeyError("missing"),
+    OSError(5, "I/O error"),
+    TimeoutError("ui timed out"),
+    ConnectionResetError("the web page went away"),
+    CustomError("custom"),
+]
+
+
+@pytest.mark.parametrize("with_signal", [False, True])
+@pytest.mark.parametrize("error", EXCEPTIONS, ids=lambda e: type(e).__name__)
+async def test_a_provider_exception_propagates_as_the_same_object(
+    user_questions: UserQuestionService,
+    scripted_provider: ScriptedProvider,
+    error: Exception,
+    with_signal: bool,
+) -> None:
+    """Any Exception a provider raises reaches the caller unchanged, with or without a signal."""
+    scripted_provider.push(error)
+    signal = AbortController().signal if with_signal else None
+    with pytest.raises(type(error)) as info:
+        await user_questions.ask(request_of(signal=signal))
+    assert info.value is error
+    if signal is not None:
+        assert not signal._listeners
+
+
+@pytest.mark.parametrize("signal", signals(), ids=["no-signal", "signal"])
+@pytest.mark.parametrize("code", list(UserQuestionErrorCode), ids=str)
+async def test_a_provider_user_question_error_keeps_its_code(
+    dsh_context: HarnessContext, code: UserQuestionErrorCode, signal: AbortSignal | None
+) -> None:
+    """A UserQuestionError from a provider plugin keeps its code and message, whatever the code."""
+    error = UserQuestionError("the provider refused", code)
+    dsh_context.register(ScriptedProvider(error), name="scripted")
+    with pytest.raises(UserQuestionError) as info:
+        await dsh_context.user_questions.ask(request_of(signal=signal))
+    assert info.value is error
+    assert info.value.code == code
+
+
+@pytest.mark.parametrize("signal", signals(), ids=["no-signal", "signal"])
+async def test_a_cancelled_error_from_the_provider_is_never_swallowed(
+    user_questions: UserQuestionService, signal: AbortSignal | None
+) -> None:
+    """A provider raising CancelledError itself makes ask() raise CancelledError too."""
+
+    class GivesUp:
+        async def ask(self, request: AskUserQuestionRequest) -> object:
+            await asyncio.sleep(0)
+            raise asyncio.CancelledError
+
+    user_questions.register_provider(GivesUp())
+    with pytest.raises(asyncio.CancelledError):
+        await user_questions.ask(request_of(signal=signal))
+
+
+@pytest.mark.parametrize("instant", [True, False], ids=["instant", "after-a-turn"])
+@pytest.mark.parametrize("with_signal", [False, True], ids=["no-signal", "signal"])
+@pytest.mark.parametrize("kind", [SystemExit, KeyboardInterrupt])
+def test_system_exit_and_keyboard_interrupt_are_never_swallowed(
+    kind: type[BaseException], with_signal: bool, instant: bool
+) -> None:
+    """SystemExit and KeyboardInterrupt from a provider leave asyncio.run() as themselves."""
+
+    class Exits:
+        async def ask(self, request: AskUserQuestionRequest) -> object:
+            if not instant:
+                await asyncio.sleep(0)
+            raise kind("bye")
+
+    async def main() -> None:
+        ctx = HarnessContext()
+        ctx.register(plugin)
+        ctx.user_questions.register_provider(Exits())
+        signal = AbortController().signal if with_signal else None
+        await ctx.user_questions.ask(request_of(signal=signal))
+
+    with pytest.raises(kind, match="bye"):
+        asyncio.run(main())
+
+
+# Providers that return nonsense ----------------------------------------------------------------
+
+NOT_ANSWERS = [
+    (None, "got NoneType"),
+    ("pnpm", "got str"),
+    (42, "got int"),
+    (b'{"answers": []}', "got bytes"),
+    (["pnpm"], "got list"),
+    (AskUserQuestionAnswerItem(id="pkg", selected=["pnpm"]), "got AskUserQuestionAnswerItem"),
+    (object(), "got object"),
+    ({"answers": "pnpm"}, "answers: expected an array, got string"),
+    ({"answers": [{"id": 7}]}, "answers[0].id: expected a string, got number"),
+    ({"answers": [], "extra": 1}, "extra: unknown key"),
+    ({}, "answers: required key is missing"),
+]
+
+
+@pytest.mark.parametrize("sync", [True, False], ids=["sync", "async"])
+@pytest.mark.parametrize(("result", "problem"), NOT_ANSWERS, ids=lambda v: type(v).__name__)
+async def test_a_result_that_is_no_answer_is_bad_answer(
+    user_questions: UserQuestionService, result: object, problem: str, sync: bool
+) -> None:
+    """None, wrong types and malformed wire forms from a sync or async provider are BAD_ANSWER."""
+
+    class Returns:
+        def ask(self, request: AskUserQuestionRequest) -> object:
+            if sync:
+                return result
+
+            async def later() -> object:
+                return result
+
+            return later()
+
+    user_questions.register_provider(Returns())
+    with pytest.raises(UserQuestionError) as info:
+        await user_questions.ask(request_of())
+    assert info.value.code == "BAD_ANSWER"
+    assert str(info.value).startswith("the user-questions provider gave a bad answer: ")
+    assert problem in str(info.value)
+
+
+async def test_a_provider_plugin_returning_none_is_bad_answer(dsh_context: HarnessContext) -> None:
+    """A provider hook returning None (pluggy's "no result") is BAD_ANSWER, not a silent None."""
+
+    class Nothing:
+        @hookimpl
+        def dsh_user_questions_ask(self, request: AskUserQuestionRequest) -> None:
+            return None
+
+    dsh_context.register(Nothing(), name="nothing")
+    with pytest.raises(UserQuestionError) as info:
+        await dsh_context.user_questions.ask(request_of())
+    assert info.value.code == "BAD_ANSWER"
+
+
+WRONG_IDS = [
+    {"answers": [{"id": "other", "selected": []}]},
+    {"answers": [{"id": "PKG", "selected": ["pnpm"]}]},
+    {"answers": [{"id": "pkg", "selected": ["pnpm"]}, {"id": "pkg", "selected": ["npm"]}]},
+    {"answers": [{"id": "", "selected": []}]},
+]
+
+
+@pytest.mark.parametrize("answer", WRONG_IDS)
+async def test_answers_to_questions_never_asked_are_bad_answer(
+    user_questions: UserQuestionService, scripted_provider: ScriptedProvider, answer: object
+) -> None:
+    """An item for an id that was not asked, or for the same id twice, is BAD_ANSWER."""
+    scripted_provider.push(answer)
+    with pytest.raises(UserQuestionError) as info:
+        await user_questions.ask(request_of())
+    assert info.value.code == "BAD_ANSWER"
+    assert "answers[" in str(info.value)
+
+
+# Hangs, aborts and late answers ----------------------------------------------------------------
+
+
+class Stubborn:
+    """Ignores the signal and swallows cancellation; finishes only when released."""
+
+    def __init__(self, outcome: object) -> None:
+        self.outcome = outcome
+        self.release = asyncio.Event()
+        self.started = asyncio.Event()
+        self.finished = asyncio.Event()
+        self.cancellations = 0
+
+    async def ask(self, request: AskUserQuestionRequest) -> object:
+        self.started.set()
+        while not self.release.is_set():
+            try:
+                await self.release.wait()
+            except asyncio.CancelledError:
+                self.cancellations += 1
+        try:
+            if isinstance(self.outcome, BaseException):
+                raise self.outcome
+            return self.outcome
+        finally:
+            self.finished.set()
+
+
+LATE_OUTCOMES = [
+    PNPM,
+    PNPM_ANSWER,
+    {"answers": [{"id": "nope"}]},
+    ValueError("late failure"),
+    UserQuestionError.cancelled(),
+]
+
+
+@pytest.mark.parametrize("outcome", LATE_OUTCOMES, ids=lambda o: type(o).__name__)
+async def test_an_answer_after_the_abort_is_ignored_and_never_reported(
+    user_questions: UserQuestionService, loop_reports: list[dict[str, Any]], outcome: object
+) -> None:
+    """A provider that ignores the abort and finishes later changes nothing and logs nothing."""
+    provider = Stubborn(outcome)
+    user_questions.register_provider(provider)
+    controller = AbortController()
+    task = asyncio.ensure_future(user_questions.ask(request_of(signal=controller.signal)))
+    await provider.started.wait()
+    controller.abort()
+    with pytest.raises(UserQuestionError) as info:
+        await asyncio.wait_for(task, 5)
+    assert info.value.code == "ASK_ABORTED"
+    assert provider.cancellations == 1
+    provider.release.set()
+    await asyncio.wait_for(provider.finished.wait(), 5)
+    del task, info
+    await settle()
+    assert loop_reports == []
+    assert not controller.signal._listeners
+
+
+async def test_a_hung_provider_is_left_behind_on_abort(
+    user_questions: UserQuestionService, loop_reports: list[dict[str, Any]]
+) -> None:
+    """Aborting returns at once even while the provider still refuses to stop."""
+    provider = Stubborn(PNPM)
+    user_questions.register_provider(provider)
+    controller = AbortController()
+    task = asyncio.ensure_future(user_questions.ask(request_of(signal=controller.signal)))
+    await provider.started.wait()
+    controller.abort()
+    with pytest.raises(UserQuestionError) as info:
+        await asyncio.wait_for(task, 5)
+    assert info.value.code == "ASK_ABORTED"
+    assert not provider.finished.is_set()
+    provider.release.set()
+    await asyncio.wait_for(provider.finished.wait(), 5)
+    await settle()
+    assert loop_reports == []
+
+
+async def test_a_sync_provider_returning_a_pending_future_is_aborted_and_cancelled(
+    user_questions: UserQuestionService,
+) -> None:
+    """A plain function returning a future that never resolves is aborted, and the future too."""
+    futures: list[asyncio.Future[Any]] = []
+
+    class Future:
+        def ask(self, request: AskUserQuestionRequest) -> object:
+            futures.append(asyncio.get_running_loop().create_future())
+            return futures[-1]
+
+    user_questions.register_provider(Future())
+    controller = AbortController()
+    asyncio.get_running_loop().call_later(0.01, controller.abort)
+    with pytest.raises(UserQuestionError) as info:
+        await asyncio.wait_for(user_questions.ask(request_of(signal=controller.signal)), 5)
+    assert info.value.code == "ASK_ABORTED"
+    await settle()
+    assert futures[0].cancelled()
+
+
+@pytest.mark.parametrize("how", ["timeout", "thread"])
+async def test_an_abort_from_another_thread_wakes_the_caller(
+    user_questions: UserQuestionService, loop_reports: list[dict[str, Any]], how: str
+) -> None:
+    """A timeout signal (timer thread) or a thread calling abort() ends a hung ask promptly."""
+    provider = Stubborn(PNPM)
+    user_questions.register_provider(provider)
+    if how == "timeout":
+        signal = AbortSignal.timeout(0.01)
+    else:
+        controller = AbortController()
+        signal = controller.signal
+        threading.Timer(0.01, controller.abort).start()
+    with pytest.raises(UserQuestionError) as info:
+        await asyncio.wait_for(user_questions.ask(request_of(signal=signal)), 5)
+    assert info.value.code == "ASK_ABORTED"
+    if how == "timeout":
+        assert isinstance(info.value.__cause__, TimeoutError)
+    provider.release.set()
+    await asyncio.wait_for(provider.finished.wait(), 5)
+    await settle()
+    assert loop_reports == []
+
+
+# Register and dispose from many threads --------------------------------------------------------
+
+
+def test_register_and_dispose_from_many_threads_never_hold_two(
+    user_questions: UserQuestionService,
+) -> None:
+    """Threads racing to register, dispose and call stale disposes never make two providers."""
+    threads, rounds = 8, 400
+    barrier = threading.Barrier(threads)
+    lock = threading.Lock()
+    state = {"active": 0, "peak": 0, "wins": 0, "refusals": 0}
+    failures: list[BaseException] = []
+
+    def worker() -> None:
+        provider = ScriptedProvider()
+        stale = []
+        try:
+            barrier.wait()
+            for _ in range(rounds):
+                try:
+                    dispose = user_questions.register_provider(provider)
+                except UserQuestionError as error:
+                    assert error.code == "DUPLICATE_PROVIDER"
+                    with lock:
+                        state["refusals"] += 1
+                    for old in stale[-3:]:
+                        old()  # a stale dispose must never free another's registration
+                    continue
+                with lock:
+                    state["active"] += 1
+                    state["wins"] += 1
+                    state["peak"] = max(state["peak"], state["active"])
+                time.sleep(0)
+                with lock:
+                    state["active"] -= 1
+                dispose()
+                dispose()
+                stale.append(dispose)
+        except BaseException as error:  # reported by the main thread
+            failures.append(error)
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        workers = [threading.Thread(target=worker) for _ in range(threads)]
+        for thread in workers:
+            thread.start()
+        for thread in workers:
+            thread.join(30)
+    finally:
+        sys.setswitchinterval(switch)
+    assert failures == []
+    assert state["peak"] == 1
+    assert state["wins"] > 0 and state["refusals"] > 0
+    user_questions.register_provider(ScriptedProvider())()  # the slot ends empty
+
+
+# Abort racing an answer ------------------------------------------------------------------------
+
+
+class Outcomes:
+    """An observer recording every answered and failed ask with its request."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, AskUserQuestionRequest]] = []
+
+    @hookimpl
+    def dsh_user_questions_answered(self, request: AskUserQuestionRequest) -> None:
+        self.events.append(("answered", request))
+
+    @hookimpl
+    def dsh_user_questions_failed(self, request: AskUserQuestionRequest) -> None:
+        self.events.append(("failed", request))
+
+    def of(self, request: AskUserQuestionRequest) -> list[str]:
+        return [kind for kind, seen in self.events if seen is request]
+
+
+class AnswersAfter:
+    """Answers after a number of loop turns, writing down when it finished or was cancelled."""
+
+    def __init__(self, log: list[str]) -> None:
+        self.turns = 0
+        self.log = log
+
+    async def ask(self, request: AskUserQuestionRequest) -> object:
+        try:
+            for _ in range(self.turns):
+                await asyncio.sleep(0)
+        except asyncio.CancelledError:
+            self.log.append("provider cancelled")
+            raise
+        self.log.append("provider finished")
+        return PNPM
+
+
+async def race(
+    ctx: HarnessContext,
+    observer: Outcomes,
+    provider: AnswersAfter,
+    answer_after: int,
+    abort_after: int,
+) -> str:
+    """One ask whose provider answers after ``answer_after`` turns and whose signal aborts
+    after ``abort_after`` turns; checks the outcome against the order of events."""
+    log = provider.log
+    log.clear()
+    provider.turns = answer_after
+    controller = AbortController()
+    request = request_of(signal=controller.signal)
+
+    async def abort() -> None:
+        for _ in range(abort_after):
+            await asyncio.sleep(0)
+        log.append("aborted")
+        controller.abort()
+
+    aborter = asyncio.ensure_future(abort())  # created first, so it runs first
+    asking = asyncio.ensure_future(ctx.user_questions.ask(request))
+    try:
+        answer = await asking
+    except UserQuestionError as error:
+        assert error.code == "ASK_ABORTED"
+        outcome = "aborted"
+    else:
+        assert answer == PNPM_ANSWER
+        outcome = "answered"
+    await aborter
+    await settle(2)
+    assert not controller.signal._listeners
+    assert observer.of(request) == [{"answered": "answered", "aborted": "failed"}[outcome]]
+    # A provider that finished before the abort keeps its answer; one still working when the
+    # abort is observed is cancelled, and the ask is aborted.
+    finished = "provider finished" in log
+    if finished and log.index("provider finished") < log.index("aborted"):
+        assert outcome == "answered", log
+    if "provider cancelled" in log:
+        assert outcome == "aborted", log
+    assert len([event for event in log if event.startswith("provider")]) <= 1
+    return outcome
+
+
+async def test_an_abort_racing_an_answer_has_exactly_one_outcome(
+    dsh_context: HarnessContext, loop_reports: list[dict[str, Any]]
+) -> None:
+    """Whatever turn the abort lands on, an ask is answered or aborted, never both or neither."""
+    observer = Outcomes()
+    dsh_context.register(observer, name="outcomes")
+    provider = AnswersAfter([])
+    dsh_context.user_questions.register_provider(provider)
+    for answer_after in range(5):
+        outcomes = []
+        for abort_after in range(10):
+            outcomes.append(await race(dsh_context, observer, provider, answer_after, abort_after))
+        # An abort before the ask started aborts it; one long after the answer changes nothing;
+        # and once the answer beats the abort, a later abort cannot undo it.
+        assert outcomes[0] == "aborted"
+        assert outcomes[-1] == "answered"
+        flip = outcomes.index("answered")
+        assert set(outcomes[flip:]) == {"answered"}, outcomes
+    await settle()
+    assert loop_reports == []
+
+
+async def test_an_abort_from_a_thread_racing_an_answer_has_exactly_one_outcome(
+    dsh_context: HarnessContext, loop_reports: list[dict[str, Any]]
+) -> None:
+    """An abort from another thread at a random moment still gives exactly one outcome."""
+    observer = Outcomes()
+    dsh_context.register(observer, name="outcomes")
+    rng = random.Random(6)
+    seen = set()
+
+    class Sleeps:
+        async def ask(self, request: AskUserQuestionRequest) -> object:
+            await asyncio.sleep(rng.uniform(0, 0.002))
+            return PNPM
+
+    dsh_context.user_questions.register_provider(Sleeps())
+    for _ in range(150):
+        controller = AbortController()
+        request = request_of(signal=controller.signal)
+        timer = threading.Timer(rng.uniform(0, 0.002), controller.abort)
+        timer.start()
+        try:
+            answer = await asyncio.wait_for(dsh_context.user_questions.ask(request), 5)
+        except UserQuestionError as error:
+            assert error.code == "ASK_ABORTED"
+            outcome = "failed"
+        else:
+            assert answer == PNPM_ANSWER
+            outcome = "answered"
+        timer.join()
+        seen.add(outcome)
+        assert observer.of(request) == [outcome]
+        assert not controller.signal._listeners
+    await settle()
+    assert loop_reports == []
+    assert seen  # at least one ask ran to an outcome; which ones depends on the machine
+
+
+# Random requests -------------------------------------------------------------------------------
+
+_labels = st.sampled_from(["pnpm", "npm", "yarn", "Approve", "", " "])
+_ids = st.sampled_from(["pkg", "name", "plan-review", ""])
+_questions = st.builds(
+    AskUserQuestionItem,
+    id=_ids,
+    question=st.text(max_size=8),
+    detail=st.none() | st.text(max_size=4),
+    header=st.none() | st.text(max_size=4),
+    options=st.lists(st.builds(AskUserQuestionOption, _labels), max_size=3),
+    multi_select=st.booleans(),
+    intent=st.none() | st.builds(AskUserQuestionIntent, st.just("plan-review"), _labels),
+)
+_answer_items = st.fixed_dictionaries(
+    {"id": _ids, "selected": st.lists(_labels, max_size=3)},
+    optional={"custom": st.text(max_size=3)},
+)
+_provider_results = st.one_of(
+    st.lists(_answer_items, max_size=3).map(lambda items: {"answers": items}),
+    st.sampled_from(list(UserQuestionErrorCode)).map(
+        lambda code: UserQuestionError("the provider refused", code)
+    ),
+    st.sampled_from([None, 42, "pnpm", ["pnpm"], {"answers": "x"}, {"nope": 1}]),
+)
+_scenarios = st.tuples(
+    st.lists(_questions, max_size=4),
+    st.sampled_from(["none", "root", "child", "stale", "stranger"]),
+    st.sampled_from(["none", "live", "aborted"]),
+    st.none() | _provider_results,
+)
+
+Scenario = tuple[list[AskUserQuestionItem], str, str, object]
+
+
+async def _ask_each(scenarios: list[Scenario]) -> None:
+    ctx = HarnessContext()
+    ctx.register(plugin)
+    service = ctx.user_questions
+    root, child, stale = Agent("root"), Agent("child"), Agent("stale")
+    ctx.agents.enter(root)
+    ctx.agents.enter(child, owner=root)
+    ctx.agents.enter(Agent("stale"))
+    agents = {"none": None, "root": root, "child": child, "stale": stale, "stranger": Agent("x")}
+    for questions, agent, signal_kind, result in scenarios:
+        signal = {
+            "none": None,
+            "live": AbortController().signal,
+            "aborted": AbortSignal.abort("stop"),
+        }[signal_kind]
+        request = AskUserQuestionRequest(questions=questions, agent=agents[agent], signal=signal)
+        provider = ScriptedProvider() if result is None else ScriptedProvider(result)
+        dispose = service.register_provider(provider) if result is not None else lambda: None
+        try:
+            answer = await service.ask(request)
+        except UserQuestionError as error:
+            assert isinstance(error.code, UserQuestionErrorCode)
+            assert str(error)
+            if result is None:
+                assert error.code != "BAD_ANSWER"
+        else:
+            assert isinstance(answer, AskUserQuestionAnswer)
+            assert provider.requests == [request]
+            assert {item.id for item in answer.answers} <= {q.id for q in questions}
+        finally:
+            dispose()
+        if isinstance(signal, AbortSignal):
+            assert not signal._listeners
+
+
+@pytest.mark.fuzz
+@given(st.lists(_scenarios, min_size=1, max_size=15))
+def test_random_requests_never_crash_and_every_failure_has_a_code(
+    scenarios: list[Scenario],
+) -> None:
+    """Random requests, callers, signals and provider results: an answer or a coded error."""
+    asyncio.run(_ask_each(scenarios))
