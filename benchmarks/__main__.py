@@ -42,6 +42,14 @@ def machine() -> str:
     )
 
 
+def load() -> str:
+    """The 1, 5 and 15 minute load averages: other work on the machine skews every figure."""
+    try:
+        return " ".join(f"{value:.2f}" for value in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument(
@@ -59,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(machine())
     print(datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), flush=True)
+    print(f"load average before: {load()}", flush=True)
     figures: list[Figure] = []
     for name in chosen:
         started = time.perf_counter()
@@ -66,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         result = asyncio.run(BENCHMARKS[name](args.quick))
         figures.extend(result)
         print(f"{time.perf_counter() - started:.1f} s", flush=True)
+    print(f"load average after: {load()}")
     print()
     print(markdown_table(figures) if args.markdown else text_table(figures))
     for figure in figures:

@@ -242,22 +242,21 @@ async def _wait(awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
         await waker.waiter
     except asyncio.CancelledError:
         task.cancel()
-        task.add_done_callback(_retrieve)
         raise
     finally:
         remove()
-        task.remove_done_callback(waker)
     if task.done():
         return task.result()
     task.cancel()
-    task.add_done_callback(_retrieve)
     raise UserQuestionError.aborted() from _reason(signal)
 
 
 class _Waker:
     """Wakes the caller of one ask when the provider finishes or the signal aborts.
 
-    A slotted object rather than closures: ten thousand pending asks each hold one.
+    It stays the provider task's done callback for good, so a provider that finishes after
+    the ask has ended still has its exception retrieved. A slotted object rather than closures:
+    ten thousand pending asks each hold one.
     """
 
     __slots__ = ("_loop", "waiter")
@@ -266,7 +265,11 @@ class _Waker:
         self._loop = loop
         self.waiter: asyncio.Future[None] = loop.create_future()
 
-    def __call__(self, _: object = None) -> None:
+    def __call__(self, task: asyncio.Future[Any] | None = None) -> None:
+        if task is not None and not task.cancelled():
+            # A provider left behind by an abort may still fail; nobody awaits it then, so
+            # fetch its exception here rather than have asyncio report it as never retrieved.
+            task.exception()
         if not self.waiter.done():
             self.waiter.set_result(None)
 
@@ -293,13 +296,6 @@ def _start(loop: asyncio.AbstractEventLoop, awaitable: Awaitable[Any]) -> asynci
             # would; an instant provider then needs no task switch at all.
             return asyncio.Task(awaitable, loop=loop, eager_start=True)
     return asyncio.ensure_future(awaitable, loop=loop)
-
-
-def _retrieve(task: asyncio.Future[Any]) -> None:
-    # A provider cancelled after the outcome was decided may still fail; nobody awaits it, so
-    # fetch its exception here rather than have asyncio report it as never retrieved.
-    if not task.cancelled():
-        task.exception()
 
 
 def _reason(signal: AbortSignal) -> BaseException:
