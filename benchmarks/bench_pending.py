@@ -61,22 +61,57 @@ async def _pending(start: Start, provider: HangingProvider, tasks: list[Any]) ->
 
 
 async def _memory_per_task(
-    start: Start, provider: HangingProvider, stop: Callable[[], None]
-) -> float:
+    start: Start, provider: HangingProvider, stop: Callable[[], None], *, breakdown: bool = False
+) -> tuple[float, dict[str, float]]:
+    """Traced bytes per pending task; with ``breakdown``, also per source file (a second run,
+    since the snapshots themselves take traced memory)."""
     tasks: list[Any] = [None] * COUNT
     gc.collect()
     tracemalloc.start()
     try:
+        first = tracemalloc.take_snapshot() if breakdown else None
         before = tracemalloc.get_traced_memory()[0]
         await _pending(start, provider, tasks)
         gc.collect()
         during = tracemalloc.get_traced_memory()[0]
+        second = tracemalloc.take_snapshot() if breakdown else None
     finally:
         tracemalloc.stop()
     stop()
     await asyncio.gather(*tasks, return_exceptions=True)
     await _until(lambda: provider.waiting == 0)
-    return (during - before) / COUNT
+    by_file: dict[str, float] = {}
+    if first is not None and second is not None:
+        for stat in second.compare_to(first, "filename"):
+            name = stat.traceback[0].filename
+            where = (
+                "dsh_user_questions"
+                if "dsh_user_questions" in name
+                else "asyncio"
+                if "asyncio" in name or "_weakrefset" in name
+                else "the provider and its caller"
+                if "benchmarks" in name or "pluggy" in name
+                else "tracemalloc"
+                if "tracemalloc" in name
+                else "other"
+            )
+            by_file[where] = by_file.get(where, 0) + stat.size_diff / COUNT
+        by_file.pop("tracemalloc", None)
+    return (during - before) / COUNT, by_file
+
+
+class _Idle:
+    """A task pending on a future of its own: what a caller's task costs before it asks."""
+
+    def __init__(self) -> None:
+        self.waiting = 0
+
+    async def wait(self) -> None:
+        self.waiting += 1
+        try:
+            await asyncio.get_running_loop().create_future()
+        finally:
+            self.waiting -= 1
 
 
 async def run(quick: bool) -> list[Figure]:
@@ -105,8 +140,16 @@ async def run(quick: bool) -> list[Figure]:
     # own task), against a bare task awaiting the same provider through the hook.
     controller = AbortController()
     request = AskUserQuestionRequest(questions=[QUESTION], signal=controller.signal)
-    ask_bytes = await _memory_per_task(lambda: ask(request), provider, controller.abort)
-    bare_bytes = await _memory_per_task(bare, bare_provider, cancel_all)
+    ask_bytes, _ = await _memory_per_task(lambda: ask(request), provider, controller.abort)
+    bare_bytes, _ = await _memory_per_task(bare, bare_provider, cancel_all)
+    idle = _Idle()
+    idle_bytes, _ = await _memory_per_task(idle.wait, idle, cancel_all)  # type: ignore[arg-type]
+    controller = AbortController()
+    request = AskUserQuestionRequest(questions=[QUESTION], signal=controller.signal)
+    _, by_file = await _memory_per_task(
+        lambda: ask(request), provider, controller.abort, breakdown=True
+    )
+    breakdown = ", ".join(f"{where} {size:,.0f} B" for where, size in sorted(by_file.items()))
 
     # Time: one abort of the signal all the asks share, until every ask has raised ASK_ABORTED;
     # against cancelling as many bare tasks until all have finished.
@@ -147,6 +190,15 @@ async def run(quick: bool) -> list[Figure]:
             baseline=bare_bytes,
             target=f"≤ {TARGET_BYTES:,} B",
             met=ask_bytes <= TARGET_BYTES,
+            note=f"by where it was allocated: {breakdown}",
+        ),
+        Figure(
+            name="  of which the ask adds to its caller's pending task",
+            value=ask_bytes - idle_bytes,
+            unit="B",
+            baseline_name="bare hook call, likewise",
+            baseline=bare_bytes - idle_bytes,
+            note=f"a task pending on a future of its own holds {idle_bytes:,.0f} B",
         ),
         Figure(
             name=f"abort {COUNT:,} pending asks (one signal)",
