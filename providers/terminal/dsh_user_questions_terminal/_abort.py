@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable
 
@@ -54,10 +55,14 @@ class AbortRelay:
         """Run ``handler()`` in ``loop`` when the signal aborts (at once if it already has)."""
 
         def callback() -> None:
-            try:
+            if _running_loop() is loop:
+                # Aborted on the loop's own thread: act now, so the prompt's cleanup is queued
+                # before the service wakes its caller.
+                handler()
+                return
+            # A closed loop raises RuntimeError: nobody is waiting any more.
+            with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(handler)
-            except RuntimeError:  # the loop is closed: nobody is waiting any more
-                pass
 
         with self._lock:
             self._callback = callback
@@ -74,3 +79,10 @@ class AbortRelay:
 
 def _noop() -> None:
     pass
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

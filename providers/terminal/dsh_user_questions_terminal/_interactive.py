@@ -12,6 +12,13 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Literal
 
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+    UserQuestionError,
+)
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
@@ -30,14 +37,6 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.shortcuts import print_formatted_text
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame, TextArea
-
-from dsh_user_questions import (
-    AskUserQuestionAnswer,
-    AskUserQuestionAnswerItem,
-    AskUserQuestionItem,
-    AskUserQuestionRequest,
-    UserQuestionError,
-)
 
 from ._abort import AbortRelay, aborted_error
 from ._inert import inert_text
@@ -75,7 +74,7 @@ TextPurpose = Literal["other", "feedback", "free"]
 
 
 class _Row:
-    __slots__ = ("kind", "index", "label", "description")
+    __slots__ = ("description", "index", "kind", "label")
 
     def __init__(
         self, kind: RowKind, label: str, description: str | None = None, index: int = -1
@@ -213,7 +212,9 @@ class _Form:
                 page.checked.add(row.index)
             self._confirm_multi()
         else:
-            self._record(AskUserQuestionAnswerItem(id=item.id, selected=[item.options[row.index].label]))
+            self._record(
+                AskUserQuestionAnswerItem(id=item.id, selected=[item.options[row.index].label])
+            )
 
     def _toggle(self, row_index: int) -> None:
         page = self.current
@@ -314,9 +315,8 @@ class _Form:
         def _(event: KeyPressEvent) -> None:
             page = self.current
             row = page.rows[page.cursor]
-            if page.item.multi_select and row.kind == "option" and (
-                page.checked or page.other_checked
-            ):
+            chosen = page.checked or page.other_checked
+            if page.item.multi_select and chosen and row.kind in ("option", "other"):
                 self._confirm_multi()
             else:
                 self._activate(page.cursor)
@@ -360,7 +360,8 @@ class _Form:
         @kb.add("pagedown", filter=~on_summary)
         def _(event: KeyPressEvent) -> None:
             page = self.current
-            page.detail_top = min(page.detail_top + self._detail_step(), max(0, len(page.detail) - 1))
+            limit = max(0, len(page.detail) - self._detail_step() - 1)
+            page.detail_top = min(page.detail_top + self._detail_step(), limit)
 
         @kb.add("pageup", filter=~on_summary)
         def _(event: KeyPressEvent) -> None:
@@ -371,7 +372,9 @@ class _Form:
             binding.handler = self._guarded(binding.handler)
         return kb
 
-    def _guarded(self, handler: Callable[[KeyPressEvent], object]) -> Callable[[KeyPressEvent], None]:
+    def _guarded(
+        self, handler: Callable[[KeyPressEvent], object]
+    ) -> Callable[[KeyPressEvent], None]:
         """A key handler whose failure ends the prompt with that error instead of hanging it."""
 
         def run(event: KeyPressEvent) -> None:
@@ -497,19 +500,26 @@ class _Form:
     def _hint(self) -> StyleAndTextTuples:
         back = " \u00b7 \u2190 back" if self.page > 0 else ""
         if self.summary:
-            text = f"Enter submit \u00b7 1-{len(self.pages)} change an answer{back} \u00b7 Esc cancel"
+            text = (
+                f"Enter submit \u00b7 1-{len(self.pages)} change an answer{back} \u00b7 Esc cancel"
+            )
             return [("class:hint", text)]
         page = self.current
         if self.text_purpose == "feedback":
-            text = "Enter send (empty: keep planning without feedback) \u00b7 Esc back to the choices"
+            text = (
+                "Enter send (empty: keep planning without feedback) \u00b7 Esc back to the choices"
+            )
         elif self.text_purpose == "free" and not page.item.options:
             text = "Enter send (empty: skip) \u00b7 Esc more choices" + back
         elif self.text_purpose is not None:
             text = "Enter send \u00b7 Esc back to the choices"
         elif page.item.multi_select:
-            text = f"\u2191\u2193 move \u00b7 Space or 1-9 toggle \u00b7 Enter confirm{back} \u00b7 Esc cancel"
+            text = f"\u2191\u2193 move \u00b7 Space or 1-9 toggle \u00b7 Enter confirm{back}"
         else:
-            text = f"\u2191\u2193 move \u00b7 1-{min(9, len(page.rows))} or Enter choose{back} \u00b7 Esc cancel"
+            choose = f"1-{min(9, len(page.rows))} or Enter choose"
+            text = f"\u2191\u2193 move \u00b7 {choose}{back}"
+        if self.text_purpose is None:
+            text += " \u00b7 Esc cancel"
         fragments: StyleAndTextTuples = [("class:hint", text)]
         if page.detail and (page.detail_top > 0 or self._detail_clipped()):
             fragments.append(("class:more", " \u00b7 PgUp/PgDn scroll"))
@@ -552,8 +562,6 @@ async def ask_interactive(
             app.exit(exception=aborted_error(relay.signal))
 
     started: Callable[[], None] = lambda: relay.connect(loop, on_abort)  # noqa: E731
-    answer = await app.run_async(
-        pre_run=started, set_exception_handler=False, handle_sigint=False
-    )
+    answer = await app.run_async(pre_run=started, set_exception_handler=False, handle_sigint=False)
     print_formatted_text(_recap(form.pages), style=STYLE, output=app.output)
     return answer

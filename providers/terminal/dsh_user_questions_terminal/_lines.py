@@ -16,7 +16,7 @@ import sys
 import textwrap
 import threading
 from collections import deque
-from typing import TextIO
+from typing import Any, ClassVar, TextIO
 
 from dsh_user_questions import (
     AskUserQuestionAnswer,
@@ -65,8 +65,8 @@ class _LineReader:
     waiting is kept for the next question.
     """
 
-    _readers: dict[int, _LineReader] = {}
-    _readers_lock = threading.Lock()
+    _readers: ClassVar[dict[int, _LineReader]] = {}
+    _readers_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
@@ -266,8 +266,9 @@ async def _read_or_abort(
     reader: _LineReader, aborted: asyncio.Future[None], relay: AbortRelay
 ) -> str | None:
     read = asyncio.ensure_future(reader.readline())
+    waiting: set[asyncio.Future[Any]] = {read, aborted}
     try:
-        await asyncio.wait({read, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
     finally:
         if not read.done():
             read.cancel()

@@ -16,7 +16,7 @@ from markdown_it.token import Token
 
 from ._inert import inert_text
 
-__all__ = ["Fragment", "Line", "render_markdown", "lines_to_plain"]
+__all__ = ["Fragment", "Line", "lines_to_plain", "render_markdown"]
 
 Fragment = tuple[str, str]
 Line = list[Fragment]
@@ -114,7 +114,7 @@ class _Renderer:
         self.indent.pop()
         self.gap = True
 
-    def block(self, tokens: Sequence[Token]) -> None:  # noqa: C901 - one branch per token type
+    def block(self, tokens: Sequence[Token]) -> None:
         for token in tokens:
             kind = token.type
             if kind == "inline":

@@ -1,7 +1,8 @@
 """Ask one request through the terminal provider and print the outcome; the tests run it.
 
 Usage: ``python driver.py REQUEST.json [--entrypoints]``. The request is in wire form
-(``multiSelect``, ``intent`` and ``detail`` allowed). SIGUSR1 aborts the request's signal.
+(``multiSelect``, ``intent`` and ``detail`` allowed). SIGUSR1 aborts the request's signal on the
+event loop's thread, SIGUSR2 from another thread.
 Prints ``ANSWER <json>`` or ``ERROR <code> <message>``, then ``TTY restored`` or
 ``TTY changed`` (whether the terminal's modes are as they were before the ask).
 """
@@ -13,6 +14,7 @@ import json
 import signal
 import sys
 import termios
+import threading
 
 from dsh_user_questions import AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions import plugin as core_plugin
@@ -25,9 +27,7 @@ def _modes() -> list[object] | None:
     return termios.tcgetattr(sys.stdin.fileno()) if sys.stdin.isatty() else None
 
 
-async def main(path: str, entrypoints: bool) -> None:
-    with open(path, encoding="utf-8") as file:
-        data = json.load(file)
+async def main(data: object, entrypoints: bool) -> None:
     ctx = HarnessContext()
     if entrypoints:
         ctx.load_entrypoints()
@@ -35,7 +35,11 @@ async def main(path: str, entrypoints: bool) -> None:
         ctx.register(core_plugin)
         ctx.register(terminal_plugin, name="terminal")
     controller = AbortController()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, controller.abort)
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGUSR1, controller.abort)
+    loop.add_signal_handler(
+        signal.SIGUSR2, lambda: threading.Thread(target=controller.abort).start()
+    )
     request = AskUserQuestionRequest.from_dict(data, signal=controller.signal)
     before = _modes()
     try:
@@ -48,4 +52,6 @@ async def main(path: str, entrypoints: bool) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], "--entrypoints" in sys.argv[2:]))
+    with open(sys.argv[1], encoding="utf-8") as file:
+        wire = json.load(file)
+    asyncio.run(main(wire, "--entrypoints" in sys.argv[2:]))
