@@ -32,6 +32,7 @@ from prompt_toolkit.layout import (
     FormattedTextControl,
     HSplit,
     Layout,
+    VSplit,
     Window,
 )
 from prompt_toolkit.shortcuts import print_formatted_text
@@ -425,7 +426,7 @@ class _Form:
     def _detail_height(self) -> Dimension:
         rows = self.app.output.get_size().rows
         page = self.current
-        chrome = 4 + len(page.rows) + (1 if self.text_purpose else 0) + (2 if page.plan else 0)
+        chrome = 5 + len(page.rows) + (1 if self.text_purpose else 0) + (2 if page.plan else 0)
         return Dimension(max=max(3, rows - chrome))
 
     def _detail_step(self) -> int:
@@ -445,9 +446,9 @@ class _Form:
                 dont_extend_height=True,
             )
             if page.plan:
-                container = Frame(window, title="Plan")
+                container = Frame(VSplit([Window(width=1), window, Window(width=1)]), title="Plan")
             else:
-                container = HSplit([Window(height=0), _indented(window)])
+                container = HSplit([VSplit([Window(width=2), window]), Window(height=1)])
             self._detail_windows[key] = container
         return container
 
@@ -476,7 +477,7 @@ class _Form:
             if row.kind == "other" and page.custom and (page.other_checked or not multi):
                 fragments.append(("class:extra", f": {inert_text(page.custom)}"))
             elif row.description:
-                fragments.append(("class:description", f"  {row.description}"))
+                fragments.append(("class:description", f" \u2014 {row.description}"))
             fragments.append(("", "\n"))
         return fragments[:-1]
 
@@ -510,7 +511,7 @@ class _Form:
                 "Enter send (empty: keep planning without feedback) \u00b7 Esc back to the choices"
             )
         elif self.text_purpose == "free" and not page.item.options:
-            text = "Enter send (empty: skip) \u00b7 Esc more choices" + back
+            text = "Enter send (empty: skip) \u00b7 Esc more choices"
         elif self.text_purpose is not None:
             text = "Enter send \u00b7 Esc back to the choices"
         elif page.item.multi_select:
@@ -529,12 +530,6 @@ class _Form:
         page = self.current
         limit = self._detail_height().max or 0
         return len(page.detail) - page.detail_top > limit
-
-
-def _indented(window: Window) -> AnyContainer:
-    from prompt_toolkit.layout import VSplit
-
-    return VSplit([Window(width=2), window])
 
 
 def _recap(pages: Sequence[_Page]) -> FormattedText:

@@ -233,6 +233,7 @@ async def ask_in_lines(
             raise UserQuestionError.cancelled()
         fd = stdin.fileno()
     reader = _LineReader.for_fd(fd)
+    echoed = os.isatty(fd)
     loop = asyncio.get_running_loop()
     aborted: asyncio.Future[None] = loop.create_future()
 
@@ -253,6 +254,9 @@ async def ask_in_lines(
                 stream.write("\n")
                 stream.flush()
                 raise UserQuestionError.cancelled()
+            if not echoed:  # a terminal echoed the line already; a pipe did not
+                stream.write(inert_text(line) + "\n")
+                stream.flush()
             try:
                 answers.append(parse_answer_line(item, line))
             except _NotOnePick as problem:

@@ -36,11 +36,14 @@ class _Screen(pyte.Screen):  # type: ignore[misc]
 class Terminal:
     """The driver running in a pseudo-terminal, with what its screen shows."""
 
-    def __init__(self, request: dict[str, Any], tmp_path: Path, *args: str) -> None:
+    def __init__(
+        self, request: dict[str, Any], tmp_path: Path, *args: str, **extra_env: str
+    ) -> None:
         path = tmp_path / "request.json"
         path.write_text(json.dumps(request), encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_USER_QUESTIONS_")}
         env.update(TERM="xterm-256color", LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
+        env.update(extra_env)
         self.child = pexpect.spawn(
             sys.executable,
             [str(DRIVER), str(path), *args],
@@ -129,8 +132,8 @@ def terminal(tmp_path: Path) -> Iterator[Callable[..., Terminal]]:
     """Start the driver on a request in a fresh pseudo-terminal (closed after the test)."""
     started: list[Terminal] = []
 
-    def start(request: dict[str, Any], *args: str) -> Terminal:
-        term = Terminal(request, tmp_path, *args)
+    def start(request: dict[str, Any], *args: str, **env: str) -> Terminal:
+        term = Terminal(request, tmp_path, *args, **env)
         started.append(term)
         return term
 

@@ -1,8 +1,9 @@
 """Ask one request through the terminal provider and print the outcome; the tests run it.
 
-Usage: ``python driver.py REQUEST.json [--entrypoints]``. The request is in wire form
+Usage: ``python driver.py REQUEST.json [--entrypoints] [--cancel]``. The request is in wire form
 (``multiSelect``, ``intent`` and ``detail`` allowed). SIGUSR1 aborts the request's signal on the
-event loop's thread, SIGUSR2 from another thread.
+event loop's thread (with ``--cancel`` it cancels the task awaiting ``ask()`` instead), SIGUSR2
+aborts it from another thread.
 Prints ``ANSWER <json>`` or ``ERROR <code> <message>``, then ``TTY restored`` or
 ``TTY changed`` (whether the terminal's modes are as they were before the ask).
 """
@@ -27,7 +28,7 @@ def _modes() -> list[object] | None:
     return termios.tcgetattr(sys.stdin.fileno()) if sys.stdin.isatty() else None
 
 
-async def main(data: object, entrypoints: bool) -> None:
+async def main(data: object, entrypoints: bool, cancel: bool) -> None:
     ctx = HarnessContext()
     if entrypoints:
         ctx.load_entrypoints()
@@ -35,17 +36,20 @@ async def main(data: object, entrypoints: bool) -> None:
         ctx.register(core_plugin)
         ctx.register(terminal_plugin, name="terminal")
     controller = AbortController()
+    request = AskUserQuestionRequest.from_dict(data, signal=controller.signal)
+    ask = asyncio.ensure_future(ctx.user_questions.ask(request))
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGUSR1, controller.abort)
+    loop.add_signal_handler(signal.SIGUSR1, ask.cancel if cancel else controller.abort)
     loop.add_signal_handler(
         signal.SIGUSR2, lambda: threading.Thread(target=controller.abort).start()
     )
-    request = AskUserQuestionRequest.from_dict(data, signal=controller.signal)
     before = _modes()
     try:
-        answer = await ctx.user_questions.ask(request)
+        answer = await ask
     except UserQuestionError as error:
         print(f"ERROR {error.code} {error.message}", flush=True)
+    except asyncio.CancelledError:
+        print("ERROR CANCELLED the ask was cancelled", flush=True)
     else:
         print("ANSWER " + json.dumps(answer.to_dict(), ensure_ascii=False), flush=True)
     print("TTY " + ("restored" if _modes() == before else "changed"), flush=True)
@@ -54,4 +58,4 @@ async def main(data: object, entrypoints: bool) -> None:
 if __name__ == "__main__":
     with open(sys.argv[1], encoding="utf-8") as file:
         wire = json.load(file)
-    asyncio.run(main(wire, "--entrypoints" in sys.argv[2:]))
+    asyncio.run(main(wire, "--entrypoints" in sys.argv[2:], "--cancel" in sys.argv[2:]))

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import signal
 
-import pytest
 from conftest import PLAN, plan_review, question
-
 
 HINT = "Esc cancel"
 
@@ -37,8 +35,8 @@ def test_screen_shows_header_question_detail_and_descriptions(terminal):
     assert all(term.screen.buffer[0][x].reverse for x in range(len(" Package manager ")))
     assert "Pick one:" in screen
     assert "\u2022 pnpm is fastest" in screen
-    assert "1. pnpm  fast, disk-efficient" in screen
-    assert "4. Other" in screen
+    assert "1. pnpm \u2014 fast, disk-efficient" in screen
+    assert "4. Other \u2014 type your own answer" in screen
     assert "5. Skip" in screen
     term.press("esc")
     term.outcome()
@@ -68,9 +66,7 @@ def test_multi_select_other_supplements_the_checked_labels(terminal):
     term.wait_for("[x] Other: bun")
     term.press("enter")
     result = term.outcome()
-    assert result["answer"] == {
-        "answers": [{"id": "pkg", "selected": ["pnpm"], "custom": "bun"}]
-    }
+    assert result["answer"] == {"answers": [{"id": "pkg", "selected": ["pnpm"], "custom": "bun"}]}
 
 
 def test_other_sends_free_text_instead_of_a_pick(terminal):
@@ -94,11 +90,15 @@ def test_skip_answers_with_nothing_selected(terminal):
 
 def test_question_without_options_takes_text(terminal):
     """A question without options opens the text field at once and sends what is typed."""
-    term = terminal({"questions": [{"id": "name", "question": "What should the branch be called?"}]})
+    term = terminal(
+        {"questions": [{"id": "name", "question": "What should the branch be called?"}]}
+    )
     term.wait_for("Your answer:")
     term.press("feature/pnpm", "enter")
     result = term.outcome()
-    assert result["answer"] == {"answers": [{"id": "name", "selected": [], "custom": "feature/pnpm"}]}
+    assert result["answer"] == {
+        "answers": [{"id": "name", "selected": [], "custom": "feature/pnpm"}]
+    }
 
 
 def test_back_returns_to_the_previous_question_and_summary_submits(terminal):
@@ -233,6 +233,17 @@ def test_abort_from_another_thread_closes_the_prompt(terminal):
     term.child.kill(signal.SIGUSR2)
     result = term.outcome()
     assert result["error"] == "ASK_ABORTED"
+    assert result["tty"] == "restored"
+    assert "Which package manager" not in result["screen"]
+
+
+def test_cancelling_the_ask_closes_the_prompt_and_restores_the_terminal(terminal):
+    """Cancelling the task that awaits ask() erases the prompt and restores the terminal."""
+    term = terminal({"questions": [question()]}, "--cancel")
+    term.wait_for(HINT)
+    term.child.kill(signal.SIGUSR1)
+    result = term.outcome()
+    assert result["error"] == "CANCELLED"
     assert result["tty"] == "restored"
     assert "Which package manager" not in result["screen"]
 

@@ -1,0 +1,155 @@
+"""Line mode through real pipes: prompts on stderr, one answer line per question on stdin."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+from conftest import DRIVER, TIMEOUT, plan_review, question
+from dsh_user_questions import AskUserQuestionItem, AskUserQuestionOption
+
+from dsh_user_questions_terminal._lines import parse_answer_line
+
+
+@pytest.mark.parametrize(
+    ("line", "answer"),
+    [
+        ("2", {"id": "pkg", "selected": ["npm"]}),
+        ("  3  ", {"id": "pkg", "selected": ["yarn"]}),
+        ("", {"id": "pkg", "selected": []}),
+        ("bun please", {"id": "pkg", "selected": [], "custom": "bun please"}),
+        ("7", {"id": "pkg", "selected": [], "custom": "7"}),
+    ],
+)
+def test_single_select_answer_lines(piped, line, answer):
+    """A number picks that option, an empty line skips, other text (or a number out of range)
+    is the human's own answer."""
+    result = piped({"questions": [question()]}, line + "\n")
+    assert result.answer == {"answers": [answer]}
+
+
+def test_multi_select_picks_several_with_commas(piped):
+    """``1,3`` on a multi-select picks both options (duplicates dropped)."""
+    result = piped({"questions": [question(multiSelect=True)]}, "1, 3,1\n")
+    assert result.answer == {"answers": [{"id": "pkg", "selected": ["pnpm", "yarn"]}]}
+
+
+def test_several_numbers_on_a_single_select_ask_again(piped):
+    """Several numbers on a single-select are refused and the next line answers."""
+    result = piped({"questions": [question()]}, "1,2\n2\n")
+    assert "pick one option" in result.stderr
+    assert result.answer == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+
+
+def test_question_without_options_takes_the_line_as_text(piped):
+    """On a question without options even a number is free text."""
+    result = piped({"questions": [{"id": "n", "question": "How many workers?"}]}, "4\n")
+    assert result.answer == {"answers": [{"id": "n", "selected": [], "custom": "4"}]}
+
+
+def test_one_line_per_question_in_order(piped):
+    """Each question reads its own line, in the order asked."""
+    second = question("ci", question="Which CI?", options=[{"label": "GitHub"}, {"label": "Drone"}])
+    result = piped({"questions": [question(), second]}, "1\n2\n")
+    assert result.answer == {
+        "answers": [{"id": "pkg", "selected": ["pnpm"]}, {"id": "ci", "selected": ["Drone"]}]
+    }
+
+
+def test_end_of_input_cancels(piped):
+    """End of input before every question is answered is ASK_CANCELLED."""
+    second = question("ci", question="Which CI?")
+    result = piped({"questions": [question(), second]}, "1\n")
+    assert result.error == "ASK_CANCELLED"
+    assert result.answer is None
+
+
+def test_last_line_without_newline_still_answers(piped):
+    """A final line without its line break is still an answer."""
+    result = piped({"questions": [question()]}, "3")
+    assert result.answer == {"answers": [{"id": "pkg", "selected": ["yarn"]}]}
+
+
+def test_prompts_go_to_stderr_not_stdout(piped):
+    """The question, its detail and its numbered options are written to stderr; stdout has none."""
+    result = piped({"questions": [question(detail="Use **one** of them.")]}, "1\n")
+    assert "[Package manager]" in result.stderr
+    assert "Which package manager should I use?" in result.stderr
+    assert "Use one of them." in result.stderr
+    assert "  1. pnpm - fast, disk-efficient" in result.stderr
+    assert "Which package manager" not in result.stdout
+
+
+def test_plan_review_approve_and_feedback(piped):
+    """On a plan review, 1 approves and text keeps planning with that feedback."""
+    approved = piped({"questions": [plan_review()]}, "1\n")
+    assert approved.answer == {"answers": [{"id": "plan-review", "selected": ["Approve"]}]}
+    assert "\u2502 Migrate to pnpm" in approved.stderr
+    assert "1 approves" in approved.stderr
+    feedback = piped({"questions": [plan_review()]}, "split the CI change out\n")
+    assert feedback.answer == {
+        "answers": [{"id": "plan-review", "selected": [], "custom": "split the CI change out"}]
+    }
+
+
+def test_plain_env_forces_line_mode(terminal):
+    """With DSH_USER_QUESTIONS_PLAIN=1 a real terminal gets line mode."""
+    term = terminal({"questions": [question()]}, DSH_USER_QUESTIONS_PLAIN="1")
+    term.wait_for("Answer: a number 1-3")
+    term.press("2\r")
+    assert term.outcome()["answer"] == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+
+
+def test_model_text_is_inert_on_stderr(piped):
+    """Escape sequences, C1 controls and bidi overrides reach stderr as visible stand-ins."""
+    hostile = question(
+        question="Pick \x1b[31mRED\x1b]0;title\x07 \x9b2J \u202eexe.txt",
+        detail="\x1b[2J&#x1b;",
+        options=[{"label": "\x1b[8mhidden", "description": "\r\x1b[1A"}],
+    )
+    result = piped({"questions": [hostile]}, "1\n")
+    assert "Pick \u241b[31mRED\u241b]0;title\u2407 <U+009B>2J <U+202E>exe.txt" in result.stderr
+    assert "1. \u241b[8mhidden -  \u241b[1A" in result.stderr
+    assert "\x1b" not in result.stderr
+    assert "\x9b" not in result.stderr
+    assert "\u202e" not in result.stderr
+    assert result.answer == {"answers": [{"id": "pkg", "selected": ["\x1b[8mhidden"]}]}
+
+
+def test_abort_while_waiting_for_a_line(tmp_path):
+    """Aborting while line mode waits on stdin ends the ask with ASK_ABORTED and the process exits."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({"questions": [question()]}), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_USER_QUESTIONS_")}
+    with subprocess.Popen(
+        [sys.executable, str(DRIVER), str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as process:
+        assert process.stderr is not None
+        assert process.stdout is not None
+        seen = ""
+        while not seen.endswith("> "):
+            seen += process.stderr.read(1)
+        process.send_signal(signal.SIGUSR1)
+        out = process.stdout.read()
+        assert process.wait(timeout=TIMEOUT) == 0
+        assert process.stdin is not None
+        process.stdin.close()
+    assert "ERROR ASK_ABORTED" in out
+
+
+def test_parse_answer_line_refuses_several_picks_on_a_single_select():
+    """The line parser raises ValueError for ``1,2`` on a single-select question."""
+    item = AskUserQuestionItem(
+        id="q", question="?", options=[AskUserQuestionOption("a"), AskUserQuestionOption("b")]
+    )
+    with pytest.raises(ValueError, match="pick one option"):
+        parse_answer_line(item, "1,2")

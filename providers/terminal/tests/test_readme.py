@@ -1,0 +1,10 @@
+"""The README shows the prompt as it really looks."""
+
+from __future__ import annotations
+
+from capture_screen import README, readme_block, screens
+
+
+def test_readme_screens_match_a_fresh_capture():
+    """The screens in README.md are what the prompt draws today (rerun capture_screen.py --write)."""
+    assert readme_block(README.read_text(encoding="utf-8")) == screens()
