@@ -12,11 +12,9 @@ from dsh_user_questions_terminal import inert_text
 from dsh_user_questions_terminal._markdown import render_markdown
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-HOSTILE = st.sampled_from(
-    ["\x1b", "\x1b[", "[31m", "\x1b]0;", "\x07", "\x9b", "\x9d", "\x85", "\r", "\n", "\t"]
-    + list(BIDI)
-    + ["\u2028", "\u2029", "\x7f", "\x00", "\ud800", "&#x1b;", "&#155;", "`", "*", "# ", "- "]
-)
+CONTROLS = ["\x1b", "\x1b[", "[31m", "\x1b]0;", "\x07", "\x9b", "\x9d", "\x85", "\r", "\n", "\t"]
+OTHERS = ["\u2028", "\u2029", "\x7f", "\x00", "\ud800", "&#x1b;", "&#155;", "`", "*", "# ", "- "]
+HOSTILE = st.sampled_from([*CONTROLS, *BIDI, *OTHERS])
 TEXT = st.lists(st.one_of(st.text(), HOSTILE), max_size=30).map("".join)
 
 

@@ -121,7 +121,7 @@ def test_model_text_is_inert_on_stderr(piped):
 
 
 def test_abort_while_waiting_for_a_line(tmp_path):
-    """Aborting while line mode waits on stdin ends the ask with ASK_ABORTED and the process exits."""
+    """An abort while line mode waits on stdin ends the ask (ASK_ABORTED) and the process exits."""
     path = tmp_path / "request.json"
     path.write_text(json.dumps({"questions": [question()]}), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_USER_QUESTIONS_")}

@@ -6,5 +6,5 @@ from capture_screen import README, readme_block, screens
 
 
 def test_readme_screens_match_a_fresh_capture():
-    """The screens in README.md are what the prompt draws today (rerun capture_screen.py --write)."""
+    """README.md shows the screens the prompt draws today (refresh: capture_screen.py --write)."""
     assert readme_block(README.read_text(encoding="utf-8")) == screens()

@@ -249,7 +249,7 @@ def test_cancelling_the_ask_closes_the_prompt_and_restores_the_terminal(terminal
 
 
 def test_escape_sequences_in_a_question_are_shown_inert(terminal):
-    """Escapes, C1 controls and bidi overrides in model text show as visible, harmless characters."""
+    """Escapes, C1 controls and bidi overrides in model text show as visible, inert characters."""
     hostile = question(
         header="\x1b]0;pwned\x07Title",
         question="Pick \x1b[31mRED\x1b[0m\x1b[2J now \x9b1m \u202eexe.txt",
