@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
+import weakref
 from collections.abc import Awaitable
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
@@ -35,6 +37,10 @@ class TerminalProvider:
 
     def __init__(self, *, plain: bool | None = None) -> None:
         self.plain = plain
+        # One terminal, one prompt at a time: concurrent asks (two agents) wait their turn.
+        self._turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def ask(self, request: AskUserQuestionRequest) -> Awaitable[AskUserQuestionAnswer]:
         """Start asking; the returned awaitable gives the answer.
@@ -48,15 +54,20 @@ class TerminalProvider:
         self, request: AskUserQuestionRequest, relay: AbortRelay
     ) -> AskUserQuestionAnswer:
         try:
-            if relay.signal is not None and relay.aborted:
-                raise aborted_error(relay.signal)
-            plain = wants_plain() if self.plain is None else self.plain
-            if plain:
-                from ._lines import ask_in_lines
+            loop = asyncio.get_running_loop()
+            turn = self._turns.get(loop)
+            if turn is None:
+                turn = self._turns[loop] = asyncio.Lock()
+            async with turn:
+                if relay.signal is not None and relay.aborted:
+                    raise aborted_error(relay.signal)
+                plain = wants_plain() if self.plain is None else self.plain
+                if plain:
+                    from ._lines import ask_in_lines
 
-                return await ask_in_lines(request, relay)
-            from ._interactive import ask_interactive
+                    return await ask_in_lines(request, relay)
+                from ._interactive import ask_interactive
 
-            return await ask_interactive(request, relay)
+                return await ask_interactive(request, relay)
         finally:
             relay.close()

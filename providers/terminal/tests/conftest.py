@@ -160,9 +160,11 @@ class Piped:
     """The outcome of the driver run with pipes for stdin, stdout and stderr."""
 
     def __init__(self, process: subprocess.CompletedProcess[str]) -> None:
+        lines = process.stdout.splitlines()
         self.stdout = process.stdout
         self.stderr = process.stderr
         found = _parse(process.stdout)
+        self.answers = [json.loads(line[7:]) for line in lines if line.startswith("ANSWER ")]
         self.answer: dict[str, Any] | None = found.get("answer")
         self.error: str | None = found.get("error")
 

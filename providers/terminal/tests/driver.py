@@ -1,11 +1,11 @@
 """Ask one request through the terminal provider and print the outcome; the tests run it.
 
-Usage: ``python driver.py REQUEST.json [--entrypoints] [--cancel]``. The request is in wire form
-(``multiSelect``, ``intent`` and ``detail`` allowed). SIGUSR1 aborts the request's signal on the
-event loop's thread (with ``--cancel`` it cancels the task awaiting ``ask()`` instead), SIGUSR2
-aborts it from another thread.
-Prints ``ANSWER <json>`` or ``ERROR <code> <message>``, then ``TTY restored`` or
-``TTY changed`` (whether the terminal's modes are as they were before the ask).
+Usage: ``python driver.py REQUEST.json [--entrypoints] [--cancel] [--twice]``, the request in
+wire form (``multiSelect``, ``intent`` and ``detail`` allowed). SIGUSR1 aborts the request's
+signal on the event loop's thread (with ``--cancel`` it cancels the task awaiting ``ask()``
+instead), SIGUSR2 aborts it from another thread. ``--twice`` asks the request twice at once.
+Prints ``ANSWER <json>`` or ``ERROR <code> <message>``, then ``TTY restored`` or ``TTY changed``
+(whether the terminal's modes are as they were before the ask).
 """
 
 from __future__ import annotations
@@ -38,6 +38,13 @@ async def main(data: object, entrypoints: bool, cancel: bool) -> None:
     controller = AbortController()
     request = AskUserQuestionRequest.from_dict(data, signal=controller.signal)
     ask = asyncio.ensure_future(ctx.user_questions.ask(request))
+    if "--twice" in sys.argv[2:]:
+        # A second agent asks the same questions at the same time.
+        again = AskUserQuestionRequest.from_dict(data)
+        first, second = await asyncio.gather(ask, ctx.user_questions.ask(again))
+        for answer in (first, second):
+            print("ANSWER " + json.dumps(answer.to_dict(), ensure_ascii=False), flush=True)
+        return
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGUSR1, ask.cancel if cancel else controller.abort)
     loop.add_signal_handler(

@@ -60,6 +60,17 @@ def test_one_line_per_question_in_order(piped):
     }
 
 
+def test_concurrent_asks_take_turns(piped):
+    """Two asks at once are asked one after the other, each reading its own line."""
+    result = piped({"questions": [question()]}, "1\n2\n", "--twice")
+    picks = sorted(answer["answers"][0]["selected"][0] for answer in result.answers)
+    assert picks == ["npm", "pnpm"]
+    first, second = result.stderr.split("> 1\n")
+    assert first.count("Which package manager") == 1
+    assert second.count("Which package manager") == 1
+    assert second.rstrip().endswith("> 2")
+
+
 def test_end_of_input_cancels(piped):
     """End of input before every question is answered is ASK_CANCELLED."""
     second = question("ci", question="Which CI?")
