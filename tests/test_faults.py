@@ -484,7 +484,8 @@ async def race(
         assert answer == PNPM_ANSWER
         outcome = "answered"
     await aborter
-    await settle(2)
+    for _ in range(3):  # a cancelled provider finishes a turn or two after the caller
+        await asyncio.sleep(0)
     assert not controller.signal._listeners
     assert observer.of(request) == [{"answered": "answered", "aborted": "failed"}[outcome]]
     # A provider that finished before the abort keeps its answer; one still working when the
@@ -628,7 +629,7 @@ async def _ask_each(scenarios: list[Scenario]) -> None:
 
 
 @pytest.mark.fuzz
-@given(st.lists(_scenarios, min_size=1, max_size=15))
+@given(st.lists(_scenarios, min_size=1, max_size=12))
 def test_random_requests_never_crash_and_every_failure_has_a_code(
     scenarios: list[Scenario],
 ) -> None:
