@@ -182,11 +182,11 @@ class _Form:
     def _record(self, answer: AskUserQuestionAnswerItem) -> None:
         self.current.answer = answer
         self._stop_text()
-        if self.page + 1 < len(self.pages):
-            self._enter_page(self.page + 1)
-        elif len(self.pages) == 1:
+        if len(self.pages) == 1:
             self._submit()
-        else:
+        elif self.page + 1 < len(self.pages) and not all(p.answer for p in self.pages):
+            self._enter_page(self.page + 1)
+        else:  # every question answered (also after changing one): the summary
             self._enter_page(len(self.pages))
 
     def _submit(self) -> None:
@@ -206,7 +206,7 @@ class _Form:
             self._record(AskUserQuestionAnswerItem(id=item.id))
         elif row.kind == "other":
             self._start_text("free" if not item.options else "other")
-        elif page.plan and row.label != inert_text(page.approve or ""):
+        elif page.plan and item.options[row.index].label != page.approve:
             self._start_text("feedback", item.options[row.index].label)
         elif item.multi_select:
             if not page.checked and not page.other_checked:

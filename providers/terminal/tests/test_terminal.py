@@ -102,7 +102,8 @@ def test_question_without_options_takes_text(terminal):
 
 
 def test_back_returns_to_the_previous_question_and_summary_submits(terminal):
-    """Left goes back a page, a new pick replaces the old one, and the summary lists and submits."""
+    """Left goes back a page and a new pick replaces the old one; the summary lists the answers,
+    a number there changes one (straight back to the summary) and Enter submits."""
     second = question("ci", header="CI", question="Which CI?", options=[{"label": "GitHub"}])
     term = terminal({"questions": [question(), second]})
     term.wait_for("question 1 of 2")
@@ -113,20 +114,22 @@ def test_back_returns_to_the_previous_question_and_summary_submits(terminal):
     term.press("2")
     term.wait_for("Which CI?")
     term.press("1")
-    screen = term.wait_for("Summary", "Submit these answers?")
-    assert "Package manager: npm" in screen
-    assert "CI: GitHub" in screen
+    term.wait_for("Summary", "Submit these answers?", "Package manager: npm", "CI: GitHub")
+    term.press("1")
+    term.wait_for("question 1 of 2")
+    term.press("3")
+    term.wait_for("Summary", "Package manager: yarn")
     term.press("enter")
     result = term.outcome()
     assert result["answer"] == {
-        "answers": [{"id": "pkg", "selected": ["npm"]}, {"id": "ci", "selected": ["GitHub"]}]
+        "answers": [{"id": "pkg", "selected": ["yarn"]}, {"id": "ci", "selected": ["GitHub"]}]
     }
 
 
 def test_plan_review_shows_the_plan_as_a_card(terminal):
     """A plan-review question shows the plan in a card with Approve, Keep planning, Talk instead."""
     term = terminal({"questions": [plan_review()]})
-    screen = term.wait_for("Talk instead")
+    screen = term.wait_for("Talk instead", HINT)
     assert "Plan" in screen.splitlines()[2]
     assert "Migrate to pnpm" in screen
     assert "2. Switch CI to pnpm install" in screen
@@ -295,7 +298,7 @@ def test_entry_point_provides_the_terminal(terminal):
 def test_plan_markdown_heading_is_in_the_card(terminal):
     """The plan's level-1 heading text is the card's first line."""
     term = terminal({"questions": [plan_review()]})
-    screen = term.wait_for("Talk instead")
+    screen = term.wait_for("Talk instead", HINT)
     card = screen.splitlines()[3]
     assert PLAN.splitlines()[0].lstrip("# ") in card
     term.press("esc")
