@@ -1,9 +1,14 @@
 """Ask one request through the terminal provider and print the outcome; the tests run it.
 
-Usage: ``python driver.py REQUEST.json [--entrypoints] [--cancel] [--twice]``, the request in
-wire form (``multiSelect``, ``intent`` and ``detail`` allowed). SIGUSR1 aborts the request's
-signal on the event loop's thread (with ``--cancel`` it cancels the task awaiting ``ask()``
-instead), SIGUSR2 aborts it from another thread. ``--twice`` asks the request twice at once.
+Usage: ``python driver.py REQUEST.json [--entrypoints | --register] [--cancel] [--twice]``, the
+request in wire form (``multiSelect``, ``intent`` and ``detail`` allowed).
+
+- SIGUSR1 aborts the request's signal on the event loop's thread; with ``--cancel`` it cancels
+  the task awaiting ``ask()`` instead. SIGUSR2 aborts the signal from another thread.
+- ``--entrypoints`` loads the installed ``dsh`` entry points; ``--register`` registers a
+  ``TerminalProvider()`` object; by default the plugin module is registered.
+- ``--twice`` asks the request twice at once.
+
 Prints ``ANSWER <json>`` or ``ERROR <code> <message>``, then ``TTY restored`` or ``TTY changed``
 (whether the terminal's modes are as they were before the ask).
 """
@@ -22,6 +27,7 @@ from dsh_user_questions import plugin as core_plugin
 from dsh_user_questions.harness import AbortController, HarnessContext
 
 import dsh_user_questions_terminal.plugin as terminal_plugin
+from dsh_user_questions_terminal import TerminalProvider
 
 
 def _modes() -> list[object] | None:
@@ -32,6 +38,9 @@ async def main(data: object, entrypoints: bool, cancel: bool) -> None:
     ctx = HarnessContext()
     if entrypoints:
         ctx.load_entrypoints()
+    elif "--register" in sys.argv[2:]:
+        ctx.register(core_plugin)
+        ctx.user_questions.register_provider(TerminalProvider())
     else:
         ctx.register(core_plugin)
         ctx.register(terminal_plugin, name="terminal")

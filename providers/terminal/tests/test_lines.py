@@ -71,6 +71,12 @@ def test_concurrent_asks_take_turns(piped):
     assert second.rstrip().endswith("> 2")
 
 
+def test_registered_provider_object_asks_too(piped):
+    """``register_provider(TerminalProvider())`` asks the same way as the entry-point plugin."""
+    result = piped({"questions": [question()]}, "2\n", "--register")
+    assert result.answer == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+
+
 def test_end_of_input_cancels(piped):
     """End of input before every question is answered is ASK_CANCELLED."""
     second = question("ci", question="Which CI?")

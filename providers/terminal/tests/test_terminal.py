@@ -303,3 +303,14 @@ def test_plan_markdown_heading_is_in_the_card(terminal):
     assert PLAN.splitlines()[0].lstrip("# ") in card
     term.press("esc")
     term.outcome()
+
+
+def test_unknown_intent_is_shown_as_a_generic_list(terminal):
+    """An intent kind other than plan-review gets the ordinary rows (Other, Skip), no card."""
+    item = question(detail="Why: speed.", intent={"kind": "deploy-review", "approve": "pnpm"})
+    term = terminal({"questions": [item]})
+    screen = term.wait_for("5. Skip", HINT)
+    assert "Talk instead" not in screen
+    assert "\u250c" not in screen
+    term.press("1")
+    assert term.outcome()["answer"] == {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
