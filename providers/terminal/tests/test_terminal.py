@@ -5,6 +5,8 @@ from __future__ import annotations
 import signal
 
 from conftest import PLAN, plan_review, question
+from dsh_user_questions import AskUserQuestionAnswer
+from dsh_user_questions.plan_review import plan_review_question, read_plan_review
 
 HINT = "Esc cancel"
 
@@ -314,3 +316,21 @@ def test_unknown_intent_is_shown_as_a_generic_list(terminal):
     assert "\u250c" not in screen
     term.press("1")
     assert term.outcome()["answer"] == {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
+
+
+def test_core_plan_review_question_round_trips_through_read_plan_review(terminal):
+    """The core's plan_review_question, answered in the card, reads back as approved or as
+    keep planning with the typed feedback."""
+    request = {"questions": [plan_review_question(PLAN).to_dict()]}
+    approve = terminal(request)
+    approve.wait_for("Talk instead", HINT)
+    approve.press("1")
+    answer = AskUserQuestionAnswer.from_dict(approve.outcome()["answer"])
+    assert read_plan_review(answer).approved is True
+    keep = terminal(request)
+    keep.wait_for("Talk instead", HINT)
+    keep.press("2")
+    keep.wait_for("What should change?")
+    keep.press("smaller steps", "enter")
+    outcome = read_plan_review(AskUserQuestionAnswer.from_dict(keep.outcome()["answer"]))
+    assert (outcome.approved, outcome.feedback) == (False, "smaller steps")
