@@ -37,12 +37,14 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.shortcuts import print_formatted_text
 from prompt_toolkit.styles import Style
+from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.widgets import Frame, TextArea
 
 from ._abort import AbortRelay, aborted_error
 from ._inert import inert_text
-from ._markdown import Line, render_markdown
+from ._markdown import Fragment, Line, render_markdown
 from ._questions import describe_answer, is_plan_review, title
+from ._wrap import wrap_line
 
 __all__ = ["STYLE", "ask_interactive"]
 
@@ -115,6 +117,8 @@ class _Page:
             render_markdown(item.detail) if item.detail is not None and item.detail.strip() else []
         )
         self.detail_top = 0
+        self.wrapped: list[Line] = []
+        self.wrapped_width = -1
 
     @property
     def approve(self) -> str | None:
@@ -361,7 +365,7 @@ class _Form:
         @kb.add("pagedown", filter=~on_summary)
         def _(event: KeyPressEvent) -> None:
             page = self.current
-            limit = max(0, len(page.detail) - self._detail_step() - 1)
+            limit = max(0, len(self._detail_lines(page)) - self._detail_step() - 1)
             page.detail_top = min(page.detail_top + self._detail_step(), limit)
 
         @kb.add("pageup", filter=~on_summary)
@@ -418,16 +422,27 @@ class _Form:
             fragments.append(("class:progress", f"question {self.page + 1} of {total}"))
         return fragments
 
+    def _columns(self) -> int:
+        return self.app.output.get_size().columns
+
     def _question(self) -> StyleAndTextTuples:
-        if self.summary:
-            return [("class:question", "Submit these answers?")]
-        return [("class:question", inert_text(self.current.item.question))]
+        return _join(self._question_lines())
+
+    def _question_lines(self) -> list[Line]:
+        text = "Submit these answers?" if self.summary else inert_text(self.current.item.question)
+        return wrap_line([("class:question", text)], self._columns())
 
     def _detail_height(self) -> Dimension:
-        rows = self.app.output.get_size().rows
         page = self.current
-        chrome = 5 + len(page.rows) + (1 if self.text_purpose else 0) + (2 if page.plan else 0)
-        return Dimension(max=max(3, rows - chrome))
+        chrome = (
+            1
+            + len(self._question_lines())
+            + len(self._row_lines())
+            + (1 if self.text_purpose else 0)
+            + len(self._hint_lines(with_scroll=True))
+            + (2 if page.plan else 1)
+        )
+        return Dimension(max=max(3, self.app.output.get_size().rows - chrome))
 
     def _detail_step(self) -> int:
         return max(1, (self._detail_height().max or 3) - 1)
@@ -452,46 +467,59 @@ class _Form:
             self._detail_windows[key] = container
         return container
 
+    def _detail_lines(self, page: _Page) -> list[Line]:
+        """The detail wrapped to the width it is drawn in (list items get a hanging indent)."""
+        width = self._columns() - (4 if page.plan else 2)
+        if page.wrapped_width != width:
+            page.wrapped = [
+                wrapped
+                for line in page.detail
+                for wrapped in wrap_line(line, width, lead=_continuation(line))
+            ]
+            page.wrapped_width = width
+        return page.wrapped
+
     def _detail_text(self, page: _Page) -> StyleAndTextTuples:
-        fragments: StyleAndTextTuples = []
-        for number, line in enumerate(page.detail[page.detail_top :]):
-            if number:
-                fragments.append(("", "\n"))
-            fragments.extend(line)
-        return fragments
+        return _join(self._detail_lines(page)[page.detail_top :])
 
     def _rows(self) -> StyleAndTextTuples:
+        return _join(self._row_lines())
+
+    def _row_lines(self) -> list[Line]:
         if self.summary:
-            return self._summary_rows()
+            return self._summary_lines()
         page = self.current
         multi = page.item.multi_select
-        fragments: StyleAndTextTuples = []
+        width = self._columns()
+        lines: list[Line] = []
         for i, row in enumerate(page.rows):
             here = i == page.cursor and self.text_purpose is None
-            fragments.append(("class:pointer", "\u276f " if here else "  "))
-            fragments.append(("class:number", f"{i + 1}. " if i < 9 else "   "))
+            fragments: Line = [
+                ("class:pointer", "\u276f " if here else "  "),
+                ("class:number", f"{i + 1}. " if i < 9 else "   "),
+            ]
             if multi and row.kind in ("option", "other"):
                 on = row.index in page.checked if row.kind == "option" else page.other_checked
                 fragments.append(("class:checkbox", "[x] " if on else "[ ] "))
+            indent = sum(get_cwidth(text) for _, text in fragments)
             fragments.append(("class:current" if here else "", row.label))
             if row.kind == "other" and page.custom and (page.other_checked or not multi):
                 fragments.append(("class:extra", f": {inert_text(page.custom)}"))
             elif row.description:
                 fragments.append(("class:description", f" \u2014 {row.description}"))
-            fragments.append(("", "\n"))
-        return fragments[:-1]
+            lines += wrap_line(fragments, width, indent)
+        return lines
 
-    def _summary_rows(self) -> StyleAndTextTuples:
-        fragments: StyleAndTextTuples = []
+    def _summary_lines(self) -> list[Line]:
+        lines: list[Line] = []
         for i, page in enumerate(self.pages):
-            if i:
-                fragments.append(("", "\n"))
-            fragments += [
+            fragments: Line = [
                 ("class:number", f"  {i + 1}. "),
                 ("", f"{title(page.item)}: "),
                 ("class:current", describe_answer(page.answer)),
             ]
-        return fragments
+            lines += wrap_line(fragments, self._columns(), 5)
+        return lines
 
     def _text_prompt(self) -> StyleAndTextTuples:
         if self.text_purpose == "feedback":
@@ -499,14 +527,14 @@ class _Form:
         return [("class:question", "  Your answer: ")]
 
     def _hint(self) -> StyleAndTextTuples:
+        return _join(self._hint_lines(with_scroll=self._detail_scrolls()))
+
+    def _hint_lines(self, *, with_scroll: bool) -> list[Line]:
         back = " \u00b7 \u2190 back" if self.page > 0 else ""
-        if self.summary:
-            text = (
-                f"Enter submit \u00b7 1-{len(self.pages)} change an answer{back} \u00b7 Esc cancel"
-            )
-            return [("class:hint", text)]
         page = self.current
-        if self.text_purpose == "feedback":
+        if self.summary:
+            text = f"Enter submit \u00b7 1-{len(self.pages)} change an answer{back}"
+        elif self.text_purpose == "feedback":
             text = (
                 "Enter send (empty: keep planning without feedback) \u00b7 Esc back to the choices"
             )
@@ -521,15 +549,36 @@ class _Form:
             text = f"\u2191\u2193 move \u00b7 {choose}{back}"
         if self.text_purpose is None:
             text += " \u00b7 Esc cancel"
-        fragments: StyleAndTextTuples = [("class:hint", text)]
-        if page.detail and (page.detail_top > 0 or self._detail_clipped()):
+        fragments: Line = [("class:hint", text)]
+        if with_scroll and not self.summary:
             fragments.append(("class:more", " \u00b7 PgUp/PgDn scroll"))
-        return fragments
+        return wrap_line(fragments, self._columns())
 
-    def _detail_clipped(self) -> bool:
+    def _detail_scrolls(self) -> bool:
+        """Whether the detail is taller than its window (or already scrolled)."""
+        if self.summary or not self.current.detail:
+            return False
         page = self.current
         limit = self._detail_height().max or 0
-        return len(page.detail) - page.detail_top > limit
+        return page.detail_top > 0 or len(self._detail_lines(page)) - page.detail_top > limit
+
+
+def _join(lines: Sequence[Line]) -> StyleAndTextTuples:
+    fragments: StyleAndTextTuples = []
+    for number, line in enumerate(lines):
+        if number:
+            fragments.append(("", "\n"))
+        fragments.extend(line)
+    return fragments
+
+
+def _continuation(line: Line) -> Fragment | None:
+    """How a wrapped markdown line continues: its quote bars kept, list markers blanked."""
+    if line and line[0][0] == "class:md.prefix":
+        text = line[0][1]
+        kept = "".join(char if char == "\u2502" else " " for char in text)
+        return ("class:md.prefix", kept)
+    return None
 
 
 def _recap(pages: Sequence[_Page]) -> FormattedText:

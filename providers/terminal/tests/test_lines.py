@@ -170,3 +170,12 @@ def test_parse_answer_line_refuses_several_picks_on_a_single_select():
     )
     with pytest.raises(ValueError, match="pick one option"):
         parse_answer_line(item, "1,2")
+
+
+def test_long_lines_wrap_to_the_terminal_width(piped):
+    """Long question, detail and option text is wrapped to COLUMNS, no word lost."""
+    words = " ".join(f"word{n}" for n in range(60))
+    long = question(question=words, detail=words, options=[{"label": "a", "description": words}])
+    result = piped({"questions": [long]}, "1\n", COLUMNS="60")
+    assert max(len(line) for line in result.stderr.splitlines()) <= 60
+    assert result.stderr.count("word59") == 3

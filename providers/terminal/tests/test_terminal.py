@@ -334,3 +334,15 @@ def test_core_plan_review_question_round_trips_through_read_plan_review(terminal
     keep.press("smaller steps", "enter")
     outcome = read_plan_review(AskUserQuestionAnswer.from_dict(keep.outcome()["answer"]))
     assert (outcome.approved, outcome.feedback) == (False, "smaller steps")
+
+
+def test_long_question_wraps_on_screen(terminal):
+    """A question longer than the terminal is wide wraps onto further lines, every word shown."""
+    words = " ".join(f"w{n}" for n in range(40))
+    term = terminal({"questions": [question(question=words)]})
+    screen = term.wait_for(HINT)
+    assert "w0 " in screen.splitlines()[1]
+    assert "w39" in screen
+    assert all(f"w{n}" in screen.replace("\n", " ") for n in range(40))
+    term.press("esc")
+    term.outcome()
