@@ -19,8 +19,11 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 
 
 def wants_plain() -> bool:
-    """Line mode is wanted: ``DSH_USER_QUESTIONS_PLAIN`` is set, or stdin/stdout is no TTY."""
+    """Line mode is wanted: ``DSH_USER_QUESTIONS_PLAIN`` is set, ``TERM`` is ``dumb``, or stdin
+    or stdout is not a terminal."""
     if os.environ.get(PLAIN_ENV, "").strip().lower() in _TRUE:
+        return True
+    if os.environ.get("TERM") == "dumb":  # no cursor movement: a drawn form would be garbage
         return True
     streams = (sys.stdin, sys.stdout)
     return not all(stream is not None and stream.isatty() for stream in streams)

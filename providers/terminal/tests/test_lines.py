@@ -121,6 +121,14 @@ def test_plain_env_forces_line_mode(terminal):
     assert term.outcome()["answer"] == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
 
 
+def test_dumb_terminal_gets_line_mode(terminal):
+    """With TERM=dumb (no cursor movement) a real terminal gets line mode."""
+    term = terminal({"questions": [question()]}, TERM="dumb")
+    term.wait_for("Answer: a number 1-3")
+    term.press("3\r")
+    assert term.outcome()["answer"] == {"answers": [{"id": "pkg", "selected": ["yarn"]}]}
+
+
 def test_model_text_is_inert_on_stderr(piped):
     """Escape sequences, C1 controls and bidi overrides reach stderr as visible stand-ins."""
     hostile = question(
