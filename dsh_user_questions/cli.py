@@ -33,6 +33,8 @@ EXIT_FAILURE: Final = 1
 EXIT_INVALID: Final = 2
 EXIT_CANCELLED: Final = 130
 
+PLAIN_ENV: Final = "DSH_USER_QUESTIONS_PLAIN"
+
 INSTALL_HINT: Final = "install one, e.g. pip install dsh-user-questions-terminal"
 
 _EPILOG = f"""\
@@ -84,6 +86,12 @@ def _parser() -> argparse.ArgumentParser:
         help=f"use the installed provider NAME (sets {PROVIDER_ENV})",
     )
     parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="ask line by line (prompts on stderr, answers on stdin) even in a terminal;"
+        f" sets {PLAIN_ENV}=1 for providers that offer it",
+    )
+    parser.add_argument(
         "--list-providers",
         action="store_true",
         help="list the installed providers and exit",
@@ -101,6 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.provider is not None:
         os.environ[PROVIDER_ENV] = args.provider
+    if args.plain:
+        os.environ[PLAIN_ENV] = "1"
     try:
         if args.list_providers:
             return _list_providers()
@@ -127,13 +137,36 @@ def _ask(path: str | None, timeout: float | None) -> int:
     signal = None if timeout is None else AbortSignal.timeout(timeout)
     request = AskUserQuestionRequest(questions=questions, signal=signal)
     try:
-        answer = asyncio.run(ctx.user_questions.ask(request))
+        answer = asyncio.run(_ask_then_close(ctx, request))
     except HarnessError as err:
         return _report(err, timeout)
     except Exception as err:  # a provider's own failure: say which, without a traceback
         return _fail(f"the provider failed: {type(err).__name__}: {err}", EXIT_FAILURE)
     _write(sys.stdout, tool.format_answer(answer))
     return EXIT_OK
+
+
+async def _ask_then_close(ctx: HarnessContext, request: AskUserQuestionRequest) -> Any:
+    try:
+        return await ctx.user_questions.ask(request)
+    finally:
+        await ctx.aclose()
+
+
+def _reattach_terminal() -> None:
+    """The questions came on standard input: read the answers from the terminal, if any.
+
+    Without this, a provider reading answers from standard input would find it at its end.
+    """
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR)
+    except OSError:  # no controlling terminal: standard input stays as it is
+        return
+    try:
+        os.dup2(fd, 0)
+    finally:
+        os.close(fd)
+    sys.stdin = open(0, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
 
 
 def _read_input(path: str | None) -> bytes | None:
@@ -147,7 +180,9 @@ def _read_input(path: str | None) -> bytes | None:
                 EXIT_INVALID,
             )
             return None
-        return stdin.buffer.read()
+        data = stdin.buffer.read()
+        _reattach_terminal()
+        return data
     try:
         with open(path, "rb") as file:
             return file.read()
@@ -258,6 +293,13 @@ async def _demo(timeout: float | None) -> int:
     ctx = _context()
     if ctx is None:
         return EXIT_FAILURE
+    try:
+        return await _demo_session(ctx, timeout)
+    finally:
+        await ctx.aclose()
+
+
+async def _demo_session(ctx: HarnessContext, timeout: float | None) -> int:
     signal = None if timeout is None else AbortSignal.timeout(timeout)
     out = sys.stdout
 

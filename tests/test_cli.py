@@ -139,6 +139,13 @@ def test_answer_from_stdin_is_compact_json_on_stdout(cli: Cli) -> None:
     }
 
 
+def test_plain_option_asks_providers_for_line_mode(cli: Cli) -> None:
+    """--plain sets DSH_USER_QUESTIONS_PLAIN=1 for the provider; without it nothing is set."""
+    assert cli("--plain", stdin=PKG_ARGS, steps=[{"answer": PKG_ANSWER}]).returncode == 0
+    assert cli(stdin=PKG_ARGS, steps=[{"answer": PKG_ANSWER}]).returncode == 0
+    assert [asked["plain"] for asked in cli.asked()] == ["1", None]
+
+
 def test_answer_from_file_keeps_non_ascii_and_custom(cli: Cli) -> None:
     """A FILE argument is read, and the answer keeps non-ASCII text and custom words."""
     answer = {

@@ -52,7 +52,11 @@ async def dsh_user_questions_ask(request):
     log = os.environ.get("{log_env}")
     if log:
         with open(log, "a", encoding="utf-8") as file:
-            record = {{"provider": {name!r}, "request": request.to_dict()}}
+            record = {{
+                "provider": {name!r},
+                "request": request.to_dict(),
+                "plain": os.environ.get("DSH_USER_QUESTIONS_PLAIN"),
+            }}
             file.write(json.dumps(record) + "\\n")
     step = _next_step()
     if "answer" in step:
@@ -209,7 +213,14 @@ def cli_env(site: Path, providers: Sequence[Path], extra: dict[str, str] | None)
     env = {
         key: value
         for key, value in os.environ.items()
-        if key not in ("DSH_USER_QUESTIONS_PROVIDER", "PYTHONPATH", SCRIPT_ENV, LOG_ENV)
+        if key
+        not in (
+            "DSH_USER_QUESTIONS_PROVIDER",
+            "DSH_USER_QUESTIONS_PLAIN",
+            "PYTHONPATH",
+            SCRIPT_ENV,
+            LOG_ENV,
+        )
     }
     env["PYTHONPATH"] = os.pathsep.join([str(site), *(str(p) for p in providers)])
     env["PYTHONIOENCODING"] = "utf-8"

@@ -1,0 +1,71 @@
+"""The main job: ``dsh-ask`` with this provider installed, in a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import pexpect
+import pyte
+from conftest import COLUMNS, KEYS, ROWS, TIMEOUT, question
+
+DSH_ASK = Path(sys.executable).with_name("dsh-ask")
+
+
+def run_in_terminal(command: str, tmp_path: Path, keys: list[str], wait_text: str) -> str:
+    """Run ``command`` through sh in a pseudo-terminal, press ``keys`` once ``wait_text``
+    shows, and return everything it wrote."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_USER_QUESTIONS_")}
+    env.update(TERM="xterm-256color", LC_ALL="C.UTF-8")
+    child = pexpect.spawn(
+        "sh",
+        ["-c", command],
+        cwd=str(tmp_path),
+        env=env,
+        dimensions=(ROWS, COLUMNS),
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=TIMEOUT,
+    )
+    screen = pyte.Screen(COLUMNS, ROWS)
+    stream = pyte.Stream(screen)
+    transcript = ""
+    try:
+        while wait_text not in "\n".join(screen.display):
+            data = child.read_nonblocking(65536, timeout=TIMEOUT)
+            transcript += data
+            stream.feed(data)
+        for key in keys:
+            child.send(KEYS.get(key, key))
+        while True:
+            try:
+                transcript += child.read_nonblocking(65536, timeout=TIMEOUT)
+            except pexpect.EOF:
+                break
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0, transcript
+    return transcript
+
+
+def test_dsh_ask_with_a_file_asks_in_the_terminal(tmp_path: Path) -> None:
+    """``dsh-ask FILE`` asks through the installed terminal provider and prints the answer."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({"questions": [question()]}), encoding="utf-8")
+    out = run_in_terminal(
+        f"{shlex.quote(str(DSH_ASK))} request.json", tmp_path, ["2"], "Esc cancel"
+    )
+    assert '{"answers":[{"id":"pkg","selected":["npm"]}]}' in out
+
+
+def test_questions_piped_to_dsh_ask_are_answered_at_the_terminal(tmp_path: Path) -> None:
+    """With the questions on stdin, dsh-ask takes the answers from the terminal, not from EOF."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({"questions": [question()]}), encoding="utf-8")
+    out = run_in_terminal(
+        f"cat request.json | {shlex.quote(str(DSH_ASK))} -", tmp_path, ["3"], "Esc cancel"
+    )
+    assert '{"answers":[{"id":"pkg","selected":["yarn"]}]}' in out
