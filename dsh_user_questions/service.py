@@ -345,6 +345,8 @@ def check_answer(questions: Sequence[AskUserQuestionItem], answer: object) -> As
         except WireFormatError as error:
             raise UserQuestionError.bad_answer(f"it is not in wire form: {error}") from error
     else:
+        if inspect.iscoroutine(answer):
+            answer.close()  # refused, never awaited: close it so Python does not warn
         raise UserQuestionError.bad_answer(
             f"expected an AskUserQuestionAnswer or a mapping in wire form,"
             f" got {type(answer).__name__}"

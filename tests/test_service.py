@@ -430,6 +430,23 @@ async def test_cancelled_by_the_user(
     assert str(error) == "the user cancelled ask_user_question"
 
 
+async def test_a_coroutine_as_answer_is_refused_and_closed(
+    user_questions: UserQuestionService, scripted_provider: ScriptedProvider
+) -> None:
+    """An async provider returning an un-awaited coroutine gets BAD_ANSWER and no warning."""
+
+    async def inner() -> object:
+        return PNPM
+
+    async def returns_a_coroutine(request: AskUserQuestionRequest) -> object:
+        return inner()
+
+    scripted_provider.push(returns_a_coroutine)
+    error = await expect_code(user_questions, request_of(), "BAD_ANSWER")
+    assert str(error).endswith("got coroutine")
+    gc.collect()  # an unclosed coroutine would warn here, an error under filterwarnings=error
+
+
 # Abort and cancellation ------------------------------------------------------------------------
 
 
