@@ -9,6 +9,7 @@ comes before the answer is submitted.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable, Sequence
 from typing import Literal
 
@@ -35,6 +36,7 @@ from prompt_toolkit.layout import (
     VSplit,
     Window,
 )
+from prompt_toolkit.output import Output, create_output
 from prompt_toolkit.shortcuts import print_formatted_text
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
@@ -128,7 +130,7 @@ class _Page:
 class _Form:
     """The state machine and the drawing of the prompt."""
 
-    def __init__(self, request: AskUserQuestionRequest) -> None:
+    def __init__(self, request: AskUserQuestionRequest, output: Output | None = None) -> None:
         self.pages = [_Page(item) for item in request.questions]
         self.page = 0
         self.text_purpose: TextPurpose | None = None
@@ -148,6 +150,7 @@ class _Form:
             full_screen=False,
             erase_when_done=True,
             mouse_support=False,
+            output=output,
         )
         self.app.ttimeoutlen = 0.05
         self._enter_page(0)
@@ -596,8 +599,25 @@ def _recap(pages: Sequence[_Page]) -> FormattedText:
 async def ask_interactive(
     request: AskUserQuestionRequest, relay: AbortRelay
 ) -> AskUserQuestionAnswer:
-    """Ask every question of ``request`` with the interactive form on the terminal."""
-    form = _Form(request)
+    """Ask every question of ``request`` with the interactive form on the terminal.
+
+    When stdout is not the terminal (``answer=$(dsh-ask q.json)``), the form is drawn on
+    ``/dev/tty`` so that stdout keeps only what the caller prints.
+    """
+    tty = None
+    output = None
+    if sys.stdout is None or not sys.stdout.isatty():
+        # Opening the terminal device does not block; it is closed below.
+        tty = open("/dev/tty", "w", encoding="utf-8")  # noqa: ASYNC230, SIM115
+        output = create_output(stdout=tty)
+    try:
+        return await _run_form(_Form(request, output), relay)
+    finally:
+        if tty is not None:
+            tty.close()
+
+
+async def _run_form(form: _Form, relay: AbortRelay) -> AskUserQuestionAnswer:
     loop = asyncio.get_running_loop()
     app = form.app
 

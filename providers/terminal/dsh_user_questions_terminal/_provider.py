@@ -19,14 +19,22 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 
 
 def wants_plain() -> bool:
-    """Line mode is wanted: ``DSH_USER_QUESTIONS_PLAIN`` is set, ``TERM`` is ``dumb``, or stdin
-    or stdout is not a terminal."""
+    """Line mode is wanted: ``DSH_USER_QUESTIONS_PLAIN`` is set, ``TERM`` is ``dumb``, stdin is
+    not a terminal, or neither stdout nor ``/dev/tty`` is one to draw the form on."""
     if os.environ.get(PLAIN_ENV, "").strip().lower() in _TRUE:
         return True
     if os.environ.get("TERM") == "dumb":  # no cursor movement: a drawn form would be garbage
         return True
-    streams = (sys.stdin, sys.stdout)
-    return not all(stream is not None and stream.isatty() for stream in streams)
+    if sys.stdin is None or not sys.stdin.isatty():
+        return True
+    if sys.stdout is not None and sys.stdout.isatty():
+        return False
+    # stdout is captured (answer=$(dsh-ask q.json)): draw on the controlling terminal instead.
+    try:
+        os.close(os.open("/dev/tty", os.O_WRONLY))
+    except OSError:
+        return True
+    return False
 
 
 class TerminalProvider:

@@ -69,3 +69,14 @@ def test_questions_piped_to_dsh_ask_are_answered_at_the_terminal(tmp_path: Path)
         f"cat request.json | {shlex.quote(str(DSH_ASK))} -", tmp_path, ["3"], "Esc cancel"
     )
     assert '{"answers":[{"id":"pkg","selected":["yarn"]}]}' in out
+
+
+def test_captured_stdout_still_gets_the_form_on_the_terminal(tmp_path: Path) -> None:
+    """With stdout redirected, the form is drawn on /dev/tty and stdout holds only the JSON."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({"questions": [question()]}), encoding="utf-8")
+    run_in_terminal(
+        f"{shlex.quote(str(DSH_ASK))} request.json > answer.json", tmp_path, ["1"], "Esc cancel"
+    )
+    answer = (tmp_path / "answer.json").read_text(encoding="utf-8")
+    assert answer == '{"answers":[{"id":"pkg","selected":["pnpm"]}]}\n'
