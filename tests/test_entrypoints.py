@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tool_cli_env import pip_install_to
 
 HARNESS = textwrap.dedent(
     """
@@ -75,22 +76,7 @@ def build_provider(root: Path, name: str) -> Path:
         )
     )
     target = root / f"site-{name}"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--no-build-isolation",
-            "--target",
-            str(target),
-            str(source),
-        ],
-        check=True,
-        capture_output=True,
-    )
+    pip_install_to(source, target)
     return target
 
 

@@ -138,6 +138,29 @@ def _link_tops(site: Path, dist: metadata.Distribution, *, only_metadata: bool) 
             (site / top).symlink_to(source, target_is_directory=source.is_dir())
 
 
+def pip_install_to(project: Path, target: Path) -> None:
+    """pip-install the distribution in ``project`` into the folder ``target``, offline."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--disable-pip-version-check",
+            "--target",
+            str(target),
+            str(project),
+        ],
+        check=True,
+        capture_output=True,
+        cwd=project.parent,
+    )
+
+
 def install_provider(root: Path, name: str) -> Path:
     """Build the scripted provider ``name`` as a distribution and pip-install it to a folder."""
     module = f"dsh_tool_test_provider_{name}"
@@ -158,25 +181,7 @@ def install_provider(root: Path, name: str) -> Path:
         )
     )
     target = root / f"provider-{name}"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--no-build-isolation",
-            "--no-index",
-            "--disable-pip-version-check",
-            "--target",
-            str(target),
-            str(project),
-        ],
-        check=True,
-        capture_output=True,
-        cwd=root,
-    )
+    pip_install_to(project, target)
     return target
 
 
