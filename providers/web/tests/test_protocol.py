@@ -592,10 +592,10 @@ def test_the_distribution_declares_its_dsh_entry_point() -> None:
     assert found.get("web") == "dsh_user_questions_web.plugin"
 
 
-async def test_loading_entry_points_makes_the_web_page_the_provider(
+async def _ask_through_entry_point(
     monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A harness that loads the dsh entry points asks through the web page."""
+) -> tuple[HarnessContext, WebProvider, asyncio.Future[Any]]:
+    """Load the dsh entry points with the web provider chosen, and ask until it is pending."""
     from dsh_user_questions_web import plugin
 
     monkeypatch.setenv("DSH_USER_QUESTIONS_PROVIDER", "web")
@@ -603,9 +603,21 @@ async def test_loading_entry_points_makes_the_web_page_the_provider(
     ctx = HarnessContext()
     ctx.load_entrypoints()
     provider = plugin.get_provider()
+    task = asyncio.ensure_future(ctx.user_questions.ask(request()))
     try:
-        task = asyncio.ensure_future(ctx.user_questions.ask(request()))
         await wait_until(lambda: provider.pending_count == 1, "the plugin's question")
+    except BaseException:
+        await provider.stop()
+        raise
+    return ctx, provider, task
+
+
+async def test_loading_entry_points_makes_the_web_page_the_provider(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A harness that loads the dsh entry points asks through the web page."""
+    _, provider, task = await _ask_through_entry_point(monkeypatch)
+    try:
         async with httpx.AsyncClient(base_url=provider.url or "") as http:
             pending = (await http.get("state")).json()["pending"]
             wire = answer_of({"id": "pkg", "selected": ["yarn"]})
@@ -617,16 +629,8 @@ async def test_loading_entry_points_makes_the_web_page_the_provider(
 
 async def test_closing_the_harness_stops_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
     """ctx.aclose() stops the plugin's server and fails its pending ask with ASK_ABORTED."""
-    from dsh_user_questions_web import plugin
-
-    monkeypatch.setenv("DSH_USER_QUESTIONS_PROVIDER", "web")
-    monkeypatch.setattr(plugin, "_provider", WebProvider(announce=False))
-    ctx = HarnessContext()
-    ctx.load_entrypoints()
-    provider = plugin.get_provider()
+    ctx, provider, task = await _ask_through_entry_point(monkeypatch)
     try:
-        task = asyncio.ensure_future(ctx.user_questions.ask(request()))
-        await wait_until(lambda: provider.pending_count == 1, "the plugin's question")
         await ctx.aclose()
         with pytest.raises(UserQuestionError) as info:
             await asyncio.wait_for(task, 10)
