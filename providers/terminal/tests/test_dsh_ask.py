@@ -51,10 +51,15 @@ def run_in_terminal(command: str, tmp_path: Path, keys: list[str], wait_text: st
     return transcript
 
 
-def test_dsh_ask_with_a_file_asks_in_the_terminal(tmp_path: Path) -> None:
-    """``dsh-ask FILE`` asks through the installed terminal provider and prints the answer."""
+def write_request(tmp_path: Path) -> None:
+    """Write the package-manager question as ``request.json`` in ``tmp_path``."""
     path = tmp_path / "request.json"
     path.write_text(json.dumps({"questions": [question()]}), encoding="utf-8")
+
+
+def test_dsh_ask_with_a_file_asks_in_the_terminal(tmp_path: Path) -> None:
+    """``dsh-ask FILE`` asks through the installed terminal provider and prints the answer."""
+    write_request(tmp_path)
     out = run_in_terminal(
         f"{shlex.quote(str(DSH_ASK))} request.json", tmp_path, ["2"], "Esc cancel"
     )
@@ -63,8 +68,7 @@ def test_dsh_ask_with_a_file_asks_in_the_terminal(tmp_path: Path) -> None:
 
 def test_questions_piped_to_dsh_ask_are_answered_at_the_terminal(tmp_path: Path) -> None:
     """With the questions on stdin, dsh-ask takes the answers from the terminal, not from EOF."""
-    path = tmp_path / "request.json"
-    path.write_text(json.dumps({"questions": [question()]}), encoding="utf-8")
+    write_request(tmp_path)
     out = run_in_terminal(
         f"cat request.json | {shlex.quote(str(DSH_ASK))} -", tmp_path, ["3"], "Esc cancel"
     )
@@ -73,8 +77,7 @@ def test_questions_piped_to_dsh_ask_are_answered_at_the_terminal(tmp_path: Path)
 
 def test_captured_stdout_still_gets_the_form_on_the_terminal(tmp_path: Path) -> None:
     """With stdout redirected, the form is drawn on /dev/tty and stdout holds only the JSON."""
-    path = tmp_path / "request.json"
-    path.write_text(json.dumps({"questions": [question()]}), encoding="utf-8")
+    write_request(tmp_path)
     run_in_terminal(
         f"{shlex.quote(str(DSH_ASK))} request.json > answer.json", tmp_path, ["1"], "Esc cancel"
     )
