@@ -37,7 +37,8 @@ async def _mcp_seconds_per_elicitation(number: int, repeat: int) -> float:
         started = time.perf_counter()
         for _ in range(n):
             result = await ctx.elicit(QUESTION.question, PackageManager)
-            assert result.action == "accept" and result.data.pkg == "pnpm", result
+            assert result.action == "accept", result
+            assert result.data.pkg == "pnpm", result
         return (time.perf_counter() - started) / n
 
     async def accept(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:

@@ -68,7 +68,8 @@ async def run(quick: bool) -> list[Figure]:
     ctx.register(plugin)
     ctx.register(InstantProvider(ANSWER), name="instant")
     result = await tool.run(ctx, ARGUMENTS)
-    assert result.content == EXPECTED and not result.is_error, result
+    assert result.content == EXPECTED, result
+    assert not result.is_error, result
 
     # The baseline: the JSON in and out and the provider through a bare hook call, without
     # validation, payloads or the service.

@@ -18,7 +18,7 @@ from ._markers import hookimpl
 from .errors import UserQuestionError
 from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest
 
-__all__ = ["WAIT_FOR_ABORT", "ScriptStep", "ScriptedProvider", "ScriptExhausted"]
+__all__ = ["WAIT_FOR_ABORT", "ScriptExhausted", "ScriptStep", "ScriptedProvider"]
 
 
 class _WaitForAbort:

@@ -378,7 +378,7 @@ def test_register_and_dispose_from_many_threads_never_hold_two(
                 try:
                     dispose = user_questions.register_provider(provider)
                 except UserQuestionError as error:
-                    assert error.code == "DUPLICATE_PROVIDER"
+                    assert error.code == "DUPLICATE_PROVIDER"  # noqa: PT017 - a refusal is a valid outcome
                     with lock:
                         state["refusals"] += 1
                     for old in stale[-3:]:
@@ -409,7 +409,8 @@ def test_register_and_dispose_from_many_threads_never_hold_two(
         sys.setswitchinterval(switch)
     assert failures == []
     assert state["peak"] == 1
-    assert state["wins"] > 0 and state["refusals"] > 0
+    assert state["wins"] > 0
+    assert state["refusals"] > 0
     user_questions.register_provider(ScriptedProvider())()  # the slot ends empty
 
 
@@ -478,7 +479,7 @@ async def race(
     try:
         answer = await asking
     except UserQuestionError as error:
-        assert error.code == "ASK_ABORTED"
+        assert error.code == "ASK_ABORTED"  # noqa: PT017 - either outcome of the race is valid
         outcome = "aborted"
     else:
         assert answer == PNPM_ANSWER
@@ -544,7 +545,7 @@ async def test_an_abort_from_a_thread_racing_an_answer_has_exactly_one_outcome(
         try:
             answer = await asyncio.wait_for(dsh_context.user_questions.ask(request), 5)
         except UserQuestionError as error:
-            assert error.code == "ASK_ABORTED"
+            assert error.code == "ASK_ABORTED"  # noqa: PT017 - either outcome of the race is valid
             outcome = "failed"
         else:
             assert answer == PNPM_ANSWER
@@ -614,10 +615,11 @@ async def _ask_each(scenarios: list[Scenario]) -> None:
         try:
             answer = await service.ask(request)
         except UserQuestionError as error:
-            assert isinstance(error.code, UserQuestionErrorCode)
-            assert str(error)
+            # Either outcome is valid for a random scenario: pytest.raises does not apply here.
+            assert isinstance(error.code, UserQuestionErrorCode)  # noqa: PT017
+            assert str(error)  # noqa: PT017
             if result is None:
-                assert error.code != "BAD_ANSWER"
+                assert error.code != "BAD_ANSWER"  # noqa: PT017
         else:
             assert isinstance(answer, AskUserQuestionAnswer)
             assert provider.requests == [request]

@@ -33,7 +33,8 @@ def test_signal_starts_pending_and_aborts_once_with_its_reason() -> None:
     first, second = ValueError("first"), ValueError("second")
     controller.abort(first)
     controller.abort(second)
-    assert signal.aborted and signal.reason is first
+    assert signal.aborted
+    assert signal.reason is first
 
 
 def test_abort_without_reason_gives_an_abort_error() -> None:
@@ -137,13 +138,15 @@ def test_any_aborts_with_the_first_source_reason() -> None:
     assert not combined.aborted
     b.abort("b went first")
     a.abort("a later")
-    assert combined.aborted and combined.reason == "b went first"
+    assert combined.aborted
+    assert combined.reason == "b went first"
 
 
 def test_any_of_an_aborted_signal_is_aborted_at_once() -> None:
     """AbortSignal.any of an already aborted source is aborted already."""
     combined = AbortSignal.any([AbortController().signal, AbortSignal.abort("done")])
-    assert combined.aborted and combined.reason == "done"
+    assert combined.aborted
+    assert combined.reason == "done"
 
 
 def test_any_releases_its_listeners_on_the_sources_once_aborted() -> None:
@@ -340,7 +343,8 @@ def test_timer_thread_is_a_daemon() -> None:
     AbortSignal.timeout(60)
     time.sleep(0)
     timers = [t for t in threading.enumerate() if t.name == "dsh-abort-timers"]
-    assert timers and all(t.daemon for t in timers)
+    assert timers
+    assert all(t.daemon for t in timers)
 
 
 async def test_aclose_runs_closing_hooks_newest_first_and_survives_failures(

@@ -78,7 +78,8 @@ def test_empty_questions_and_bad_intents_can_still_be_built() -> None:
     empty = AskUserQuestionRequest(questions=[])
     odd = plan_question(detail=None, intent=AskUserQuestionIntent("plan-review", "Nope"))
     assert empty.questions == ()
-    assert odd.intent is not None and odd.intent.approve == "Nope"
+    assert odd.intent is not None
+    assert odd.intent.approve == "Nope"
 
 
 def test_request_carries_agent_and_signal_but_they_never_travel() -> None:
@@ -87,7 +88,8 @@ def test_request_carries_agent_and_signal_but_they_never_travel() -> None:
     request = AskUserQuestionRequest(
         questions=[pkg_question()], agent=agent, signal=controller.signal
     )
-    assert request.agent is agent and request.signal is controller.signal
+    assert request.agent is agent
+    assert request.signal is controller.signal
     assert set(request.to_dict()) == {"questions"}
 
 
@@ -250,5 +252,6 @@ def test_from_dict_of_any_json_builds_or_raises_wire_format_error(data: object) 
         try:
             cls.from_dict(data)
         except WireFormatError as error:
-            assert error.problems
-            assert all(": " in problem for problem in error.problems)
+            # Building is as valid an outcome as the error: pytest.raises does not apply here.
+            assert error.problems  # noqa: PT017
+            assert all(": " in problem for problem in error.problems)  # noqa: PT017

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from dsh_user_questions import (
@@ -76,7 +78,7 @@ def test_plans_with_a_level_1_heading_first_are_accepted(plan: str) -> None:
 )
 def test_anything_else_is_a_value_error(plan: str) -> None:
     """Empty text, or a first line that is not a level-1 ATX heading, is a ValueError."""
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError, match=re.escape(NOT_A_PLAN)) as caught:
         plan_review_question(plan)
     assert str(caught.value) == NOT_A_PLAN
 

@@ -416,7 +416,7 @@ async def test_provider_exceptions_propagate_unchanged(
     """An exception of the provider's reaches the caller as the same object."""
     boom = OSError("screen gone")
     scripted_provider.push(boom)
-    with pytest.raises(OSError) as info:
+    with pytest.raises(OSError, match="screen gone") as info:
         await user_questions.ask(request_of())
     assert info.value is boom
 
@@ -727,7 +727,7 @@ def test_answer_check_accepts_exactly_the_valid_answers(
     try:
         result = check_answer(questions, answer)
     except UserQuestionError as error:
-        assert error.code == "BAD_ANSWER"
+        assert error.code == "BAD_ANSWER"  # noqa: PT017 - the `else` checks the other outcome
         assert not valid(questions, answer)
     else:
         assert result is answer
@@ -768,7 +768,9 @@ async def test_observers_see_asked_and_answered_with_the_wait(
     assert [e[0] for e in recorder.events] == ["asked", "answered"]
     assert recorder.events[0][1] is request
     _, seen_request, seen_answer, waited = recorder.events[1]
-    assert seen_request is request and seen_answer is answer and waited >= 0
+    assert seen_request is request
+    assert seen_answer is answer
+    assert waited >= 0
 
 
 async def test_observers_see_failures_with_the_error(dsh_context: HarnessContext) -> None:
