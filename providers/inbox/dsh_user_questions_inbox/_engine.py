@@ -1,0 +1,75 @@
+"""What the store needs of a database engine; SQLite and PostgreSQL each supply one.
+
+The store writes its SQL once, with ``:name`` parameters and a ``{seq}`` slot for the change
+number; an engine runs it. Every write that fills ``{seq}`` is a change that listeners hear of.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+__all__ = ["TABLE_COLUMNS", "Engine", "Listener"]
+
+# The one table, identical on both engines (DOUBLE PRECISION and BIGINT are also valid SQLite
+# type names). Times are seconds since the epoch; request and answers are JSON text.
+TABLE_COLUMNS = """
+    id TEXT PRIMARY KEY,
+    request TEXT NOT NULL,
+    agent TEXT,
+    harness TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    deadline DOUBLE PRECISION,
+    state TEXT NOT NULL
+        CHECK (state IN ('pending', 'answered', 'withdrawn', 'expired', 'cancelled')),
+    answer TEXT,
+    settled_at DOUBLE PRECISION,
+    surface TEXT,
+    late_answer TEXT,
+    late_at DOUBLE PRECISION,
+    late_surface TEXT,
+    late_delivered_at DOUBLE PRECISION,
+    seq BIGINT NOT NULL
+"""
+
+INDEXES = (
+    "CREATE INDEX IF NOT EXISTS dsh_inbox_questions_state ON dsh_inbox_questions (state, created)",
+    "CREATE INDEX IF NOT EXISTS dsh_inbox_questions_seq ON dsh_inbox_questions (seq)",
+    "CREATE INDEX IF NOT EXISTS dsh_inbox_questions_settled ON dsh_inbox_questions (settled_at)",
+)
+
+
+class Listener(Protocol):
+    """Hears of changes made by any process using the same store."""
+
+    def poll(self, timeout: float) -> list[str] | None:
+        """Wait up to ``timeout`` seconds; the ids of questions changed since the last poll.
+
+        ``None`` means changes may have been missed (the connection was lost and is back):
+        the caller re-reads whatever it cares about.
+        """
+        ...
+
+    def close(self) -> None:
+        """Stop listening and release the connection."""
+        ...
+
+
+class Engine(Protocol):
+    """Runs the store's SQL on one database, from any thread."""
+
+    def write(self, sql: str, params: Mapping[str, Any]) -> int:
+        """Run one write as one transaction; the number of rows it changed."""
+        ...
+
+    def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
+        """Run one query; its rows."""
+        ...
+
+    def listen(self) -> Listener:
+        """A new listener, hearing of changes from now on."""
+        ...
+
+    def close(self) -> None:
+        """Close every connection this engine opened."""
+        ...

@@ -1,0 +1,306 @@
+"""`Inbox`: the durable store of questions, over SQLite or PostgreSQL.
+
+Every transition is one conditional statement (``... WHERE state = 'pending'``), so across
+processes and machines exactly one final state is ever written and the first answer wins;
+the losers learn what happened instead. Answers are checked with the core's rules before they
+are stored.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
+
+from ._engine import Engine, Listener
+from ._record import AnswerOutcome, QuestionRecord, State
+from ._rules import check_answer
+from ._url import InboxURL, parse_url
+
+__all__ = ["AnswerResult", "Inbox", "open_inbox"]
+
+_COLUMNS = (
+    "id, request, agent, harness, created, deadline, state, answer, settled_at, surface,"
+    " late_answer, late_at, late_surface, late_delivered_at"
+)
+_SELECT = f"SELECT {_COLUMNS} FROM dsh_inbox_questions"
+# Ids are read aloud and typed (dsh-inbox answer ID): short, but 64 random bits.
+_ID_BYTES = 8
+# Ids per IN (...) list: far below SQLite's and PostgreSQL's parameter limits.
+_CHUNK = 500
+
+
+def _dump(data: Mapping[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _load(text: str | None) -> dict[str, Any] | None:
+    return None if text is None else json.loads(text)
+
+
+def _record(row: Sequence[Any]) -> QuestionRecord:
+    request = _load(row[1])
+    assert request is not None  # NOT NULL in the schema
+    return QuestionRecord(
+        id=row[0],
+        request=request,
+        agent=row[2],
+        harness=row[3],
+        created=row[4],
+        deadline=row[5],
+        state=State(row[6]),
+        answer=_load(row[7]),
+        settled_at=row[8],
+        surface=row[9],
+        late_answer=_load(row[10]),
+        late_at=row[11],
+        late_surface=row[12],
+        late_delivered_at=row[13],
+    )
+
+
+@attrs.frozen
+class AnswerResult:
+    """What `Inbox.answer` did: the outcome, and the record as it stands afterwards."""
+
+    outcome: AnswerOutcome
+    record: QuestionRecord | None
+
+    @property
+    def applied(self) -> bool:
+        """Whether this answer became the question's answer."""
+        return self.outcome is AnswerOutcome.APPLIED
+
+
+class Inbox:
+    """The question store; thread-safe, and shared by every process that opens the same URL.
+
+    Open one with `open_inbox`. The methods block on the database; async code calls them in a
+    thread (``asyncio.to_thread``).
+    """
+
+    def __init__(self, engine: Engine, url: InboxURL) -> None:
+        self._engine = engine
+        self.url = url
+
+    # Writing -----------------------------------------------------------------------------------
+
+    def add(
+        self,
+        request: AskUserQuestionRequest | Mapping[str, Any],
+        *,
+        harness: str,
+        agent: str | None = None,
+        deadline: float | None = None,
+        question_id: str | None = None,
+    ) -> QuestionRecord:
+        """Record a new pending question and return its record (with its new id)."""
+        wire = request.to_dict() if isinstance(request, AskUserQuestionRequest) else request
+        AskUserQuestionRequest.from_dict(wire)  # a bad wire form never reaches the store
+        now = time.time()
+        new_id = question_id or secrets.token_hex(_ID_BYTES)
+        params = {
+            "id": new_id,
+            "request": _dump(wire),
+            "agent": agent,
+            "harness": harness,
+            "created": now,
+            "deadline": deadline,
+        }
+        self._engine.write(
+            "INSERT INTO dsh_inbox_questions"
+            " (id, request, agent, harness, created, deadline, state, seq)"
+            " VALUES (:id, :request, :agent, :harness, :created, :deadline, 'pending', {seq})",
+            params,
+        )
+        return QuestionRecord(
+            id=new_id,
+            request=dict(wire),
+            agent=agent,
+            harness=harness,
+            created=now,
+            deadline=deadline,
+            state=State.PENDING,
+        )
+
+    def answer(
+        self, question_id: str, answer: AskUserQuestionAnswer | Mapping[str, Any], *, surface: str
+    ) -> AnswerResult:
+        """Give the question an answer from ``surface``; the first answer wins.
+
+        The answer is checked against the question's request first (``BAD_ANSWER``, nothing
+        stored). A pending question takes it (``applied``) unless its deadline has passed; a
+        withdrawn or expired one keeps the first such answer as its late answer (``late``);
+        otherwise the outcome says why not (``already-answered``, ``closed``, ``unknown``).
+        """
+        record = self.get(question_id)
+        if record is None:
+            return AnswerResult(AnswerOutcome.UNKNOWN, None)
+        checked = check_answer(record.to_request(), answer)
+        now = time.time()
+        params: dict[str, Any] = {
+            "id": question_id,
+            "answer": _dump(checked.to_dict()),
+            "surface": surface,
+        }
+        params["now"] = now
+        if self._engine.write(
+            "UPDATE dsh_inbox_questions SET state = 'answered', answer = :answer,"
+            " settled_at = :now, surface = :surface, seq = {seq}"
+            " WHERE id = :id AND state = 'pending' AND (deadline IS NULL OR deadline > :now)",
+            params,
+        ):
+            return AnswerResult(AnswerOutcome.APPLIED, self.get(question_id))
+        self._expire_overdue(question_id, now)
+        if self._engine.write(
+            "UPDATE dsh_inbox_questions SET late_answer = :answer, late_at = :now,"
+            " late_surface = :surface, seq = {seq}"
+            " WHERE id = :id AND state IN ('withdrawn', 'expired') AND late_answer IS NULL",
+            params,
+        ):
+            return AnswerResult(AnswerOutcome.LATE, self.get(question_id))
+        record = self.get(question_id)
+        if record is None:
+            return AnswerResult(AnswerOutcome.UNKNOWN, None)
+        if record.state is State.CANCELLED:
+            return AnswerResult(AnswerOutcome.CLOSED, record)
+        return AnswerResult(AnswerOutcome.ALREADY_ANSWERED, record)
+
+    def _expire_overdue(self, question_id: str, now: float) -> None:
+        self._engine.write(
+            "UPDATE dsh_inbox_questions SET state = 'expired', settled_at = deadline,"
+            " surface = 'deadline', seq = {seq}"
+            " WHERE id = :id AND state = 'pending' AND deadline <= :now",
+            {"id": question_id, "now": now},
+        )
+
+    def settle(self, question_id: str, state: State, *, surface: str) -> bool:
+        """Move a pending question to ``withdrawn``, ``expired`` or ``cancelled``.
+
+        ``True`` when this call made the transition; ``False`` when the question was already
+        final (or unknown): the state it has stays.
+        """
+        if state not in (State.WITHDRAWN, State.EXPIRED, State.CANCELLED):
+            raise ValueError(f"settle() takes withdrawn, expired or cancelled, not {state}")
+        return bool(
+            self._engine.write(
+                "UPDATE dsh_inbox_questions SET state = :state, settled_at = :now,"
+                " surface = :surface, seq = {seq} WHERE id = :id AND state = 'pending'",
+                {"id": question_id, "state": state.value, "now": time.time(), "surface": surface},
+            )
+        )
+
+    def claim_late(self, question_id: str) -> bool:
+        """Mark a late answer as handed to its harness; ``True`` for the one caller that did."""
+        return bool(
+            self._engine.write(
+                "UPDATE dsh_inbox_questions SET late_delivered_at = :now WHERE id = :id"
+                " AND late_answer IS NOT NULL AND late_delivered_at IS NULL",
+                {"id": question_id, "now": time.time()},
+            )
+        )
+
+    def prune(self, older_than: float) -> int:
+        """Delete final records settled (and late-answered) more than ``older_than`` s ago."""
+        if older_than < 0:
+            raise ValueError(f"prune(older_than={older_than!r}): a retention cannot be negative")
+        return self._engine.write(
+            "DELETE FROM dsh_inbox_questions WHERE state <> 'pending'"
+            " AND settled_at < :cutoff AND (late_at IS NULL OR late_at < :cutoff)",
+            {"cutoff": time.time() - older_than},
+        )
+
+    # Reading -----------------------------------------------------------------------------------
+
+    def get(self, question_id: str) -> QuestionRecord | None:
+        """The record of that id, or ``None``."""
+        rows = self._engine.read(f"{_SELECT} WHERE id = :id", {"id": question_id})
+        return _record(rows[0]) if rows else None
+
+    def get_many(self, question_ids: Iterable[str]) -> list[QuestionRecord]:
+        """The records of those ids that exist (in no particular order)."""
+        ids = list(dict.fromkeys(question_ids))
+        found: list[QuestionRecord] = []
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            names = [f"i{n}" for n in range(len(chunk))]
+            where = ", ".join(f":{name}" for name in names)
+            rows = self._engine.read(
+                f"{_SELECT} WHERE id IN ({where})", dict(zip(names, chunk, strict=True))
+            )
+            found.extend(_record(row) for row in rows)
+        return found
+
+    def records(
+        self,
+        *,
+        state: State | str | None = None,
+        harness: str | None = None,
+        late: bool | None = None,
+        undelivered: bool = False,
+        limit: int | None = None,
+    ) -> list[QuestionRecord]:
+        """Records, oldest first, filtered by state, harness label and lateness."""
+        where: list[str] = []
+        params: dict[str, Any] = {}
+        if state is not None:
+            where.append("state = :state")
+            params["state"] = State(state).value
+        if harness is not None:
+            where.append("harness = :harness")
+            params["harness"] = harness
+        if late is not None:
+            where.append("late_answer IS NOT NULL" if late else "late_answer IS NULL")
+        if undelivered:
+            where.append("late_delivered_at IS NULL")
+        sql = _SELECT + (f" WHERE {' AND '.join(where)}" if where else "")
+        sql += " ORDER BY created, id"
+        if limit is not None:
+            sql += " LIMIT :limit"
+            params["limit"] = limit
+        return [_record(row) for row in self._engine.read(sql, params)]
+
+    def count(self, state: State | str = State.PENDING) -> int:
+        """How many records are in ``state``."""
+        rows = self._engine.read(
+            "SELECT COUNT(*) FROM dsh_inbox_questions WHERE state = :state",
+            {"state": State(state).value},
+        )
+        return int(rows[0][0])
+
+    def listen(self) -> Listener:
+        """A listener hearing of every change from now on (see `Listener`)."""
+        return self._engine.listen()
+
+    def close(self) -> None:
+        """Close the store's connections."""
+        self._engine.close()
+
+    def __repr__(self) -> str:
+        return f"<Inbox {self.url.engine}>"
+
+
+def open_inbox(url: str | None = None) -> Inbox:
+    """Open (and create when missing) the store at ``url``.
+
+    ``None`` reads ``DSH_USER_QUESTIONS_INBOX``, else uses the default SQLite file under the
+    user's state directory. A ``postgresql://`` URL needs the ``[postgresql]`` extra (psycopg).
+    """
+    parsed = parse_url(url)
+    if parsed.engine == "sqlite":
+        from ._sqlite import SQLiteEngine
+
+        return Inbox(SQLiteEngine(parsed.target), parsed)
+    try:
+        from ._postgres import PostgresEngine
+    except ImportError as err:
+        raise RuntimeError(
+            f"{parsed.target.split('@')[-1]!r}: a PostgreSQL inbox needs psycopg;"
+            " install dsh-user-questions-inbox[postgresql]"
+        ) from err
+    return Inbox(PostgresEngine(parsed.target), parsed)

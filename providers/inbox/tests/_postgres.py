@@ -1,0 +1,108 @@
+"""A real PostgreSQL server for the tests, from the machine's ``postgresql`` package.
+
+``initdb`` into a temporary folder, ``postgres`` listening on a unix socket in that folder only
+(no TCP port to collide with). Run as the ``postgres`` user when the tests run as root, since
+PostgreSQL refuses to run as root.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import psycopg
+
+__all__ = ["PostgresServer", "find_bin"]
+
+
+def find_bin() -> Path | None:
+    """The newest ``/usr/lib/postgresql/<version>/bin`` holding ``initdb``, or ``None``."""
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+        key=lambda path: int(Path(path).parent.parent.name.split(".")[0]),
+    )
+    return Path(found[-1]).parent if found else None
+
+
+class PostgresServer:
+    """One throwaway cluster: `start`, `stop`, `restart`, and connection URLs."""
+
+    def __init__(self, bindir: Path) -> None:
+        self._bin = bindir
+        self.root = Path(tempfile.mkdtemp(prefix="dsh-inbox-pg-"))
+        self.data = self.root / "data"
+        self._as_root = os.geteuid() == 0
+        if self._as_root:
+            shutil.chown(self.root, "postgres", "postgres")
+        self._process: subprocess.Popen[bytes] | None = None
+        self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync")
+        self._databases = 0
+
+    def _command(self, name: str, *args: str) -> list[str]:
+        command = [str(self._bin / name), *args]
+        return ["runuser", "-u", "postgres", "--", *command] if self._as_root else command
+
+    def _run(self, name: str, *args: str) -> None:
+        subprocess.run(self._command(name, *args), check=True, capture_output=True)
+
+    def start(self) -> None:
+        """Start the server and wait until it takes connections."""
+        log = open(self.root / "server.log", "ab")  # noqa: SIM115 (the server keeps it)
+        self._process = subprocess.Popen(
+            self._command(
+                "postgres",
+                "-D", str(self.data),
+                "-k", str(self.root),
+                "-c", "listen_addresses=",
+                "-c", "fsync=off",
+                "-c", "max_connections=200",
+            ),
+            stdout=log,
+            stderr=log,
+        )  # fmt: skip
+        log.close()
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                psycopg.connect(self.url("postgres"), connect_timeout=2).close()
+                return
+            except psycopg.OperationalError:
+                if self._process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(
+                        "PostgreSQL did not start: " + (self.root / "server.log").read_text()
+                    ) from None
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        """Stop the server (fast shutdown: clients are disconnected) and wait for it."""
+        if self._process is not None:
+            self._process.terminate()
+            self._process.wait(timeout=60)
+            self._process = None
+
+    def restart(self) -> None:
+        """Stop, then start again on the same data."""
+        self.stop()
+        self.start()
+
+    def url(self, dbname: str) -> str:
+        """A libpq URL to ``dbname`` through the server's socket."""
+        return f"postgresql://postgres@/{dbname}?host={self.root}"
+
+    def new_database(self) -> str:
+        """A fresh, empty database; its URL."""
+        self._databases += 1
+        name = f"inbox_{self._databases}"
+        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        return self.url(name)
+
+    def destroy(self) -> None:
+        """Stop the server and delete its folder."""
+        self.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
