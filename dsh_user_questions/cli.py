@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -40,6 +41,9 @@ INSTALL_HINT: Final = "install one, e.g. pip install dsh-user-questions-terminal
 _EPILOG = f"""\
 exit status: 0 answered; 2 invalid input; 1 any other failure (e.g. no provider installed);
 130 cancelled, aborted (--timeout) or interrupted.
+
+dsh-ask mcp [--provider NAME] serves the same questions to an MCP client over stdio
+(needs the mcp extra: pip install 'dsh-user-questions[mcp]'); see dsh-ask mcp --help.
 
 With several providers installed, choose one with --provider NAME or {PROVIDER_ENV}=NAME.
 Example: echo '{{"questions":[{{"id":"pkg","question":"Which package manager?",
@@ -106,7 +110,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``dsh-ask`` with ``argv`` (default: the process's arguments); returns the exit status."""
-    args = _parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["mcp"]:  # a FILE named mcp is still readable as ./mcp
+        return _mcp(arguments[1:])
+    args = _parser().parse_args(arguments)
     if args.provider is not None:
         os.environ[PROVIDER_ENV] = args.provider
     if args.plain:
@@ -121,6 +128,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _ask(args.file, args.timeout)
     except KeyboardInterrupt:
         return _fail("interrupted", EXIT_CANCELLED)
+
+
+def _mcp(argv: list[str]) -> int:
+    """``dsh-ask mcp``: serve the user-questions tools to an MCP client over stdio."""
+    parser = argparse.ArgumentParser(
+        prog="dsh-ask mcp",
+        description=(
+            "Serve ask_user_question and review_plan over MCP (stdio) through the installed"
+            " provider; the terminal provider draws on /dev/tty, the web provider prints its"
+            " page address on stderr."
+        ),
+    )
+    parser.add_argument(
+        "--provider",
+        metavar="NAME",
+        help=f"use the installed provider NAME (sets {PROVIDER_ENV})",
+    )
+    args = parser.parse_args(argv)
+    if args.provider is not None:
+        os.environ[PROVIDER_ENV] = args.provider
+    try:
+        from .mcp import serve_stdio
+    except ImportError as err:
+        return _fail(f"{err} (dsh-ask mcp needs the mcp extra)", EXIT_FAILURE)
+    ctx = _context()
+    if ctx is None:
+        return EXIT_FAILURE
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C on the terminal ends the server
+        asyncio.run(_serve_then_close(ctx, serve_stdio))
+    return EXIT_OK
+
+
+async def _serve_then_close(ctx: HarnessContext, serve: Any) -> None:
+    try:
+        await serve(ctx)
+    finally:
+        await ctx.aclose()
 
 
 def _ask(path: str | None, timeout: float | None) -> int:

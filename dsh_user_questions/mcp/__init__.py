@@ -1,0 +1,37 @@
+"""MCP, both ways: a stdio server that asks through the installed provider, and elicitation.
+
+Needs the ``mcp`` extra (``pip install 'dsh-user-questions[mcp]'``), the official MCP SDK.
+
+- `build_server` / `serve_stdio`: the MCP server behind ``dsh-ask mcp``, serving the tools
+  ``ask_user_question`` and ``review_plan`` through ``ctx.user_questions``.
+- `elicitation_callback`: for a harness that is an MCP *client*; pass
+  ``elicitation_callback(ctx)`` as the SDK client's ``elicitation_callback`` and a server's
+  form-mode ``elicitation/create`` is asked through ``ctx.user_questions``.
+- `ElicitationProvider`: for a harness that is an MCP *server*; register
+  ``ElicitationProvider(mcp_context)`` and questions go to the connected client's user through
+  MCP elicitation.
+"""
+
+from __future__ import annotations
+
+try:
+    import mcp as _mcp  # noqa: F401  (the SDK must be importable for anything below)
+except ImportError as err:  # pragma: no cover - depends on what is installed
+    raise ImportError(
+        "dsh_user_questions.mcp needs the MCP SDK: pip install 'dsh-user-questions[mcp]'"
+    ) from err
+
+from ._callback import UnsupportedElicitation, elicitation_callback, questions_for_elicitation
+from ._provider import ElicitationProvider, elicitation_schema
+from ._server import SERVER_NAME, build_server, serve_stdio
+
+__all__ = [
+    "SERVER_NAME",
+    "ElicitationProvider",
+    "UnsupportedElicitation",
+    "build_server",
+    "elicitation_callback",
+    "elicitation_schema",
+    "questions_for_elicitation",
+    "serve_stdio",
+]

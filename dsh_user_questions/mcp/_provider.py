@@ -1,0 +1,154 @@
+"""`ElicitationProvider`: ask the MCP client's user, for a harness that is an MCP server.
+
+A request becomes one form-mode ``elicitation/create``. Each question is a flat field named by
+its id: a single select is a string ``oneOf`` of ``const``/``title`` (the title adds the
+option's description); a multi select is an array of such choices; a question without options
+is a string. A question with options also gets a ``<id>.other`` text field for the human's own
+words (the "Other" answer). No field is required, so every question may be skipped.
+
+MCP forms have no place for a detail, so the details go into the message. A plan review
+degrades to a labelled choice (``Approve`` / ``Keep planning``) with the plan in the message
+and feedback in the "Other" field; ``read_plan_review`` reads the answer as usual.
+
+``accept`` gives the answer; ``decline`` and ``cancel`` raise ``ASK_CANCELLED``. An abort of the
+request cancels the pending elicitation (the SDK tells the client with
+``notifications/cancelled``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from ..errors import UserQuestionError
+from ..payloads import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+)
+
+__all__ = ["OTHER_SUFFIX", "ElicitationProvider", "elicitation_schema"]
+
+OTHER_SUFFIX: Final = ".other"
+"""The "Other" text field of question ``q`` is named ``q.other``."""
+
+
+def _choice_titles(question: AskUserQuestionItem) -> list[dict[str, str]]:
+    return [
+        {
+            "const": option.label,
+            "title": f"{option.label}: {option.description}"
+            if option.description
+            else option.label,
+        }
+        for option in question.options
+    ]
+
+
+def _field_title(question: AskUserQuestionItem) -> str:
+    return f"{question.header}: {question.question}" if question.header else question.question
+
+
+def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, Any]]:
+    """The message and the ``requested_schema`` of the elicitation asking ``request``."""
+    properties: dict[str, Any] = {}
+    lines: list[str] = []
+    count = len(request.questions)
+    lines.append(
+        request.questions[0].question
+        if count == 1
+        else f"Please answer these {count} questions (each may be skipped)."
+    )
+    for question in request.questions:
+        if question.detail:
+            label = f"{question.header or question.id}" if count > 1 else None
+            lines.append(f"{label}:\n{question.detail}" if label else question.detail)
+        title = _field_title(question)
+        if question.options:
+            choices = _choice_titles(question)
+            if question.multi_select:
+                properties[question.id] = {
+                    "type": "array",
+                    "title": title,
+                    "description": "Choose any number of these.",
+                    "items": {"anyOf": choices},
+                }
+            else:
+                properties[question.id] = {
+                    "type": "string",
+                    "title": title,
+                    "oneOf": choices,
+                }
+            properties[question.id + OTHER_SUFFIX] = {
+                "type": "string",
+                "title": "Other: your own words" if not _is_plan_review(question) else "Feedback",
+                "description": (
+                    "Your own answer instead of a choice."
+                    if not question.multi_select
+                    else "Your own words, added to the choices."
+                ),
+            }
+        else:
+            properties[question.id] = {"type": "string", "title": title}
+    return "\n\n".join(lines), {"type": "object", "properties": properties}
+
+
+def _is_plan_review(question: AskUserQuestionItem) -> bool:
+    return question.intent is not None and question.intent.kind == "plan-review"
+
+
+def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUserQuestionAnswer:
+    """The answer in the accepted form ``content`` (the service checks it against the request)."""
+    items = []
+    for question in request.questions:
+        value = content.get(question.id)
+        other = content.get(question.id + OTHER_SUFFIX) if question.options else None
+        custom = other.strip() if isinstance(other, str) and other.strip() else None
+        selected: tuple[str, ...] = ()
+        if not question.options:
+            custom = value.strip() if isinstance(value, str) and value.strip() else None
+        elif isinstance(value, str):
+            selected = (value,)
+        elif isinstance(value, list):
+            selected = tuple(str(entry) for entry in value)
+        if question.options and not question.multi_select and custom is not None:
+            selected = ()  # a single select's own words replace the choice
+        if selected or custom is not None:
+            items.append(
+                AskUserQuestionAnswerItem(id=question.id, selected=selected, custom=custom)
+            )
+    return AskUserQuestionAnswer(answers=tuple(items))
+
+
+class ElicitationProvider:
+    """A provider asking the connected MCP client's user through form-mode elicitation.
+
+    ``mcp_context`` is the context of the MCP request being handled: the ``Context`` an
+    ``MCPServer`` tool receives, or the low-level server's request context (anything with
+    ``session`` and ``request_id``). Register it for the duration of that request::
+
+        dispose = ctx.user_questions.register_provider(ElicitationProvider(mcp_ctx))
+        try:
+            ...  # the harness runs the agent, whose questions go to the client's user
+        finally:
+            dispose()
+
+    The client must support elicitation over a connection that lets the server send requests
+    (stdio, or HTTP with a session); otherwise the SDK's error propagates.
+    """
+
+    def __init__(self, mcp_context: Any) -> None:
+        self._context = mcp_context
+
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        """Elicit the questions of ``request``; ``decline`` or ``cancel`` is ``ASK_CANCELLED``."""
+        message, schema = elicitation_schema(request)
+        # An MCPServer Context wraps the low-level request context, whose id keeps its type.
+        request_context = getattr(self._context, "request_context", self._context)
+        result = await request_context.session.elicit_form(
+            message, schema, related_request_id=request_context.request_id
+        )
+        if result.action != "accept":
+            raise UserQuestionError.cancelled()
+        return _read(request, result.content or {})

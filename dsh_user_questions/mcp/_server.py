@@ -1,0 +1,177 @@
+"""The MCP server behind ``dsh-ask mcp``: the user-questions tools over stdio.
+
+Two tools: ``ask_user_question`` (the model-facing tool of `dsh_user_questions.tool`, same
+schema, same results) and ``review_plan`` (plan review: approve, keep planning, or talk
+instead). Each call asks through ``ctx.user_questions``; a request the client cancels
+(``notifications/cancelled``) cancels the pending ask, and with it the provider's question.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any, Final
+
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from .. import tool
+from ..errors import HarnessError, UserQuestionError
+from ..plan_review import review_plan
+
+__all__ = ["REVIEW_PLAN", "SERVER_NAME", "build_server", "serve_stdio"]
+
+SERVER_NAME: Final = "dsh-user-questions"
+REVIEW_PLAN: Final = "review_plan"
+
+_REVIEW_PLAN_DESCRIPTION = """\
+Ask the user to review your plan before you carry it out, and wait for the verdict. The plan is \
+markdown whose first line is a level-1 heading ("# Title").
+
+The result is JSON: {"decision":"approved"} means carry the plan out; \
+{"decision":"keep-planning","feedback":"..."} means stay in planning and revise it (feedback, \
+when present, is the user's own words); {"decision":"talk-instead"} means the user closed the \
+review to talk: stop and wait for their next message."""
+
+_REVIEW_PLAN_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "required": ["plan"],
+    "additionalProperties": False,
+    "properties": {
+        "plan": {
+            "type": "string",
+            "description": "The plan as markdown; its first line is a level-1 heading.",
+            "minLength": 1,
+        }
+    },
+}
+
+
+def _tools() -> list[types.Tool]:
+    return [
+        types.Tool(name=tool.NAME, description=tool.DESCRIPTION, input_schema=tool.input_schema()),
+        types.Tool(
+            name=REVIEW_PLAN,
+            description=_REVIEW_PLAN_DESCRIPTION,
+            input_schema=_REVIEW_PLAN_SCHEMA,
+        ),
+    ]
+
+
+def _text(content: str, *, is_error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=content)], is_error=is_error)
+
+
+async def _ask(ctx: Any, arguments: dict[str, Any]) -> types.CallToolResult:
+    result = await tool.run(ctx, arguments)
+    return _text(result.content, is_error=result.is_error)
+
+
+async def _review(ctx: Any, arguments: dict[str, Any]) -> types.CallToolResult:
+    plan = arguments.get("plan")
+    extra = sorted(set(arguments) - {"plan"})
+    if not isinstance(plan, str) or extra:
+        problem = (
+            f"unknown property {extra[0]!r}; allowed: plan"
+            if extra
+            else "plan: is required and must be a string"
+        )
+        return _text(f"Error: invalid arguments: {problem}", is_error=True)
+    service = ctx.get("user_questions")
+    try:
+        if service is None:
+            raise UserQuestionError.no_provider()
+        outcome = await review_plan(service, plan)
+    except ValueError as err:  # not a plan: no level-1 heading first
+        return _text(f"Error: invalid arguments: plan: {err}", is_error=True)
+    except HarnessError as err:
+        return _text(tool.ToolResult.from_error(err).content, is_error=True)
+    verdict: dict[str, str] = {"decision": outcome.decision.value}
+    if outcome.feedback is not None:
+        verdict["feedback"] = outcome.feedback
+    return _text(json.dumps(verdict, ensure_ascii=False, separators=(",", ":")))
+
+
+def build_server(ctx: Any) -> Server[Any]:
+    """The MCP server (the SDK's low-level `Server`) asking through ``ctx.user_questions``.
+
+    ``ctx`` is a harness context (anything with ``get("user_questions")``). Run it on any
+    transport the SDK offers; `serve_stdio` runs it on this process's stdin and stdout.
+    """
+    tools = _tools()
+
+    async def list_tools(
+        _rctx: Any, _params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(_rctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = params.arguments or {}
+        if params.name == tool.NAME:
+            return await _ask(ctx, arguments)
+        if params.name == REVIEW_PLAN:
+            return await _review(ctx, arguments)
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"unknown tool {params.name!r}; this server has {tool.NAME} and {REVIEW_PLAN}",
+        )
+
+    return Server(SERVER_NAME, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def serve_stdio(ctx: Any) -> None:
+    """Serve `build_server` over stdin and stdout until the client closes the connection.
+
+    The protocol owns stdin and stdout, so while serving, a provider that talks to the terminal
+    finds it on file descriptors 0 and 1: they point at the controlling terminal
+    (``/dev/tty``) when there is one, and otherwise at the null device and stderr.
+    """
+    server = build_server(ctx)
+    async with stdio_server() as (read_stream, write_stream):
+        with _standard_streams_on_terminal():
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+@contextlib.contextmanager
+def _standard_streams_on_terminal() -> Iterator[None]:
+    """Point fds 0 and 1 at ``/dev/tty`` while the protocol runs on the SDK's private copies.
+
+    Only when the SDK moved the protocol off fds 0 and 1 (it points them at the null device
+    and stderr): were they still the protocol's pipes, writing a prompt there would corrupt it.
+    """
+    if not _diverted():
+        yield
+        return
+    try:
+        tty = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:  # no controlling terminal: providers read EOF and write to stderr
+        yield
+        return
+    saved = {0: os.dup(0), 1: os.dup(1)}
+    try:
+        for fd in saved:
+            os.dup2(tty, fd)
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        for fd, copy in saved.items():  # back to the null device and stderr, as the SDK left them
+            with contextlib.suppress(OSError):
+                os.dup2(copy, fd)
+        for fd in (*saved.values(), tty):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _diverted() -> bool:
+    try:
+        stdin, null = os.fstat(0), os.stat(os.devnull)
+        stdout, stderr = os.fstat(1), os.fstat(2)
+    except OSError:
+        return False
+    return os.path.samestat(stdin, null) and os.path.samestat(stdout, stderr)

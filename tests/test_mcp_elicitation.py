@@ -1,0 +1,523 @@
+"""MCP elicitation both ways, in memory through the official SDK's client and server sessions.
+
+``elicitation_callback(ctx)``: a server elicits a raw form schema; the client's harness asks it
+through a ``ScriptedProvider``. ``ElicitationProvider(mcp_context)``: a server-side harness asks
+its questions; the client's callback sees the elicitation (a recording fake, or our callback).
+"""
+
+# No "from __future__ import annotations": the SDK reads MCPServer tools' annotations at run time.
+import json
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP tests need the mcp extra")
+
+import mcp_types as types
+from _builders import plan_question
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp import Client
+from mcp.server.lowlevel import Server
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
+
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+    UserQuestionError,
+    UserQuestionErrorCode,
+    plugin,
+)
+from dsh_user_questions.harness import AbortController, HarnessContext
+from dsh_user_questions.mcp import (
+    ElicitationProvider,
+    UnsupportedElicitation,
+    elicitation_callback,
+    elicitation_schema,
+    questions_for_elicitation,
+)
+from dsh_user_questions.plan_review import read_plan_review
+from dsh_user_questions.testing import ScriptedProvider
+
+TIMEOUT = 30
+
+
+def _harness(provider: Any) -> HarnessContext:
+    ctx = HarnessContext()
+    ctx.register(plugin)
+    ctx.user_questions.register_provider(provider)
+    return ctx
+
+
+def _eliciting_server() -> Server[Any]:
+    """A server whose ``elicit`` tool sends the form it is given and returns the client's reply."""
+
+    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
+        schema = {"type": "object", "properties": {"message": {}, "schema": {}, "url": {}}}
+        return types.ListToolsResult(tools=[types.Tool(name="elicit", input_schema=schema)])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        args = params.arguments or {}
+        try:
+            if "url" in args:
+                result = await ctx.session.elicit_url(
+                    "Sign in", args["url"], "e-1", related_request_id=ctx.request_id
+                )
+            else:
+                result = await ctx.session.elicit_form(
+                    args["message"], args["schema"], related_request_id=ctx.request_id
+                )
+        except MCPError as err:
+            return types.CallToolResult(
+                content=[types.TextContent(text=f"refused: {err.message}")], is_error=True
+            )
+        reply = result.model_dump(mode="json", exclude_none=True, include={"action", "content"})
+        return types.CallToolResult(content=[types.TextContent(text=json.dumps(reply))])
+
+    return Server("eliciting", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def _elicit(
+    provider: ScriptedProvider, schema: dict[str, Any], message: str = "Set up the project"
+) -> dict[str, Any]:
+    """Elicit ``schema`` from a client whose harness answers through ``provider``."""
+    callback = elicitation_callback(_harness(provider))
+    with anyio.fail_after(TIMEOUT):
+        async with Client(
+            _eliciting_server(), mode="legacy", elicitation_callback=callback
+        ) as client:
+            result = await client.call_tool("elicit", {"message": message, "schema": schema})
+    text = result.content[0].text  # type: ignore[union-attr]
+    if result.is_error:
+        return {"refused": text}
+    reply: dict[str, Any] = json.loads(text)
+    return reply
+
+
+EVERY_KIND: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pkg": {"type": "string", "title": "Package manager", "enum": ["pnpm", "npm"]},
+        "license": {
+            "type": "string",
+            "description": "Which license?",
+            "oneOf": [{"const": "mit", "title": "MIT"}, {"const": "apache", "title": "Apache 2.0"}],
+        },
+        "typed": {"type": "boolean", "title": "Ship type hints?", "default": True},
+        "name": {"type": "string", "title": "Project name", "minLength": 2, "maxLength": 20},
+        "ratio": {"type": "number", "title": "Coverage goal", "minimum": 0, "maximum": 1},
+        "workers": {"type": "integer", "title": "Workers", "minimum": 1, "maximum": 8},
+        "targets": {
+            "type": "array",
+            "title": "Targets",
+            "items": {"type": "string", "enum": ["linux", "mac", "windows"]},
+            "minItems": 1,
+        },
+        "extras": {
+            "type": "array",
+            "title": "Extras",
+            "items": {
+                "anyOf": [{"const": "docs", "title": "Docs"}, {"const": "ci", "title": "CI"}]
+            },
+        },
+    },
+    "required": ["pkg", "name"],
+}
+
+EVERY_KIND_ANSWER = {
+    "answers": [
+        {"id": "pkg", "selected": ["pnpm"]},
+        {"id": "license", "selected": ["Apache 2.0"]},
+        {"id": "typed", "selected": ["No"]},
+        {"id": "name", "selected": [], "custom": "demo"},
+        {"id": "ratio", "selected": [], "custom": "0.85"},
+        {"id": "workers", "selected": [], "custom": "4"},
+        {"id": "targets", "selected": ["linux", "windows"]},
+        {"id": "extras", "selected": ["Docs", "CI"]},
+    ]
+}
+
+
+# elicitation_callback ------------------------------------------------------------------------
+
+
+async def test_every_field_kind_round_trips_through_the_callback() -> None:
+    """Enum, titled enum, boolean, string, number, integer and multi-selects come back typed."""
+    provider = ScriptedProvider(EVERY_KIND_ANSWER)
+    reply = await _elicit(provider, EVERY_KIND)
+    assert reply == {
+        "action": "accept",
+        "content": {
+            "pkg": "pnpm",
+            "license": "apache",
+            "typed": False,
+            "name": "demo",
+            "ratio": 0.85,
+            "workers": 4,
+            "targets": ["linux", "windows"],
+            "extras": ["docs", "ci"],
+        },
+    }
+    questions = {q.id: q for q in provider.requests[0].questions}
+    assert [o.label for o in questions["license"].options] == ["MIT", "Apache 2.0"]
+    assert [o.label for o in questions["typed"].options] == ["Yes", "No"]
+    assert questions["targets"].multi_select and questions["extras"].multi_select
+    assert not questions["pkg"].multi_select
+    assert questions["name"].options == () and questions["ratio"].options == ()
+    assert questions["pkg"].detail is not None and "Set up the project" in questions["pkg"].detail
+
+
+async def test_ranges_are_shown_as_text_in_the_detail() -> None:
+    """What a question cannot carry (range, length, count, default) is written in its detail."""
+    provider = ScriptedProvider(EVERY_KIND_ANSWER)
+    await _elicit(provider, EVERY_KIND)
+    detail = {q.id: q.detail or "" for q in provider.requests[0].questions}
+    assert "A number from 0 to 1" in detail["ratio"]
+    assert "A whole number from 1 to 8" in detail["workers"]
+    assert "2 to 20 characters" in detail["name"]
+    assert "Choose at least 1" in detail["targets"]
+    assert "Default: true" in detail["typed"]
+    assert "Optional" in detail["typed"] and "Optional" not in detail["name"]
+
+
+async def test_an_answer_out_of_range_is_asked_again_with_the_problem() -> None:
+    """A number out of its range (or not a number) is asked again, alone, saying what was wrong."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "workers": {"type": "integer", "minimum": 1, "maximum": 8},
+            "pkg": {"type": "string", "enum": ["pnpm", "npm"]},
+        },
+    }
+    provider = ScriptedProvider(
+        {
+            "answers": [
+                {"id": "workers", "selected": [], "custom": "12"},
+                {"id": "pkg", "selected": ["npm"]},
+            ]
+        },
+        {"answers": [{"id": "workers", "selected": [], "custom": "3"}]},
+    )
+    reply = await _elicit(provider, schema)
+    assert reply == {"action": "accept", "content": {"workers": 3, "pkg": "npm"}}
+    again = provider.requests[1].questions
+    assert [q.id for q in again] == ["workers"]
+    assert "did not fit" in (again[0].detail or "") and "'12'" in (again[0].detail or "")
+
+
+async def test_own_words_for_an_enum_are_asked_again() -> None:
+    """An enum field takes no custom text: the human is asked to choose one of the options."""
+    schema = {"type": "object", "properties": {"pkg": {"type": "string", "enum": ["pnpm", "npm"]}}}
+    provider = ScriptedProvider(
+        {"answers": [{"id": "pkg", "selected": [], "custom": "bun"}]},
+        {"answers": [{"id": "pkg", "selected": ["pnpm"]}]},
+    )
+    assert await _elicit(provider, schema) == {"action": "accept", "content": {"pkg": "pnpm"}}
+    assert "choose one of the options" in (provider.requests[1].questions[0].detail or "")
+
+
+async def test_a_skipped_optional_field_is_left_out() -> None:
+    """A skipped optional field is absent from the content, so the server's default applies."""
+    provider = ScriptedProvider({"answers": [{"id": "pkg", "selected": ["pnpm"]}]})
+    schema = {
+        "type": "object",
+        "properties": {
+            "pkg": {"type": "string", "enum": ["pnpm", "npm"]},
+            "typed": {"type": "boolean", "default": True},
+        },
+    }
+    assert await _elicit(provider, schema) == {"action": "accept", "content": {"pkg": "pnpm"}}
+
+
+async def test_nothing_answered_declines() -> None:
+    """Every question skipped is a decline."""
+    provider = ScriptedProvider({"answers": []})
+    assert await _elicit(provider, EVERY_KIND) == {"action": "decline"}
+
+
+async def test_a_required_field_skipped_declines() -> None:
+    """A required field left unanswered is a decline, not an accept missing it."""
+    provider = ScriptedProvider({"answers": [{"id": "license", "selected": ["MIT"]}]})
+    assert await _elicit(provider, EVERY_KIND) == {"action": "decline"}
+
+
+async def test_closing_the_question_cancels() -> None:
+    """The provider's ASK_CANCELLED (the human closed the form) is a cancel."""
+    provider = ScriptedProvider(UserQuestionError.cancelled())
+    assert await _elicit(provider, EVERY_KIND) == {"action": "cancel"}
+
+
+async def test_an_unmappable_field_is_refused_naming_it() -> None:
+    """A nested object is refused with an error naming the field; nobody is asked."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "pkg": {"type": "string", "enum": ["pnpm", "npm"]},
+            "address": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
+    provider = ScriptedProvider()
+    reply = await _elicit(provider, schema)
+    assert "'address'" in reply["refused"] and "cannot be asked" in reply["refused"]
+    assert provider.requests == []
+
+
+@pytest.mark.parametrize(
+    ("prop", "problem"),
+    [
+        ({"type": "array", "items": {"type": "string"}}, "need enum, oneOf or anyOf"),
+        ({"type": ["string", "null"]}, "cannot be asked"),
+        ({"enum": ["a", "b"]}, "cannot be asked"),
+        ({"type": "string", "enum": [1, 2]}, "enum must be a list of strings"),
+        ({"type": "integer", "minimum": "one"}, "minimum and maximum must be numbers"),
+    ],
+)
+def test_each_unsupported_shape_says_why(prop: dict[str, Any], problem: str) -> None:
+    """Fields no question can ask raise UnsupportedElicitation naming the field and the reason."""
+    with pytest.raises(UnsupportedElicitation, match=problem) as caught:
+        questions_for_elicitation("m", {"type": "object", "properties": {"x": prop}})
+    assert "'x'" in str(caught.value)
+
+
+async def test_url_mode_is_refused() -> None:
+    """URL-mode elicitation has nothing to ask and is refused with an error."""
+    callback = elicitation_callback(_harness(ScriptedProvider()))
+    with anyio.fail_after(TIMEOUT):
+        async with Client(
+            _eliciting_server(), mode="legacy", elicitation_callback=callback
+        ) as client:
+            result = await client.call_tool("elicit", {"url": "https://example.com/login"})
+    assert result.is_error
+    assert "URL-mode elicitation is not supported" in result.content[0].text  # type: ignore[union-attr]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    properties=st.dictionaries(
+        st.text(min_size=1, max_size=8),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+            lambda inner: (
+                st.lists(inner, max_size=3)
+                | st.dictionaries(
+                    st.sampled_from(["type", "enum", "items", "oneOf", "title"]), inner
+                )
+            ),
+            max_leaves=6,
+        ),
+        max_size=3,
+    )
+)
+def test_any_schema_maps_or_is_refused_cleanly(properties: dict[str, Any]) -> None:
+    """Whatever a server sends, the mapping gives questions or an UnsupportedElicitation."""
+    try:
+        questions = questions_for_elicitation("m", {"type": "object", "properties": properties})
+    except UnsupportedElicitation:
+        return
+    assert [q.id for q in questions] == list(properties)
+
+
+# ElicitationProvider ------------------------------------------------------------------------
+
+
+def _asking_server(request: AskUserQuestionRequest) -> Server[Any]:
+    """A low-level server whose ``ask`` tool asks ``request`` through an ElicitationProvider."""
+
+    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
+        tool = types.Tool(name="ask", input_schema={"type": "object"})
+        return types.ListToolsResult(tools=[tool])
+
+    async def call_tool(ctx: Any, _params: types.CallToolRequestParams) -> types.CallToolResult:
+        harness = _harness(ElicitationProvider(ctx))
+        try:
+            answer = await harness.user_questions.ask(request)
+        except UserQuestionError as err:
+            text = f"error {err.code}"
+        else:
+            text = json.dumps(answer.to_dict())
+        return types.CallToolResult(content=[types.TextContent(text=text)])
+
+    return Server("asking", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+class RecordingClient:
+    """An MCP client's elicitation callback that records each form and replies as scripted."""
+
+    def __init__(self, *replies: types.ElicitResult) -> None:
+        self.replies = list(replies)
+        self.forms: list[types.ElicitRequestFormParams] = []
+
+    async def __call__(self, _context: Any, params: Any) -> types.ElicitResult:
+        self.forms.append(params)
+        return self.replies.pop(0)
+
+
+async def _ask_client(server: Any, callback: Any) -> str:
+    with anyio.fail_after(TIMEOUT):
+        async with Client(server, mode="legacy", elicitation_callback=callback) as client:
+            result = await client.call_tool("ask", {})
+    text: str = result.content[0].text  # type: ignore[union-attr]
+    return text
+
+
+PKG = AskUserQuestionItem(
+    id="pkg",
+    question="Which package manager?",
+    header="Tooling",
+    options=(AskUserQuestionOption("pnpm", "Fast"), AskUserQuestionOption("npm")),
+)
+TARGETS = AskUserQuestionItem(
+    id="targets",
+    question="Which targets?",
+    options=(AskUserQuestionOption("linux"), AskUserQuestionOption("mac")),
+    multi_select=True,
+)
+NAME = AskUserQuestionItem(id="name", question="Project name?", detail="Used on PyPI.")
+THREE = AskUserQuestionRequest(questions=(PKG, TARGETS, NAME))
+
+
+async def test_provider_maps_each_question_to_a_flat_field() -> None:
+    """Single select: oneOf with titles; multi: array of titled choices; Other text; free text."""
+    client = RecordingClient(types.ElicitResult(action="decline"))
+    await _ask_client(_asking_server(THREE), client)
+    form = client.forms[0]
+    assert form.requested_schema == elicitation_schema(THREE)[1]
+    props = form.requested_schema["properties"]
+    assert props["pkg"]["oneOf"] == [
+        {"const": "pnpm", "title": "pnpm: Fast"},
+        {"const": "npm", "title": "npm"},
+    ]
+    assert props["pkg"]["title"] == "Tooling: Which package manager?"
+    assert props["targets"]["type"] == "array"
+    assert props["targets"]["items"]["anyOf"][1] == {"const": "mac", "title": "mac"}
+    assert props["pkg.other"]["type"] == "string" and props["targets.other"]["type"] == "string"
+    assert props["name"] == {"type": "string", "title": "Project name?"}
+    assert "name.other" not in props
+    assert "Used on PyPI." in form.message
+
+
+async def test_provider_reads_choices_other_text_and_free_text() -> None:
+    """Accepted content becomes the answer: selections, own words and free text."""
+    content = {
+        "pkg": "npm",
+        "targets": ["linux", "mac"],
+        "targets.other": "freebsd",
+        "name": "demo",
+    }
+    client = RecordingClient(types.ElicitResult(action="accept", content=content))
+    text = await _ask_client(_asking_server(THREE), client)
+    assert json.loads(text) == {
+        "answers": [
+            {"id": "pkg", "selected": ["npm"]},
+            {"id": "targets", "selected": ["linux", "mac"], "custom": "freebsd"},
+            {"id": "name", "selected": [], "custom": "demo"},
+        ]
+    }
+
+
+async def test_provider_single_select_own_words_replace_the_choice() -> None:
+    """A single select's Other text wins over a choice, as the answer encoding says."""
+    content = {"pkg": "npm", "pkg.other": "bun"}
+    client = RecordingClient(types.ElicitResult(action="accept", content=content))
+    text = await _ask_client(_asking_server(AskUserQuestionRequest(questions=(PKG,))), client)
+    assert json.loads(text) == {"answers": [{"id": "pkg", "selected": [], "custom": "bun"}]}
+
+
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+async def test_provider_decline_and_cancel_are_ask_cancelled(action: str) -> None:
+    """The client user's decline or cancel is ASK_CANCELLED."""
+    client = RecordingClient(types.ElicitResult(action=action))  # type: ignore[arg-type]
+    text = await _ask_client(_asking_server(THREE), client)
+    assert text == f"error {UserQuestionErrorCode.ASK_CANCELLED}"
+
+
+async def test_provider_plan_review_is_a_labelled_choice_with_the_plan_in_the_message() -> None:
+    """Plan review: the plan is in the message, Approve / Keep planning a choice, feedback Other."""
+    question = plan_question()
+    request = AskUserQuestionRequest(questions=(question,))
+    content = {"plan-review": "Keep planning", "plan-review.other": "Add tests first"}
+    client = RecordingClient(types.ElicitResult(action="accept", content=content))
+    text = await _ask_client(_asking_server(request), client)
+    form = client.forms[0]
+    assert question.detail is not None and question.detail in form.message
+    choices = form.requested_schema["properties"]["plan-review"]["oneOf"]
+    assert [c["const"] for c in choices] == ["Approve", "Keep planning"]
+    assert form.requested_schema["properties"]["plan-review.other"]["title"] == "Feedback"
+    outcome = read_plan_review(AskUserQuestionAnswer.from_dict(json.loads(text)))
+    assert not outcome.approved and outcome.feedback == "Add tests first"
+
+
+async def test_provider_works_from_an_mcpserver_tool_context() -> None:
+    """The high-level MCPServer's Context works as the provider's MCP context."""
+    server = MCPServer("high-level")
+
+    @server.tool()
+    async def ask(ctx: Context) -> str:
+        harness = _harness(ElicitationProvider(ctx))
+        answer = await harness.user_questions.ask(AskUserQuestionRequest(questions=(PKG,)))
+        return json.dumps(answer.to_dict())
+
+    client = RecordingClient(types.ElicitResult(action="accept", content={"pkg": "pnpm"}))
+    text = await _ask_client(server, client)
+    assert json.loads(text) == {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
+
+
+async def test_provider_and_callback_round_trip_every_question_kind() -> None:
+    """Our provider on the server and our callback on the client: each question kind survives."""
+    answer = {
+        "answers": [
+            {"id": "pkg", "selected": [], "custom": "bun"},
+            {"id": "targets", "selected": ["mac"], "custom": "freebsd"},
+            {"id": "name", "selected": [], "custom": "demo"},
+        ]
+    }
+    # The callback sees the "Other" fields as questions of their own: answer them in turn.
+    client_side = ScriptedProvider(
+        lambda request: {
+            "answers": [
+                {"id": "pkg", "selected": []},
+                {"id": "pkg.other", "selected": [], "custom": "bun"},
+                {"id": "targets", "selected": ["mac"]},
+                {"id": "targets.other", "selected": [], "custom": "freebsd"},
+                {"id": "name", "selected": [], "custom": "demo"},
+            ]
+        }
+    )
+    text = await _ask_client(_asking_server(THREE), elicitation_callback(_harness(client_side)))
+    assert json.loads(text) == answer
+    asked = client_side.requests[0].questions
+    assert [q.id for q in asked] == ["pkg", "pkg.other", "targets", "targets.other", "name"]
+    assert [o.label for o in asked[0].options] == ["pnpm: Fast", "npm"]
+    assert asked[2].multi_select
+
+
+async def test_provider_abort_withdraws_the_elicitation() -> None:
+    """Aborting the ask cancels the pending elicitation: ASK_ABORTED, and the client is told."""
+    controller = AbortController()
+    entered = anyio.Event()
+    withdrawn = anyio.Event()
+
+    async def never_answers(_context: Any, _params: Any) -> types.ElicitResult:
+        entered.set()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            withdrawn.set()
+        raise AssertionError("unreachable")
+
+    request = AskUserQuestionRequest(questions=(PKG,), signal=controller.signal)
+
+    async def abort_when_asked() -> None:
+        await entered.wait()
+        controller.abort()
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(abort_when_asked)
+            text = await _ask_client(_asking_server(request), never_answers)
+        await withdrawn.wait()
+    assert text == f"error {UserQuestionErrorCode.ASK_ABORTED}"

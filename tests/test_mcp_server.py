@@ -1,0 +1,260 @@
+"""``dsh-ask mcp``: the stdio MCP server, run as a real subprocess and driven by the SDK's client.
+
+The server asks through an installed provider: a tiny scripted provider distribution built and
+pip-installed to a folder here, chosen with ``--provider``. It logs each ask, and whether the
+ask was withdrawn, to a file the test reads; it also prints to stdout, which must never reach
+the protocol.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import textwrap
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP tests need the mcp extra")
+
+from mcp import Client, StdioServerParameters
+from tool_cli_env import pip_install_to
+
+from dsh_user_questions import tool
+
+TIMEOUT = 60
+PROVIDER = "mcpscripted"
+SCRIPT_ENV = "DSH_MCP_TEST_SCRIPT"
+LOG_ENV = "DSH_MCP_TEST_LOG"
+
+_PROVIDER_MODULE = f'''\
+"""A scripted provider for the dsh-ask mcp tests."""
+
+import asyncio
+import json
+import os
+
+from dsh_user_questions import UserQuestionError, hookimpl
+
+_steps = json.loads(os.environ.get("{SCRIPT_ENV}", "[]"))
+
+
+def _log(event, **data):
+    with open(os.environ["{LOG_ENV}"], "a", encoding="utf-8") as file:
+        file.write(json.dumps({{"event": event, **data}}) + "\\n")
+
+
+@hookimpl
+async def dsh_user_questions_ask(request):
+    _log("asked", request=request.to_dict())
+    print("a provider writing to stdout must not break the protocol", flush=True)
+    step = _steps.pop(0) if _steps else {{"cancel": True}}
+    if step.get("hang"):
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            _log("withdrawn")
+            raise
+    if "answer" in step:
+        return step["answer"]
+    raise UserQuestionError.cancelled()
+'''
+
+_SETUP_CFG = f"""\
+[metadata]
+name = dsh-mcp-test-provider
+version = 1.0
+
+[options]
+py_modules = dsh_mcp_test_provider
+
+[options.entry_points]
+dsh =
+    {PROVIDER} = dsh_mcp_test_provider
+"""
+
+PKG_ARGS = {
+    "questions": [
+        {
+            "id": "pkg",
+            "question": "Which package manager?",
+            "options": [{"label": "pnpm"}, {"label": "npm"}],
+        }
+    ]
+}
+PLAN = "# Ship it\n\n1. Build\n2. Release"
+
+
+@pytest.fixture(scope="module")
+def provider_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The scripted provider distribution, pip-installed to its own folder."""
+    root = tmp_path_factory.mktemp("mcp-provider")
+    project = root / "project"
+    project.mkdir()
+    (project / "dsh_mcp_test_provider.py").write_text(_PROVIDER_MODULE, encoding="utf-8")
+    (project / "setup.cfg").write_text(_SETUP_CFG, encoding="utf-8")
+    (project / "pyproject.toml").write_text(
+        textwrap.dedent(
+            """\
+            [build-system]
+            requires = ["setuptools", "wheel"]
+            build-backend = "setuptools.build_meta"
+            """
+        ),
+        encoding="utf-8",
+    )
+    target = root / "site"
+    pip_install_to(project, target)
+    return target
+
+
+def _command() -> list[str]:
+    """``dsh-ask mcp`` as installed next to this Python, or through ``-m`` in a source tree."""
+    script = shutil.which("dsh-ask", path=str(Path(sys.executable).parent))
+    if script is not None:
+        return [script, "mcp"]
+    return [sys.executable, "-m", "dsh_user_questions.cli", "mcp"]
+
+
+class Server:
+    """One ``dsh-ask mcp`` process's script and log."""
+
+    def __init__(self, provider_dir: Path, tmp_path: Path, steps: list[dict[str, Any]]) -> None:
+        self.log = tmp_path / "asked.jsonl"
+        command = _command()
+        python_path = os.pathsep.join(
+            [str(provider_dir), *filter(None, [os.environ.get("PYTHONPATH")])]
+        )
+        self.parameters = StdioServerParameters(
+            command=command[0],
+            args=[*command[1:], "--provider", PROVIDER],
+            env={
+                "PYTHONPATH": python_path,
+                SCRIPT_ENV: json.dumps(steps),
+                LOG_ENV: str(self.log),
+                "PATH": os.environ.get("PATH", ""),
+            },
+            cwd=str(tmp_path),
+        )
+
+    def events(self) -> list[dict[str, Any]]:
+        if not self.log.exists():
+            return []
+        lines = self.log.read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines]
+
+    async def until(self, check: Callable[[list[dict[str, Any]]], bool]) -> None:
+        # Another process writes the log: polling it is the only way to hear of it.
+        while not check(self.events()):  # noqa: ASYNC110
+            await anyio.sleep(0.05)
+
+    @asynccontextmanager
+    async def client(self, mode: str = "auto") -> AsyncIterator[Client]:
+        async with Client(self.parameters, mode=mode) as client:
+            yield client
+
+
+def _text(result: Any) -> str:
+    text: str = result.content[0].text
+    return text
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_lists_both_tools_with_the_tool_schema(
+    provider_dir: Path, tmp_path: Path, mode: str
+) -> None:
+    """The server lists ask_user_question (the tool's own schema) and review_plan."""
+    server = Server(provider_dir, tmp_path, [])
+    with anyio.fail_after(TIMEOUT):
+        async with server.client(mode) as client:
+            listed = {t.name: t for t in (await client.list_tools()).tools}
+    assert sorted(listed) == ["ask_user_question", "review_plan"]
+    assert listed["ask_user_question"].input_schema == tool.input_schema()
+    assert listed["ask_user_question"].description == tool.DESCRIPTION
+    assert listed["review_plan"].input_schema["required"] == ["plan"]
+
+
+async def test_a_call_is_asked_through_the_installed_provider(
+    provider_dir: Path, tmp_path: Path
+) -> None:
+    """A call reaches the provider and returns the compact answer JSON; stdout noise is harmless."""
+    answer = {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
+    server = Server(provider_dir, tmp_path, [{"answer": answer}, {"answer": answer}])
+    with anyio.fail_after(TIMEOUT):
+        async with server.client() as client:
+            first = await client.call_tool("ask_user_question", PKG_ARGS)
+            second = await client.call_tool("ask_user_question", PKG_ARGS)
+    assert not first.is_error and not second.is_error
+    assert _text(first) == '{"answers":[{"id":"pkg","selected":["pnpm"]}]}'
+    asked = [e for e in server.events() if e["event"] == "asked"]
+    assert asked[0]["request"]["questions"][0]["id"] == "pkg"
+    assert len(asked) == 2
+
+
+async def test_invalid_arguments_come_back_as_a_tool_error(
+    provider_dir: Path, tmp_path: Path
+) -> None:
+    """Arguments that break the schema are a tool error listing the problem; nobody is asked."""
+    server = Server(provider_dir, tmp_path, [])
+    with anyio.fail_after(TIMEOUT):
+        async with server.client() as client:
+            result = await client.call_tool("ask_user_question", {"questions": []})
+    assert result.is_error
+    assert _text(result) == "Error: invalid arguments: questions: must have at least 1 item"
+    assert server.events() == []
+
+
+async def test_cancelled_request_withdraws_the_ask(provider_dir: Path, tmp_path: Path) -> None:
+    """Cancelling the MCP request cancels the provider's pending ask; the server keeps serving."""
+    answer = {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+    server = Server(provider_dir, tmp_path, [{"hang": True}, {"answer": answer}])
+    with anyio.fail_after(TIMEOUT):
+        async with server.client("legacy") as client:
+            async with anyio.create_task_group() as tg:
+
+                async def call() -> None:
+                    await client.call_tool("ask_user_question", PKG_ARGS)
+                    raise AssertionError("the cancelled call returned")
+
+                tg.start_soon(call)
+                await server.until(lambda events: any(e["event"] == "asked" for e in events))
+                tg.cancel_scope.cancel()
+            await server.until(lambda events: any(e["event"] == "withdrawn" for e in events))
+            after = await client.call_tool("ask_user_question", PKG_ARGS)
+    assert _text(after) == '{"answers":[{"id":"pkg","selected":["npm"]}]}'
+
+
+async def test_closing_the_question_is_the_cancelled_error(
+    provider_dir: Path, tmp_path: Path
+) -> None:
+    """The provider's ASK_CANCELLED reaches the client as the tool's error text."""
+    server = Server(provider_dir, tmp_path, [{"cancel": True}])
+    with anyio.fail_after(TIMEOUT):
+        async with server.client() as client:
+            result = await client.call_tool("ask_user_question", PKG_ARGS)
+    assert result.is_error
+    assert _text(result) == "Error: the user cancelled ask_user_question"
+
+
+async def test_review_plan_returns_the_decision(provider_dir: Path, tmp_path: Path) -> None:
+    """review_plan asks the plan-review question and returns the decision and feedback."""
+    keep = {"answers": [{"id": "plan-review", "selected": [], "custom": "Add tests"}]}
+    approve = {"answers": [{"id": "plan-review", "selected": ["Approve"]}]}
+    server = Server(provider_dir, tmp_path, [{"answer": keep}, {"answer": approve}])
+    with anyio.fail_after(TIMEOUT):
+        async with server.client() as client:
+            kept = await client.call_tool("review_plan", {"plan": PLAN})
+            approved = await client.call_tool("review_plan", {"plan": PLAN})
+            not_a_plan = await client.call_tool("review_plan", {"plan": "no heading"})
+    assert json.loads(_text(kept)) == {"decision": "keep-planning", "feedback": "Add tests"}
+    assert json.loads(_text(approved)) == {"decision": "approved"}
+    assert not_a_plan.is_error and "level-1 ATX heading" in _text(not_a_plan)
+    asked = [e["request"] for e in server.events() if e["event"] == "asked"]
+    assert asked[0]["questions"][0]["detail"] == PLAN
+    assert len(asked) == 2
