@@ -165,10 +165,13 @@ async def test_every_field_kind_round_trips_through_the_callback() -> None:
     questions = {q.id: q for q in provider.requests[0].questions}
     assert [o.label for o in questions["license"].options] == ["MIT", "Apache 2.0"]
     assert [o.label for o in questions["typed"].options] == ["Yes", "No"]
-    assert questions["targets"].multi_select and questions["extras"].multi_select
+    assert questions["targets"].multi_select
+    assert questions["extras"].multi_select
     assert not questions["pkg"].multi_select
-    assert questions["name"].options == () and questions["ratio"].options == ()
-    assert questions["pkg"].detail is not None and "Set up the project" in questions["pkg"].detail
+    assert questions["name"].options == ()
+    assert questions["ratio"].options == ()
+    assert questions["pkg"].detail is not None
+    assert "Set up the project" in questions["pkg"].detail
 
 
 async def test_ranges_are_shown_as_text_in_the_detail() -> None:
@@ -181,7 +184,8 @@ async def test_ranges_are_shown_as_text_in_the_detail() -> None:
     assert "2 to 20 characters" in detail["name"]
     assert "Choose at least 1" in detail["targets"]
     assert "Default: true" in detail["typed"]
-    assert "Optional" in detail["typed"] and "Optional" not in detail["name"]
+    assert "Optional" in detail["typed"]
+    assert "Optional" not in detail["name"]
 
 
 async def test_an_answer_out_of_range_is_asked_again_with_the_problem() -> None:
@@ -206,7 +210,8 @@ async def test_an_answer_out_of_range_is_asked_again_with_the_problem() -> None:
     assert reply == {"action": "accept", "content": {"workers": 3, "pkg": "npm"}}
     again = provider.requests[1].questions
     assert [q.id for q in again] == ["workers"]
-    assert "did not fit" in (again[0].detail or "") and "'12'" in (again[0].detail or "")
+    assert "did not fit" in (again[0].detail or "")
+    assert "'12'" in (again[0].detail or "")
 
 
 async def test_own_words_for_an_enum_are_asked_again() -> None:
@@ -262,7 +267,8 @@ async def test_an_unmappable_field_is_refused_naming_it() -> None:
     }
     provider = ScriptedProvider()
     reply = await _elicit(provider, schema)
-    assert "'address'" in reply["refused"] and "cannot be asked" in reply["refused"]
+    assert "'address'" in reply["refused"]
+    assert "cannot be asked" in reply["refused"]
     assert provider.requests == []
 
 
@@ -394,7 +400,8 @@ async def test_provider_maps_each_question_to_a_flat_field() -> None:
     assert props["pkg"]["title"] == "Tooling: Which package manager?"
     assert props["targets"]["type"] == "array"
     assert props["targets"]["items"]["anyOf"][1] == {"const": "mac", "title": "mac"}
-    assert props["pkg.other"]["type"] == "string" and props["targets.other"]["type"] == "string"
+    assert props["pkg.other"]["type"] == "string"
+    assert props["targets.other"]["type"] == "string"
     assert props["name"] == {"type": "string", "title": "Project name?"}
     assert "name.other" not in props
     assert "Used on PyPI." in form.message
@@ -443,12 +450,14 @@ async def test_provider_plan_review_is_a_labelled_choice_with_the_plan_in_the_me
     client = RecordingClient(types.ElicitResult(action="accept", content=content))
     text = await _ask_client(_asking_server(request), client)
     form = client.forms[0]
-    assert question.detail is not None and question.detail in form.message
+    assert question.detail is not None
+    assert question.detail in form.message
     choices = form.requested_schema["properties"]["plan-review"]["oneOf"]
     assert [c["const"] for c in choices] == ["Approve", "Keep planning"]
     assert form.requested_schema["properties"]["plan-review.other"]["title"] == "Feedback"
     outcome = read_plan_review(AskUserQuestionAnswer.from_dict(json.loads(text)))
-    assert not outcome.approved and outcome.feedback == "Add tests first"
+    assert not outcome.approved
+    assert outcome.feedback == "Add tests first"
 
 
 async def test_provider_works_from_an_mcpserver_tool_context() -> None:

@@ -190,7 +190,8 @@ async def test_a_call_is_asked_through_the_installed_provider(
         async with server.client() as client:
             first = await client.call_tool("ask_user_question", PKG_ARGS)
             second = await client.call_tool("ask_user_question", PKG_ARGS)
-    assert not first.is_error and not second.is_error
+    assert not first.is_error
+    assert not second.is_error
     assert _text(first) == '{"answers":[{"id":"pkg","selected":["pnpm"]}]}'
     asked = [e for e in server.events() if e["event"] == "asked"]
     assert asked[0]["request"]["questions"][0]["id"] == "pkg"
@@ -254,7 +255,8 @@ async def test_review_plan_returns_the_decision(provider_dir: Path, tmp_path: Pa
             not_a_plan = await client.call_tool("review_plan", {"plan": "no heading"})
     assert json.loads(_text(kept)) == {"decision": "keep-planning", "feedback": "Add tests"}
     assert json.loads(_text(approved)) == {"decision": "approved"}
-    assert not_a_plan.is_error and "level-1 ATX heading" in _text(not_a_plan)
+    assert not_a_plan.is_error
+    assert "level-1 ATX heading" in _text(not_a_plan)
     asked = [e["request"] for e in server.events() if e["event"] == "asked"]
     assert asked[0]["questions"][0]["detail"] == PLAN
     assert len(asked) == 2
