@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ._markers import PROJECT, hookspec
 
 if TYPE_CHECKING:
-    from .harness import HarnessContext
+    from .harness import AbortSignal, HarnessContext
     from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest
 
 __all__ = [
@@ -25,6 +25,8 @@ __all__ = [
     "dsh_user_questions_ask",
     "dsh_user_questions_asked",
     "dsh_user_questions_failed",
+    "dsh_user_questions_late_answer",
+    "dsh_user_questions_resume",
 ]
 
 
@@ -178,4 +180,55 @@ def dsh_user_questions_failed(
         @hookimpl
         def dsh_user_questions_failed(request, error, wait_seconds):
             audit.warning("question failed: %s", getattr(error, "code", error))
+    """
+
+
+@hookspec(firstresult=True)
+def dsh_user_questions_resume(
+    question_id: str, signal: AbortSignal | None
+) -> AskUserQuestionAnswer | Awaitable[object] | None:
+    """Wait again for a question asked before, by id: the provider side of ``resume``.
+
+    Only providers that keep questions beyond one process implement it (the inbox provider
+    does); the service calls it from ``await ctx.user_questions.resume(question_id)`` on the
+    one active provider plugin. It may be ``async def`` or return an awaitable. The answer,
+    or the error ``ask()`` would raise (``ASK_ABORTED`` for a withdrawn question,
+    ``ASK_TIMED_OUT`` for an expired one, ``ASK_CANCELLED``); an id the provider does not know
+    is a `LookupError`.
+
+    :param question_id: The id the provider gave the question when it was asked.
+    :param signal: Aborts the renewed wait (the provider withdraws the question), or ``None``.
+    :return: An `AskUserQuestionAnswer` or an awaitable of one. ``None`` means this plugin
+        cannot resume questions.
+
+    Example::
+
+        @hookimpl
+        async def dsh_user_questions_resume(question_id, signal):
+            record = await store.wait_final(question_id)
+            return AskUserQuestionAnswer.from_dict(record.answer)
+    """
+
+
+@hookspec
+def dsh_user_questions_late_answer(record: object) -> None:
+    """An answer arrived after its question was withdrawn (abort) or expired (timeout).
+
+    Such an answer is never applied to the ask that gave up; a provider that keeps questions
+    (the inbox provider) keeps it as *late* and calls this hook once, in one process of the
+    harness that asked, so the harness can give it to the model as a new user message. Any
+    number of implementations; synchronous, on the harness's event loop thread when one
+    runs; the result is ignored; exceptions are logged.
+
+    :param record: The provider's record of the question: for the inbox, a
+        ``dsh_user_questions_inbox.QuestionRecord`` with ``id``, ``request`` (wire form),
+        ``state`` (``withdrawn`` or ``expired``) and ``late_answer`` (wire form).
+
+    Example::
+
+        @hookimpl
+        def dsh_user_questions_late_answer(record):
+            inbox_messages.put_nowait(
+                f"(late answer to question {record.id}) {json.dumps(record.late_answer)}"
+            )
     """

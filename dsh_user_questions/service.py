@@ -178,6 +178,53 @@ class UserQuestionService:
             result = await result if signal is None else await _wait(result, signal)
         return check_answer(request.questions, result)
 
+    async def resume(
+        self, question_id: str, *, signal: AbortSignal | None = None
+    ) -> AskUserQuestionAnswer:
+        """Wait again for a question asked before (by this process or one that died).
+
+        Only a provider that keeps questions can: a registered provider object with a
+        ``resume(question_id, *, signal=None)`` method, or a provider plugin implementing
+        ``dsh_user_questions_resume``. Returns the answer, or raises as ``ask()`` would
+        (``ASK_ABORTED`` when ``signal`` aborts or the question was withdrawn, ``ASK_CANCELLED``,
+        ``NO_PROVIDER``...); an id the provider does not know is a `LookupError`, a provider
+        that keeps no questions a `NotImplementedError`. Observer hooks are not called.
+        """
+        if signal is not None and signal.aborted:
+            raise UserQuestionError.aborted() from _reason(signal)
+        registration = self._registration
+        impls = self._hookimpls()
+        result: object = None
+        if registration is not None and not impls:
+            method = getattr(registration.provider, "resume", None)
+            if method is not None:
+                result = method(question_id, signal=signal)
+            active = _describe(registration.provider)
+        elif registration is None and len(impls) == 1:
+            result = self._ctx.plugin_manager.hook.dsh_user_questions_resume(
+                question_id=question_id, signal=signal
+            )
+            active = f"provider plugin {self._plugin_name(impls[0].plugin)!r}"
+        elif registration is None and not impls:
+            raise UserQuestionError.no_provider()
+        else:
+            raise UserQuestionError.duplicate_provider(
+                " and ".join(self._describe_active()) + " are all active"
+            )
+        if result is None:
+            raise NotImplementedError(
+                f"the active {active} keeps no questions, so it cannot resume {question_id!r}"
+            )
+        if inspect.isawaitable(result):
+            result = await result if signal is None else await _wait(result, signal)
+        if isinstance(result, AskUserQuestionAnswer):
+            return result
+        if isinstance(result, Mapping):
+            return AskUserQuestionAnswer.from_dict(result)
+        raise UserQuestionError.bad_answer(
+            f"resume gave {type(result).__name__}, not an AskUserQuestionAnswer"
+        )
+
     def _call_provider(self, request: AskUserQuestionRequest) -> object:
         """Check the request in the documented order, then call the one provider."""
         signal = request.signal

@@ -1,0 +1,173 @@
+"""One thread per provider that listens to the store and wakes the asks waiting on it.
+
+A thousand waiting asks cost one listener, not a thousand polls: the thread hears which
+questions changed (from any process), reads those records once, settles the futures of the
+ones that reached a final state, and hands late answers for its harness to a callback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Callable
+
+from ._record import QuestionRecord
+from ._store import Inbox
+
+__all__ = ["Watcher"]
+
+_log = logging.getLogger(__name__)
+_POLL_SECONDS = 0.25  # upper bound on how long close() waits for the thread
+
+
+class Watcher:
+    """Wakes waiters when their question is final; delivers this harness's late answers."""
+
+    def __init__(
+        self,
+        inbox: Inbox,
+        *,
+        harness: str,
+        on_late_answer: Callable[[QuestionRecord], object] | None,
+    ) -> None:
+        self._inbox = inbox
+        self._harness = harness
+        self._on_late_answer = on_late_answer
+        self._lock = threading.Lock()
+        self._waiters: dict[str, list[asyncio.Future[QuestionRecord]]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Start listening (once); late answers are handed over on ``loop``, when given."""
+        with self._lock:
+            if loop is not None:
+                self._loop = loop
+            if self._thread is not None:
+                return
+            self._thread = threading.Thread(target=self._run, name="dsh-inbox-watcher", daemon=True)
+            self._thread.start()
+
+    def watch(self, question_id: str) -> asyncio.Future[QuestionRecord]:
+        """A future settled with the record once the question is final; call on the loop.
+
+        Listening has begun when this returns, so the caller reads the record once after it
+        (a change before that is then seen by the caller, any later one by the future).
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[QuestionRecord] = loop.create_future()
+        with self._lock:
+            self._waiters.setdefault(question_id, []).append(future)
+        self.start(loop)
+        self._ready.wait()
+        return future
+
+    def unwatch(self, question_id: str, future: asyncio.Future[QuestionRecord]) -> None:
+        """Stop waking ``future``."""
+        with self._lock:
+            futures = self._waiters.get(question_id)
+            if futures is not None:
+                with contextlib.suppress(ValueError):
+                    futures.remove(future)
+                if not futures:
+                    del self._waiters[question_id]
+
+    @property
+    def waiting(self) -> int:
+        """How many questions have a waiter."""
+        with self._lock:
+            return len(self._waiters)
+
+    def close(self) -> None:
+        """Stop the thread and wait for it."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+
+    # The thread --------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        listener = None
+        while listener is None and not self._stop.is_set():
+            try:
+                listener = self._inbox.listen()
+            except Exception:
+                _log.exception("the inbox watcher cannot listen yet; retrying")
+                self._stop.wait(1.0)
+        self._ready.set()
+        if listener is None:
+            return
+        resync = True  # late answers that came while no process of this harness listened
+        try:
+            while not self._stop.is_set():
+                try:
+                    if resync:
+                        self._resync()
+                        resync = False
+                    changed = listener.poll(_POLL_SECONDS)
+                    if changed is None:
+                        resync = True
+                    elif changed:
+                        self._handle(self._inbox.get_many(changed))
+                except Exception:
+                    _log.exception("the inbox watcher failed; it will re-read and go on")
+                    resync = True
+                    self._stop.wait(1.0)
+        finally:
+            listener.close()
+
+    def _resync(self) -> None:
+        with self._lock:
+            watched = list(self._waiters)
+        records = self._inbox.get_many(watched)
+        records += self._inbox.records(harness=self._harness, late=True, undelivered=True)
+        self._handle(records)
+
+    def _handle(self, records: list[QuestionRecord]) -> None:
+        for record in records:
+            if record.state.final:
+                with self._lock:
+                    futures = self._waiters.pop(record.id, [])
+                for future in futures:
+                    _settle_soon(future, record)
+            if (
+                record.late
+                and record.late_delivered_at is None
+                and record.harness == self._harness
+                and self._on_late_answer is not None
+                and self._inbox.claim_late(record.id)
+            ):
+                self.deliver(record)
+
+    def deliver(self, record: QuestionRecord) -> None:
+        """Hand ``record`` to the late-answer callback, on the harness's loop when it runs."""
+        callback = self._on_late_answer
+        if callback is None:
+            return
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # closed between the check and the call
+                loop.call_soon_threadsafe(_call, callback, record)
+                return
+        _call(callback, record)
+
+
+def _call(callback: Callable[[QuestionRecord], object], record: QuestionRecord) -> None:
+    try:
+        callback(record)
+    except Exception:
+        _log.exception("the late-answer callback failed for question %s", record.id)
+
+
+def _settle_soon(future: asyncio.Future[QuestionRecord], record: QuestionRecord) -> None:
+    def settle() -> None:
+        if not future.done():
+            future.set_result(record)
+
+    with contextlib.suppress(RuntimeError):  # the waiter's loop is gone: nobody waits
+        future.get_loop().call_soon_threadsafe(settle)

@@ -1,0 +1,204 @@
+"""``dsh-inbox``: see and answer the inbox's questions from a shell.
+
+``dsh-inbox list [--json] [--all]``, ``dsh-inbox answer ID`` and ``dsh-inbox prune``. Exit
+status of ``answer``: 0 this answer was applied; 2 the answer is invalid (not JSON, or refused
+by the question's rules); 3 the question was already answered or closed; 4 it was withdrawn or
+expired, so the answer was kept as late; 1 anything else (unknown id, no store).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from dsh_user_questions import UserQuestionError
+
+from ._inert import inert
+from ._record import AnswerOutcome, QuestionRecord, State
+from ._retention import parse_duration, retention_seconds
+from ._store import Inbox, open_inbox
+from ._url import ENV_INBOX
+
+__all__ = ["main"]
+
+EXIT_APPLIED = 0
+EXIT_ERROR = 1
+EXIT_INVALID = 2
+EXIT_TAKEN = 3
+EXIT_LATE = 4
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dsh-inbox",
+        description="See and answer the questions your agents asked through the inbox.",
+    )
+    parser.add_argument(
+        "--inbox",
+        metavar="URL",
+        help=f"the store (default: ${ENV_INBOX}, else the SQLite file in the state directory)",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    listing = commands.add_parser(
+        "list", help="pending questions and late answers (--all: the whole history)"
+    )
+    listing.add_argument("--json", action="store_true", help="print one JSON array of records")
+    listing.add_argument(
+        "--all", action="store_true", help="every record kept, final ones included"
+    )
+    answer = commands.add_parser(
+        "answer",
+        help="answer a question: wire-form JSON on stdin, or the terminal form on a TTY",
+    )
+    answer.add_argument("id", help="the question's id (see dsh-inbox list)")
+    answer.add_argument(
+        "--surface", default="cli", help="who answers, as the record will say (default: cli)"
+    )
+    prune = commands.add_parser("prune", help="delete final records past the retention")
+    prune.add_argument(
+        "--older-than",
+        metavar="DURATION",
+        help="e.g. 30d, 12h, 3600 (default: $DSH_USER_QUESTIONS_INBOX_RETENTION, else 30d)",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``dsh-inbox``; the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        inbox = open_inbox(args.inbox)
+    except (ValueError, RuntimeError, OSError) as err:
+        print(f"dsh-inbox: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        if args.command == "list":
+            return _list(inbox, as_json=args.json, everything=args.all)
+        if args.command == "answer":
+            return _answer(inbox, args.id, surface=args.surface)
+        return _prune(inbox, args.older_than)
+    finally:
+        inbox.close()
+
+
+# list --------------------------------------------------------------------------------------------
+
+
+def _list(inbox: Inbox, *, as_json: bool, everything: bool) -> int:
+    records = inbox.records()
+    if not everything:
+        records = [r for r in records if r.state is State.PENDING or r.late]
+    if as_json:
+        print(json.dumps([r.to_dict() for r in records], ensure_ascii=False))
+        return 0
+    if not records:
+        print("no questions" if everything else "no pending questions and no late answers")
+        return 0
+    now = time.time()
+    for record in records:
+        print(_line(record, now))
+    return 0
+
+
+def _state(record: QuestionRecord) -> str:
+    if record.late:
+        return f"{record.state}, late answer from {inert(record.late_surface or '?')}"
+    if record.state is State.ANSWERED:
+        return f"answered by {inert(record.surface or '?')}"
+    return str(record.state)
+
+
+def _line(record: QuestionRecord, now: float) -> str:
+    questions = record.request.get("questions", [])
+    first = inert(str(questions[0].get("question", ""))) if questions else ""
+    more = f" (+{len(questions) - 1} more)" if len(questions) > 1 else ""
+    who = inert(record.harness) + (f"/{inert(record.agent)}" if record.agent else "")
+    return (
+        f"{record.id}  {_state(record):<24}  {_age(now - record.created):>4} ago  {who}  "
+        f"{first}{more}"
+    )
+
+
+def _age(seconds: float) -> str:
+    for size, unit in ((86_400, "d"), (3600, "h"), (60, "m")):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds)}s"
+
+
+# answer ------------------------------------------------------------------------------------------
+
+
+def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
+    record = inbox.get(question_id)
+    if record is None:
+        print(f"dsh-inbox: no question {question_id!r} in the inbox", file=sys.stderr)
+        return EXIT_ERROR
+    if sys.stdin is not None and sys.stdin.isatty():
+        from ._ask_here import ask_in_terminal
+
+        answer: Any = ask_in_terminal(inbox, record)
+        if isinstance(answer, int):
+            return answer
+    else:
+        text = sys.stdin.read() if sys.stdin is not None else ""
+        try:
+            answer = json.loads(text)
+        except ValueError as err:
+            print(f"dsh-inbox: the answer on stdin is not JSON: {err}", file=sys.stderr)
+            return EXIT_INVALID
+    try:
+        result = inbox.answer(question_id, answer, surface=surface)
+    except UserQuestionError as err:
+        print(f"dsh-inbox: answer refused: {err.message}", file=sys.stderr)
+        return EXIT_INVALID
+    return report(result.outcome, question_id, result.record)
+
+
+def report(outcome: AnswerOutcome, question_id: str, record: QuestionRecord | None) -> int:
+    """Say what became of an answer; the exit status for it."""
+    if outcome is AnswerOutcome.APPLIED:
+        print(f"answered question {question_id}")
+        return EXIT_APPLIED
+    if outcome is AnswerOutcome.UNKNOWN or record is None:
+        print(f"dsh-inbox: no question {question_id!r} in the inbox", file=sys.stderr)
+        return EXIT_ERROR
+    if outcome is AnswerOutcome.LATE:
+        print(
+            f"dsh-inbox: question {question_id} was already {record.state.value}: your answer"
+            " was kept as a late answer and handed to its harness, not applied",
+            file=sys.stderr,
+        )
+        return EXIT_LATE
+    if outcome is AnswerOutcome.CLOSED:
+        why = "closed by the user"
+    elif record.state is State.ANSWERED:
+        why = f"answered by {inert(record.surface or '?')}"
+    else:
+        why = f"{record.state.value}, and already has a late answer"
+    print(f"dsh-inbox: question {question_id} was not changed: it was {why}", file=sys.stderr)
+    return EXIT_TAKEN
+
+
+# prune -------------------------------------------------------------------------------------------
+
+
+def _prune(inbox: Inbox, older_than: str | None) -> int:
+    try:
+        seconds = (
+            retention_seconds()
+            if older_than is None
+            else parse_duration(older_than, where="--older-than")
+        )
+    except ValueError as err:
+        print(f"dsh-inbox: {err}", file=sys.stderr)
+        return EXIT_INVALID
+    if seconds is None:
+        print("retention is never: nothing pruned")
+        return 0
+    print(f"pruned {inbox.prune(seconds)} final records")
+    return 0

@@ -1,0 +1,143 @@
+"""``dsh-inbox`` as installed: list, answer (JSON on stdin), prune; exit statuses and messages."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _requests import PKG, pick
+
+from dsh_user_questions_inbox import Inbox, State
+
+DSH_INBOX = str(Path(sys.executable).parent / "dsh-inbox")
+
+
+def run(url: str, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """Run the installed dsh-inbox against the store at ``url``."""
+    return subprocess.run(
+        [DSH_INBOX, "--inbox", url, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_list_json_prints_pending_and_late_records(inbox: Inbox, inbox_url: str) -> None:
+    """list --json prints one JSON array: pending records and late ones, each with its id."""
+    pending = inbox.add(PKG, harness="h", agent="a1")
+    answered = inbox.add(PKG, harness="h")
+    late = inbox.add(PKG, harness="h")
+    inbox.answer(answered.id, pick("npm"), surface="web")
+    inbox.settle(late.id, State.EXPIRED, surface="harness")
+    inbox.answer(late.id, pick("npm"), surface="cli")
+    done = run(inbox_url, "list", "--json")
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(done.stdout)
+    assert [r["id"] for r in listed] == [pending.id, late.id]
+    assert listed[0]["state"] == "pending"
+    assert listed[0]["agent"] == "a1"
+    assert listed[1]["late"] is True
+    assert listed[1]["late_answer"] == pick("npm")
+    history = json.loads(run(inbox_url, "list", "--json", "--all").stdout)
+    assert [r["id"] for r in history] == [pending.id, answered.id, late.id]
+    assert history[1]["surface"] == "web"
+
+
+def test_list_shows_model_text_inert(inbox: Inbox, inbox_url: str) -> None:
+    """Question text with terminal escapes is listed with the escapes made visible."""
+    evil = {"questions": [{"id": "q", "question": "Pick\x1b[2J one\u202e now"}]}
+    record = inbox.add(evil, harness="h")
+    done = run(inbox_url, "list")
+    assert done.returncode == 0
+    assert "\x1b" not in done.stdout
+    assert "\u202e" not in done.stdout
+    assert record.id in done.stdout
+    assert "Pick\\u001b[2J one\\u202e now" in done.stdout
+
+
+def test_answer_from_stdin_is_applied_once(inbox: Inbox, inbox_url: str) -> None:
+    """The first answer exits 0; a second one exits 3 saying who answered first."""
+    record = inbox.add(PKG, harness="h")
+    first = run(inbox_url, "answer", record.id, stdin=json.dumps(pick("npm")))
+    assert first.returncode == 0, first.stderr
+    assert f"answered question {record.id}" in first.stdout
+    second = run(
+        inbox_url, "answer", record.id, "--surface", "cli:bob", stdin=json.dumps(pick("pnpm"))
+    )
+    assert second.returncode == 3
+    assert "answered by cli" in second.stderr
+    stored = inbox.get(record.id)
+    assert stored.answer == pick("npm")
+    assert stored.surface == "cli"
+
+
+def test_a_late_answer_exits_4_and_is_kept(inbox: Inbox, inbox_url: str) -> None:
+    """An answer to a withdrawn question exits 4, says it was kept as late, not applied."""
+    record = inbox.add(PKG, harness="h")
+    inbox.settle(record.id, State.WITHDRAWN, surface="harness")
+    done = run(inbox_url, "answer", record.id, stdin=json.dumps(pick("npm")))
+    assert done.returncode == 4
+    assert "late answer" in done.stderr
+    assert inbox.get(record.id).late_answer == pick("npm")
+
+
+def test_an_answer_to_a_closed_question_exits_3(inbox: Inbox, inbox_url: str) -> None:
+    """The human closed the question: exit 3, nothing stored."""
+    record = inbox.add(PKG, harness="h")
+    inbox.settle(record.id, State.CANCELLED, surface="web")
+    done = run(inbox_url, "answer", record.id, stdin=json.dumps(pick("npm")))
+    assert done.returncode == 3
+    assert "closed" in done.stderr
+    assert inbox.get(record.id).late is False
+
+
+@pytest.mark.parametrize(
+    ("stdin", "says"),
+    [
+        ("{not json", "not JSON"),
+        (json.dumps(pick("yarn")), '"yarn"'),
+        (json.dumps({"answers": [{"id": "pkg", "selected": "npm"}]}), "answers[0].selected"),
+    ],
+)
+def test_an_invalid_answer_exits_2_and_leaves_the_question_pending(
+    inbox: Inbox, inbox_url: str, stdin: str, says: str
+) -> None:
+    """Not JSON, or refused by the rules: exit 2 with the reason; the question stays pending."""
+    record = inbox.add(PKG, harness="h")
+    done = run(inbox_url, "answer", record.id, stdin=stdin)
+    assert done.returncode == 2
+    assert says in done.stderr
+    assert inbox.get(record.id).state is State.PENDING
+
+
+def test_an_unknown_id_exits_1(inbox_url: str, inbox: Inbox) -> None:
+    """An id the store does not know: exit 1 naming it."""
+    done = run(inbox_url, "answer", "no-such", stdin=json.dumps(pick("npm")))
+    assert done.returncode == 1
+    assert "no-such" in done.stderr
+
+
+def test_prune_deletes_final_records_past_the_retention(inbox: Inbox, inbox_url: str) -> None:
+    """prune --older-than deletes old final records; a bad duration is exit 2."""
+    keep = inbox.add(PKG, harness="h")
+    gone = inbox.add(PKG, harness="h")
+    inbox.answer(gone.id, pick("npm"), surface="cli")
+    assert run(inbox_url, "prune").stdout.strip() == "pruned 0 final records"
+    done = run(inbox_url, "prune", "--older-than", "0s")
+    assert done.stdout.strip() == "pruned 1 final records"
+    assert [r.id for r in inbox.records()] == [keep.id]
+    bad = run(inbox_url, "prune", "--older-than", "soon")
+    assert bad.returncode == 2
+    assert "not a duration" in bad.stderr
+
+
+def test_a_bad_inbox_url_is_a_clear_error(tmp_path: Path) -> None:
+    """An unusable URL: exit 1 saying what is accepted."""
+    done = run("mysql://x/y", "list")
+    assert done.returncode == 1
+    assert "expected sqlite:////absolute/path.db or postgresql://" in done.stderr
