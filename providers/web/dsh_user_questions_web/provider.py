@@ -6,65 +6,64 @@ import asyncio
 import contextlib
 import ipaddress
 import os
+import re
 import secrets
 import socket
 import sys
 import warnings
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-import uvicorn
-from dsh_user_questions import (
-    AskUserQuestionAnswer,
-    AskUserQuestionRequest,
-    UserQuestionError,
-)
+import attrs
+from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 
-from ._app import build_app
-from ._board import Board
+from ._local_board import LocalBoard
+from .limits import Limits
 
-__all__ = ["ENV_ALLOWED_HOSTS", "ENV_HOST", "ENV_PORT", "WebProvider", "WebProviderWarning"]
+if TYPE_CHECKING:
+    from dsh_user_questions.harness import AbortSignal
+
+    from .server import RunningServer
+
+__all__ = [
+    "ENV_ALLOWED_HOSTS",
+    "ENV_HOST",
+    "ENV_PORT",
+    "ENV_TOKEN",
+    "WebProvider",
+    "WebProviderWarning",
+]
 
 ENV_HOST = "DSH_USER_QUESTIONS_WEB_HOST"
 """Environment variable: the address to bind (default ``127.0.0.1``)."""
 ENV_PORT = "DSH_USER_QUESTIONS_WEB_PORT"
-"""Environment variable: the port to bind (default ``0``, a free port)."""
+"""Environment variable: the port to bind (default ``0``, a free one)."""
 ENV_ALLOWED_HOSTS = "DSH_USER_QUESTIONS_WEB_ALLOWED_HOSTS"
 """Environment variable: extra comma-separated host names the page may be reached by."""
+ENV_TOKEN = "DSH_USER_QUESTIONS_WEB_TOKEN"
+"""Environment variable: a fixed token (default: a new random one per provider)."""
 
-DEFAULT_MAX_BODY_BYTES = 256 * 1024
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _STOPPED = "the web provider was stopped"
+_LOOP_ENDED = "the event loop serving the page ended"
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")
 
 
 class WebProviderWarning(UserWarning):
     """The web provider was configured in a way that weakens its protection."""
 
 
-class _EmbeddedServer(uvicorn.Server):
-    """A uvicorn server that lives inside someone else's event loop and process."""
-
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.ready = asyncio.Event()
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None, None, None]:
-        # The harness owns SIGINT and SIGTERM; uvicorn must not take them over.
-        yield
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets=sockets)
-        self.ready.set()
-
-
 class WebProvider:
     """Asks the human through a local web page, served from the harness's own event loop.
 
     The server starts on the first `ask` (or on `start`), bound to ``host`` (loopback by
-    default) on ``port`` (``0``: a free one). The page's `url` carries a random `token` and is
-    printed to stderr when the server starts. Every open page shows every pending ask; the first
-    valid answer wins. `stop` fails every pending ask with ``ASK_ABORTED``.
+    default) on ``port`` (``0``: a free one; fix it, and the ``token``, so that open tabs
+    find a restarted harness). The page's `url` carries the `token` and is printed to stderr
+    each time the server starts. Every open page shows every pending ask; the first valid
+    answer wins, and a page is told "accepted" only when the agent got that answer. `stop`
+    fails every pending ask with ``ASK_ABORTED`` and ends the pages' event streams; the server
+    also stops, closing its socket, when the event loop it serves in ends.
 
     Register it with ``ctx.user_questions.register_provider(WebProvider())``, or install the
     distribution: its ``dsh`` entry point (`dsh_user_questions_web.plugin`) does it for you.
@@ -75,32 +74,40 @@ class WebProvider:
         *,
         host: str = "127.0.0.1",
         port: int = 0,
+        token: str | None = None,
         allowed_hosts: Iterable[str] = (),
-        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        limits: Limits | None = None,
+        max_body_bytes: int | None = None,
         announce: bool = True,
     ) -> None:
         if not 0 <= port <= 65535:
             raise ValueError(f"port must be between 0 and 65535, got {port}")
-        if max_body_bytes < 1024:
-            raise ValueError(f"max_body_bytes must be at least 1024, got {max_body_bytes}")
+        if token is not None and not _TOKEN.fullmatch(token):
+            raise ValueError(
+                f"token must be 16 to 128 letters, digits, '-' or '_' (got {len(token)} characters)"
+            )
+        limits = limits or Limits()
+        if max_body_bytes is not None:
+            limits = attrs.evolve(limits, max_body_bytes=max_body_bytes)
         self._host = host
         self._port = port
         self._extra_hosts = tuple(name.strip().lower() for name in allowed_hosts if name.strip())
-        self._max_body_bytes = max_body_bytes
+        self._limits = limits
         self._announce = announce
-        self._token = secrets.token_urlsafe(24)
-        self._board = Board()
-        self._server: _EmbeddedServer | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._token = token or secrets.token_urlsafe(24)
+        self._board = LocalBoard()
+        self._server: RunningServer | None = None
+        self._starting: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._bound_port: int | None = None
+        self._sock: socket.socket | None = None
         self._allowed: frozenset[str] = frozenset()
-        self._starting: asyncio.Future[None] | None = None
+        self._bound_port: int | None = None
+        self._stops = 0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> WebProvider:
-        """A provider configured from ``DSH_USER_QUESTIONS_WEB_HOST`` / ``_PORT`` /
-        ``_ALLOWED_HOSTS`` (unset variables keep the defaults)."""
+        """A provider configured from ``DSH_USER_QUESTIONS_WEB_HOST`` / ``_PORT`` / ``_TOKEN``
+        / ``_ALLOWED_HOSTS`` (unset variables keep the defaults)."""
         env = os.environ if environ is None else environ
         host = env.get(ENV_HOST, "").strip() or "127.0.0.1"
         raw_port = env.get(ENV_PORT, "").strip() or "0"
@@ -108,8 +115,9 @@ class WebProvider:
             port = int(raw_port)
         except ValueError:
             raise ValueError(f"{ENV_PORT} must be a port number, got {raw_port!r}") from None
+        token = env.get(ENV_TOKEN, "").strip() or None
         extra = env.get(ENV_ALLOWED_HOSTS, "").split(",")
-        return cls(host=host, port=port, allowed_hosts=extra)
+        return cls(host=host, port=port, token=token, allowed_hosts=extra)
 
     @property
     def token(self) -> str:
@@ -117,9 +125,14 @@ class WebProvider:
         return self._token
 
     @property
+    def limits(self) -> Limits:
+        """The bounds of the page server."""
+        return self._limits
+
+    @property
     def url(self) -> str | None:
-        """The page's address (with the token), or ``None`` until the server has started."""
-        if self._bound_port is None:
+        """The page's address (with the token), or ``None`` while the server is not serving."""
+        if self._bound_port is None or not self.running:
             return None
         host = self._host
         if _is_wildcard(host):
@@ -131,46 +144,61 @@ class WebProvider:
     @property
     def running(self) -> bool:
         """Whether the server is serving."""
-        return self._task is not None and not self._task.done()
+        return self._server is not None and self._server.running
 
     @property
     def pending_count(self) -> int:
         """How many asks are waiting for the human."""
-        return len(self._board.pending())
+        return self._board.pending_count
 
     async def start(self) -> str:
-        """Start the server in the running event loop if it is not serving yet; return `url`."""
+        """Start the server in the running event loop if it is not serving yet; return `url`.
+
+        Raises `RuntimeError` when `stop` is called before the server is up.
+        """
         loop = asyncio.get_running_loop()
-        if self._loop is not None and self._loop is not loop:
-            if not self._loop.is_closed() and self._loop.is_running():
-                raise RuntimeError("the web provider is already serving in another event loop")
-            # The loop it served in has ended (e.g. a second asyncio.run): start afresh here.
-            self._reset()
-        while self._starting is not None:
-            await asyncio.shield(self._starting)
-        if self.running:
-            assert self.url is not None
-            return self.url
-        self._starting = loop.create_future()
-        try:
-            await self._serve(loop)
-        finally:
-            self._starting.set_result(None)
-            self._starting = None
-        assert self.url is not None
-        if self._announce:
-            print(f"dsh-user-questions-web: answer questions at {self.url}", file=sys.stderr)
+        self._adopt(loop)
+        stops = self._stops
+        if not self.running:
+            starting = self._begin_start(loop)
+            await asyncio.shield(starting)
+        if self._stops != stops or self.url is None:
+            raise RuntimeError("the web provider was stopped while starting")
         return self.url
 
-    async def _serve(self, loop: asyncio.AbstractEventLoop) -> None:
+    def _begin_start(self, loop: asyncio.AbstractEventLoop) -> asyncio.Task[None]:
+        """The task starting the server: the one in progress, or a new one."""
+        if self._starting is None or self._starting.done():
+            starting = loop.create_task(self._serve(), name="dsh-user-questions-web start")
+            stops = self._stops
+
+            def started(task: asyncio.Task[None]) -> None:
+                if self._starting is task:
+                    self._starting = None
+                error = None if task.cancelled() else task.exception()
+                if error is not None and self._stops == stops:
+                    # The asks waiting for this server learn why it is not there.
+                    message = f"the web provider could not start its server: {error}"
+                    self._board.fail_all(lambda: _start_failed(message, error))
+
+            starting.add_done_callback(started)
+            self._starting = starting
+        return self._starting
+
+    async def _serve(self) -> None:
+        # Loaded here, not at import: loading the plugin stays as light as the core.
+        from .app import create_app
+        from .server import ConnectionTable, bind_socket, start_server
+
         if not _is_loopback(self._host):
             warnings.warn(
                 f"the web provider binds {self._host}, not loopback: anyone who can reach it"
                 " and learns the URL can answer for you",
                 WebProviderWarning,
-                stacklevel=4,
+                stacklevel=2,
             )
-        sock = _bind(self._host, self._port)
+        sock = bind_socket(self._host, self._port)
+        self._sock = sock
         port = sock.getsockname()[1]
         allowed = {f"{name}:{port}" for name in _LOOPBACK_NAMES}
         if not _is_wildcard(self._host):
@@ -178,49 +206,45 @@ class WebProvider:
         for name in self._extra_hosts:
             allowed.add(name if _has_port(name) else f"{name}:{port}")
         self._allowed = frozenset(name.lower() for name in allowed)
-        app = build_app(
+        table = ConnectionTable(self._limits)
+        app = create_app(
             self._board,
             token=self._token,
             allowed_hosts=lambda: self._allowed,
-            max_body_bytes=self._max_body_bytes,
+            limits=self._limits,
+            connections=table,
         )
-        config = uvicorn.Config(
-            app,
-            lifespan="off",
-            ws="none",
-            log_config=None,
-            log_level="warning",
-            access_log=False,
-            server_header=False,
-            timeout_graceful_shutdown=2,
-        )
-        server = _EmbeddedServer(config)
-        task = loop.create_task(server.serve(sockets=[sock]), name="dsh-user-questions-web")
-        ready = loop.create_task(server.ready.wait())
-        await asyncio.wait({task, ready}, return_when=asyncio.FIRST_COMPLETED)
-        if not ready.done():
-            ready.cancel()
-            sock.close()
-            task.result()  # raises why the server could not start
-            raise RuntimeError("the web server stopped while starting")
-        self._server, self._task, self._loop = server, task, loop
+        server = await start_server(app, sock, self._limits, table=table, on_end=self._ended)
+        self._server = server
         self._bound_port = port
+        if self._announce:
+            print(f"dsh-user-questions-web: answer questions at {self.url}", file=sys.stderr)
+
+    def _ended(self) -> None:
+        # The server stopped serving, cleanly or because its loop is ending: nobody can
+        # answer the asks still pending any more.
+        self._board.fail_all(lambda: UserQuestionError.aborted(_LOOP_ENDED))
+        self._bound_port = None
 
     async def stop(self, reason: str | None = None) -> None:
         """Stop the server; every pending ask fails with ``ASK_ABORTED`` saying why.
 
         ``reason`` is appended to the error message (default: the web provider was stopped)
-        and shown on the open pages. A later `ask` starts the server again.
+        and shown on the open pages, whose event streams then end. A `start` in progress is
+        stopped as soon as it is up. A later `ask` starts the server again.
         """
         why = reason or _STOPPED
+        self._stops += 1
         self._board.fail_all(lambda: UserQuestionError.aborted(why))
-        self._board.close_streams(why)
-        server, task = self._server, self._task
-        self._server = self._task = None
+        self._board.close(why)
+        starting = self._starting
+        if starting is not None and not starting.done():
+            with contextlib.suppress(Exception):
+                await asyncio.shield(starting)
+        server, self._server = self._server, None
         self._bound_port = None
-        if server is not None and task is not None:
-            server.should_exit = True
-            await task
+        if server is not None:
+            await server.stop()
 
     async def __aenter__(self) -> WebProvider:
         await self.start()
@@ -234,26 +258,29 @@ class WebProvider:
     ) -> None:
         await self.stop()
 
-    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-        """Show the request on every open page and wait for the human's answer.
+    def ask(self, request: AskUserQuestionRequest) -> asyncio.Future[AskUserQuestionAnswer]:
+        """Show the request on every open page; the future is the human's answer.
 
-        Raises ``ASK_CANCELLED`` when the human closes the question and ``ASK_ABORTED`` when the
-        request's signal aborts or the provider stops; both take the question off every page, as
-        does cancelling the awaiting task.
+        The future fails with ``ASK_CANCELLED`` when the human closes the question and with
+        ``ASK_ABORTED`` when the request's signal aborts or the provider stops; cancelling it
+        (or the task awaiting it) takes the question off every page. The answer is handed over
+        by setting this future's result, in the same step that tells the page "accepted".
         """
+        loop = asyncio.get_running_loop()
+        self._adopt(loop)
         signal = request.signal
         if signal is not None and signal.aborted:
-            raise UserQuestionError.aborted() from _cause(signal.reason)
-        await self.start()
+            failed: asyncio.Future[AskUserQuestionAnswer] = loop.create_future()
+            failed.set_exception(_aborted_by(signal))
+            return failed
         ask = self._board.add(request, _agent_label(request.agent))
-        loop = asyncio.get_running_loop()
-        remove = None
+        if not self.running:
+            self._begin_start(loop)
         if signal is not None:
+            board, ask_id = self._board, ask.id
 
             def withdraw() -> None:
-                error = UserQuestionError.aborted()
-                error.__cause__ = _cause(signal.reason)
-                self._board.resolve(ask.id, "withdrawn", error)
+                board.withdraw(ask_id, _aborted_by(signal))
 
             def on_abort() -> None:
                 # May run on the aborting thread: hop onto the loop that owns the board.
@@ -261,27 +288,44 @@ class WebProvider:
                     loop.call_soon_threadsafe(withdraw)
 
             remove = signal.add_listener(on_abort)
-            if signal.aborted:
-                withdraw()
-        try:
-            return await ask.future
-        except asyncio.CancelledError:
-            self._board.resolve(ask.id, "withdrawn")
-            raise
-        finally:
-            if remove is not None:
-                remove()
+            ask.future.add_done_callback(lambda _: remove())
+        return ask.future
 
-    def _reset(self) -> None:
-        self._board = Board()
-        self._server = self._task = None
-        self._loop = None
-        self._bound_port = None
+    def _adopt(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Serve in ``loop``; forget a server whose loop has ended (e.g. a second asyncio.run)."""
+        if self._loop is loop:
+            return
+        if self._loop is None:
+            self._loop = loop
+            return
+        if self._loop is not None and not self._loop.is_closed() and self._loop.is_running():
+            raise RuntimeError("the web provider is already serving in another event loop")
+        if self._sock is not None:
+            self._sock.close()  # already closed when that loop cancelled the server's task
+        self._board.fail_all(lambda: UserQuestionError.aborted(_LOOP_ENDED))
+        self._board = LocalBoard()
+        self._server = None
         self._starting = None
+        self._sock = None
+        self._bound_port = None
+        self._loop = loop
 
 
-def _cause(reason: object) -> BaseException | None:
-    return reason if isinstance(reason, BaseException) else None
+def _start_failed(message: str, err: BaseException) -> RuntimeError:
+    error = RuntimeError(message)
+    error.__cause__ = err
+    return error
+
+
+def _aborted_by(signal: AbortSignal) -> UserQuestionError:
+    build = getattr(UserQuestionError, "aborted_by", None)
+    if build is not None:
+        error: UserQuestionError = build(signal)
+        return error
+    error = UserQuestionError.aborted()
+    reason = signal.reason
+    error.__cause__ = reason if isinstance(reason, BaseException) else None
+    return error
 
 
 def _agent_label(agent: object) -> str | None:
@@ -308,19 +352,3 @@ def _is_loopback(host: str) -> bool:
 def _has_port(name: str) -> bool:
     tail = name.rsplit("]", 1)[-1]
     return ":" in tail
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    )[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(128)
-        sock.set_inheritable(True)
-    except OSError:
-        sock.close()
-        raise
-    return sock

@@ -68,7 +68,8 @@ async def start_ask(provider: WebProvider, req: AskUserQuestionRequest) -> Askin
     task = asyncio.ensure_future(provider.ask(req))
     _started.append(task)
     await wait_until(
-        lambda: provider.pending_count > before or task.done(), "the question to be pending"
+        lambda: (provider.pending_count > before and provider.url is not None) or task.done(),
+        "the question to be pending on a serving page",
     )
     if task.done():
         task.result()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from typing import Any
 
 import httpx
@@ -235,7 +236,7 @@ async def test_posts_must_be_json(client: httpx.AsyncClient) -> None:
         (b"{not json", "not JSON"),
         (b"[1, 2]", "JSON object"),
         (b'{"id": "ask-1"}', "answer: missing"),
-        (b'{"id": 5, "answer": {}}', "id: must be a string"),
+        (b'{"id": 5, "answer": {}}', "id: must be a question id"),
         (b'{"id": "ask-1", "answer": {}, "extra": 1}', "extra: unknown key"),
     ],
 )
@@ -443,7 +444,8 @@ async def test_an_unknown_id_gets_a_not_pending_receipt(client: httpx.AsyncClien
     post = {"id": "ask-999", "answer": answer_of()}
     response = await client.post("answer", json=post)
     assert response.status_code == 409
-    assert response.json()["message"] == "question ask-999 is not pending: no such question"
+    assert response.json()["message"] == "This question is no longer pending: it is not known here."
+    assert "ask-999" not in response.json()["message"]
 
 
 # ---- closing, withdrawing, stopping ----
@@ -506,7 +508,7 @@ async def test_cancelling_the_asking_task_withdraws_the_question(web: WebProvide
     asking.task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asking.task
-    assert web.pending_count == 0
+    await wait_until(lambda: web.pending_count == 0, "the question to leave the board")
 
 
 async def test_stop_fails_every_pending_ask_saying_why(
@@ -600,12 +602,16 @@ async def _ask_through_entry_point(
 
     monkeypatch.setenv("DSH_USER_QUESTIONS_PROVIDER", "web")
     monkeypatch.setattr(plugin, "_provider", WebProvider(announce=False))
+    monkeypatch.setattr(plugin, "_contexts", weakref.WeakSet())
     ctx = HarnessContext()
     ctx.load_entrypoints()
     provider = plugin.get_provider()
     task = asyncio.ensure_future(ctx.user_questions.ask(request()))
     try:
-        await wait_until(lambda: provider.pending_count == 1, "the plugin's question")
+        await wait_until(
+            lambda: provider.pending_count == 1 and provider.url is not None,
+            "the plugin's question",
+        )
     except BaseException:
         await provider.stop()
         raise
@@ -639,5 +645,25 @@ async def test_closing_the_harness_stops_the_page(monkeypatch: pytest.MonkeyPatc
             "ask_user_question was aborted before the user answered: the harness is closing"
         )
         assert provider.url is None
+    finally:
+        await provider.stop()
+
+
+async def test_the_page_lives_as_long_as_the_last_context_using_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Closing one of two contexts keeps the page serving; closing the second stops it."""
+    ctx, provider, task = await _ask_through_entry_point(monkeypatch)
+    other = HarnessContext()
+    other.load_entrypoints()
+    try:
+        await other.aclose()
+        assert provider.running
+        assert not task.done()
+        await ctx.aclose()
+        with pytest.raises(UserQuestionError) as info:
+            await asyncio.wait_for(task, 10)
+        assert info.value.code == "ASK_ABORTED"
+        assert not provider.running
     finally:
         await provider.stop()

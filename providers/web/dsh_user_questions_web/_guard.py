@@ -1,0 +1,84 @@
+"""The guard in front of every route: Host (DNS rebinding), token, Origin and body size."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Collection
+
+from starlette.responses import PlainTextResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+SECURITY_HEADERS = [
+    (
+        b"content-security-policy",
+        b"default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self';"
+        b" img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cache-control", b"no-store"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+]
+
+
+class Guard:
+    """ASGI middleware: Host (403), token (401), Origin / Fetch-Metadata (403), size (413).
+
+    ``allowed_hosts()`` are the ``host:port`` values the Host header may carry; the token is
+    the first path segment of every route.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        token: str,
+        allowed_hosts: Callable[[], Collection[str]],
+        max_body_bytes: int,
+    ) -> None:
+        self._app = app
+        self._prefix = f"/{token}".encode()
+        self._allowed_hosts = allowed_hosts
+        self._max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+            return
+
+        async def secured_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message["headers"], *SECURITY_HEADERS]}
+            await send(message)
+
+        denial = self._deny(scope)
+        if denial is not None:
+            await denial(scope, receive, secured_send)
+            return
+        await self._app(scope, receive, secured_send)
+
+    def _deny(self, scope: Scope) -> Response | None:
+        headers = {key.decode("latin-1"): value for key, value in scope["headers"]}
+        host = headers.get("host", b"").decode("latin-1").lower()
+        allowed = self._allowed_hosts()
+        if host not in allowed:
+            return PlainTextResponse("forbidden: unexpected Host header", status_code=403)
+        raw: bytes = scope.get("raw_path") or scope["path"].encode("utf-8", "replace")
+        given = raw.split(b"?", 1)[0].split(b"/", 2)[1] if raw.startswith(b"/") else b""
+        if not secrets.compare_digest(b"/" + given, self._prefix):
+            return PlainTextResponse("unauthorized: the URL's token is missing or wrong", 401)
+        origin = headers.get("origin")
+        if origin is not None and origin.decode("latin-1").lower() not in {
+            f"http://{name}" for name in allowed
+        }:
+            return PlainTextResponse("forbidden: cross-origin request", status_code=403)
+        fetch_site = headers.get("sec-fetch-site", b"").decode("latin-1")
+        if scope["method"] != "GET" and fetch_site not in ("", "same-origin", "none"):
+            return PlainTextResponse("forbidden: cross-site request", status_code=403)
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > self._max_body_bytes):
+            return PlainTextResponse("request body too large", status_code=413)
+        return None

@@ -1,0 +1,222 @@
+"""Server-sent events for the page: one hub per app, one bounded queue per open page.
+
+Every frame is built once and shared by all pages. A page's queue holds at most
+`Limits.stream_buffer_bytes`; a page that falls further behind is dropped (its stream ends, or
+its connection is closed when it reads nothing at all) and gets a fresh snapshot when its
+browser reconnects. The snapshot is written ask by ask from the shared frames, so even a
+thousand pending asks cost one page no more than one ask's bytes at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from starlette.types import Message, Receive, Scope, Send
+
+from ._markdown import render
+from .board import BoardEvent, QuestionBoard
+from .limits import Limits
+
+__all__ = ["EventHub", "encode"]
+
+
+def encode(data: object) -> bytes:
+    """JSON on one line, ASCII only: CR and LF (SSE's line ends) and lone surrogates escaped."""
+    return json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def page_form(ask: Mapping[str, Any]) -> dict[str, Any]:
+    """The ask as the page gets it: the wire form plus each detail's rendered markdown."""
+    questions = []
+    for question in ask.get("questions", ()):
+        detail = question.get("detail")
+        if isinstance(detail, str) and detail:
+            question = {**question, "detailDoc": render(detail)}
+        questions.append(question)
+    return {**ask, "questions": questions}
+
+
+class _Page:
+    """One open page's queue of frames."""
+
+    __slots__ = ("frames", "size", "state", "wake")
+
+    def __init__(self) -> None:
+        self.frames: collections.deque[bytes] = collections.deque()
+        self.size = 0
+        self.state = "open"  # then "dropped" (fell behind) or "ended" (the board closed)
+        self.wake = asyncio.Event()
+
+    def push(self, frame: bytes, limit: int) -> None:
+        if self.state != "open":
+            return
+        if self.size + len(frame) > limit:
+            self.state = "dropped"
+            self.frames.clear()
+            self.size = 0
+        else:
+            self.frames.append(frame)
+            self.size += len(frame)
+        self.wake.set()
+
+    def pop(self) -> bytes:
+        frame = self.frames.popleft()
+        self.size -= len(frame)
+        return frame
+
+
+class EventHub:
+    """Fans a board's events out to the open pages; the ASGI app of the ``events`` route."""
+
+    def __init__(
+        self,
+        board: QuestionBoard,
+        limits: Limits,
+        drop_connection: Callable[[object], None] | None,
+    ) -> None:
+        self._board = board
+        self._limits = limits
+        self._drop_connection = drop_connection
+        self._pages: set[_Page] = set()
+        self._unwatch: Callable[[], None] | None = None
+        self._asks: dict[str, bytes] = {}
+
+    @property
+    def page_count(self) -> int:
+        """How many event streams are open."""
+        return len(self._pages)
+
+    def ask_bytes(self, ask: Mapping[str, Any]) -> bytes:
+        """The ask's page form as JSON, rendered once per ask id."""
+        ask_id = str(ask.get("id"))
+        cached = self._asks.get(ask_id)
+        if cached is None:
+            cached = self._asks[ask_id] = encode(page_form(ask))
+        return cached
+
+    async def snapshot(self) -> list[bytes]:
+        """Every pending ask as page-form JSON; forgets the renderings of settled asks."""
+        pending = await self._board.pending()
+        asks = [self.ask_bytes(ask) for ask in pending]
+        keep = {str(ask.get("id")) for ask in pending}
+        for ask_id in [ask_id for ask_id in self._asks if ask_id not in keep]:
+            del self._asks[ask_id]
+        return asks
+
+    def _on_event(self, event: BoardEvent) -> None:
+        if event.name == "added":
+            frame = b"event: added\ndata: " + self.ask_bytes(event.data) + b"\n\n"
+        elif event.name == "resolved":
+            self._asks.pop(str(event.data.get("id")), None)
+            frame = b"event: resolved\ndata: " + encode(dict(event.data)) + b"\n\n"
+        else:
+            frame = b"event: bye\ndata: " + encode(dict(event.data)) + b"\n\n"
+        limit = self._limits.stream_buffer_bytes
+        for page in list(self._pages):
+            page.push(frame, limit)
+            if event.name == "closed" and page.state == "open":
+                page.state = "ended"
+
+    def _join(self, page: _Page) -> None:
+        if not self._pages:
+            self._unwatch = self._board.watch(self._on_event)
+        self._pages.add(page)
+
+    def _leave(self, page: _Page) -> None:
+        self._pages.discard(page)
+        if not self._pages and self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if len(self._pages) >= self._limits.max_streams:
+            await _plain(send, 503, b"too many event streams; try again later")
+            return
+        page = _Page()
+        self._join(page)
+        gone = asyncio.Event()
+
+        async def watch_disconnect() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone.set()
+            page.wake.set()
+
+        watcher = asyncio.ensure_future(watch_disconnect())
+        try:
+            if await self._serve(page, send, gone):
+                await self._write(send, gone, {"type": "http.response.body", "more_body": False})
+            elif not gone.is_set() and self._drop_connection is not None:
+                # It reads nothing: close its connection rather than wait for it.
+                self._drop_connection(scope.get("client"))
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(gone.wait(), 5)
+        finally:
+            self._leave(page)
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+
+    async def _serve(self, page: _Page, send: Send, gone: asyncio.Event) -> bool:
+        """Write the stream; ``True`` to end it cleanly, ``False`` when a write timed out."""
+        start = {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [
+                (b"content-type", b"text/event-stream; charset=utf-8"),
+                (b"x-accel-buffering", b"no"),
+            ],
+        }
+        if not await self._write(send, gone, start):
+            return False
+        asks = await self.snapshot()
+        head = b'retry: 2000\n\nevent: snapshot\ndata: {"pending":[\n'
+        if not await self._body(send, gone, head):
+            return False
+        for index, ask in enumerate(asks):
+            # Data lines join with LF in the browser, and JSON allows LF between values.
+            if not await self._body(send, gone, b"data: " + (b"," if index else b"") + ask + b"\n"):
+                return False
+        if not await self._body(send, gone, b"data: ]}\n\n"):
+            return False
+        ping = b"event: ping\ndata: {}\n\n"
+        while not gone.is_set():
+            if page.state == "dropped":
+                return True
+            if page.frames:
+                if not await self._body(send, gone, page.pop()):
+                    return False
+                continue
+            if page.state == "ended":
+                return True
+            page.wake.clear()
+            try:
+                await asyncio.wait_for(page.wake.wait(), self._limits.ping_seconds)
+            except asyncio.TimeoutError:
+                if not await self._body(send, gone, ping):
+                    return False
+        return True
+
+    async def _body(self, send: Send, gone: asyncio.Event, chunk: bytes) -> bool:
+        message = {"type": "http.response.body", "body": chunk, "more_body": True}
+        return await self._write(send, gone, message)
+
+    async def _write(self, send: Send, gone: asyncio.Event, message: Message) -> bool:
+        if gone.is_set():
+            return True
+        try:
+            await asyncio.wait_for(send(message), self._limits.write_timeout)
+        except asyncio.TimeoutError:
+            return False
+        return True
+
+
+async def _plain(send: Send, status: int, body: bytes) -> None:
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"retry-after", b"2")]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -1,0 +1,212 @@
+"""`create_app`: the page and its HTTP/SSE protocol over any `QuestionBoard`.
+
+``create_app(board, token=..., allowed_hosts=...)`` returns an ASGI app. `WebProvider` serves
+it over its in-process board; ``dsh-inbox serve`` serves it over a database board. Serve it
+with `dsh_user_questions_web.server.start_server` (pass the same `ConnectionTable` to both) to
+get the connection bounds of `Limits`; any ASGI server works, without them.
+
+Routes, all under ``/<token>/``: the page (``""``, ``app.js``, ``app.css``), ``events``
+(server-sent events: ``snapshot`` ``{"pending": [ask...]}`` first on every connection, then
+``added`` (an ask), ``resolved`` (``{"id", "outcome"}``), ``ping`` and ``bye``
+(``{"reason"}``, then the stream ends)), ``state`` (the snapshot as JSON), and the posts
+``answer`` (``{"id", "answer"}``) and ``cancel`` (``{"id"}``). An ask as the page gets it is the
+board's wire form with each question's ``detail`` also rendered as ``detailDoc`` (see
+`dsh_user_questions_web._markdown`).
+
+Every client input gets a 4xx answer, never a 500: ``400`` for a body that is not JSON, is
+nested too deep, or is not ``{id, answer}`` with a well-formed id; ``408`` for a body sent too
+slowly; ``413`` too large; ``415`` not JSON; ``409`` not pending; ``422`` an answer breaking a
+rule (the ask stays pending).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable, Collection
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from ._guard import Guard
+from ._stream import EventHub, encode
+from .board import QuestionBoard, Receipt
+from .limits import Limits
+from .server import ConnectionTable
+
+__all__ = ["PageApp", "create_app"]
+
+_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+
+_NOT_PENDING = {
+    "answered": "it was already answered",
+    "cancelled": "it was closed",
+    "withdrawn": "the agent no longer waits for it",
+    "stopped": "the question server stopped",
+    None: "it is not known here",
+}
+
+
+def _asset(name: str) -> bytes:
+    return resources.files(__package__).joinpath("_static", name).read_bytes()
+
+
+def _json(data: object, status: int = 200) -> Response:
+    return Response(encode(data), status_code=status, media_type="application/json")
+
+
+def _invalid(*problems: str) -> Response:
+    return _json({"status": "invalid", "problems": list(problems)}, 400)
+
+
+class _BadBody(Exception):
+    def __init__(self, response: Response) -> None:
+        super().__init__()
+        self.response = response
+
+
+class PageApp:
+    """The guarded ASGI app of `create_app`; `page_count` counts open event streams."""
+
+    def __init__(self, app: Guard, hub: EventHub) -> None:
+        self._app = app
+        self._hub = hub
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self._app(scope, receive, send)
+
+    @property
+    def page_count(self) -> int:
+        """How many event streams (open pages) are connected."""
+        return self._hub.page_count
+
+
+def create_app(
+    board: QuestionBoard,
+    *,
+    token: str,
+    allowed_hosts: Callable[[], Collection[str]],
+    limits: Limits | None = None,
+    connections: ConnectionTable | None = None,
+) -> PageApp:
+    """The page and protocol serving ``board`` behind the token, Host and Origin checks.
+
+    ``allowed_hosts()`` returns the ``host:port`` values the Host header may carry (a callable,
+    so the port can be filled in once bound). ``connections`` is the table of the server
+    that will serve the app, used to shed pages that stop reading.
+    """
+    limits = limits or Limits()
+    hub = EventHub(board, limits, connections.drop if connections is not None else None)
+    page, script, style = _asset("index.html"), _asset("app.js"), _asset("app.css")
+    base = f"/{token}"
+
+    async def index(_request: Request) -> Response:
+        return Response(page, media_type="text/html; charset=utf-8")
+
+    async def to_index(_request: Request) -> Response:
+        return RedirectResponse(f"{base}/", status_code=307)
+
+    async def app_js(_request: Request) -> Response:
+        return Response(script, media_type="text/javascript; charset=utf-8")
+
+    async def app_css(_request: Request) -> Response:
+        return Response(style, media_type="text/css; charset=utf-8")
+
+    async def state(_request: Request) -> Response:
+        asks = await hub.snapshot()
+        body = b'{"pending":[' + b",".join(asks) + b"]}"
+        return Response(body, media_type="application/json")
+
+    async def read_post(request: Request, keys: set[str]) -> dict[str, Any]:
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            raise _BadBody(PlainTextResponse("send application/json", status_code=415))
+        try:
+            reading = _read_body(request, limits.max_body_bytes)
+            body = await asyncio.wait_for(reading, limits.body_timeout)
+        except asyncio.TimeoutError:
+            slow = PlainTextResponse("the body was sent too slowly", status_code=408)
+            raise _BadBody(slow) from None
+        if body is None:
+            raise _BadBody(PlainTextResponse("request body too large", status_code=413))
+        try:
+            data = json.loads(body)
+        except RecursionError:
+            raise _BadBody(_invalid("the body is nested too deeply")) from None
+        except ValueError:
+            raise _BadBody(_invalid("the body is not JSON (UTF-8)")) from None
+        if not isinstance(data, dict):
+            raise _BadBody(_invalid("the body must be a JSON object"))
+        problems = [f"{key}: unknown key" for key in sorted(data) if key not in keys][:10]
+        problems += [f"{key}: missing" for key in sorted(keys) if key not in data]
+        if not problems and not (isinstance(data["id"], str) and _ID.fullmatch(data["id"])):
+            problems.append("id: must be a question id (letters, digits and . _ : -)")
+        if problems:
+            raise _BadBody(_invalid(*problems))
+        return data
+
+    def receipt_response(receipt: Receipt) -> Response:
+        if receipt.status in ("accepted", "cancelled"):
+            return _json({"status": receipt.status, "id": receipt.ask_id})
+        if receipt.status == "rejected":
+            problems = list(receipt.problems)
+            return _json({"status": "rejected", "id": receipt.ask_id, "problems": problems}, 422)
+        why = _NOT_PENDING.get(receipt.outcome, _NOT_PENDING[None])
+        return _json(
+            {
+                "status": "not-pending",
+                "id": receipt.ask_id,
+                "outcome": receipt.outcome,
+                "message": f"This question is no longer pending: {why}.",
+            },
+            409,
+        )
+
+    async def answer(request: Request) -> Response:
+        try:
+            data = await read_post(request, {"id", "answer"})
+        except _BadBody as bad:
+            return bad.response
+        try:
+            receipt = await board.submit(data["id"], data["answer"])
+        except RecursionError:
+            return _invalid("answer: nested too deeply")
+        return receipt_response(receipt)
+
+    async def cancel(request: Request) -> Response:
+        try:
+            data = await read_post(request, {"id"})
+        except _BadBody as bad:
+            return bad.response
+        return receipt_response(await board.cancel(data["id"]))
+
+    app = Starlette(
+        routes=[
+            Route(base, to_index, methods=["GET"]),
+            Route(f"{base}/", index, methods=["GET"]),
+            Route(f"{base}/app.js", app_js, methods=["GET"]),
+            Route(f"{base}/app.css", app_css, methods=["GET"]),
+            Route(f"{base}/state", state, methods=["GET"]),
+            Route(f"{base}/events", hub, methods=["GET"]),
+            Route(f"{base}/answer", answer, methods=["POST"]),
+            Route(f"{base}/cancel", cancel, methods=["POST"]),
+        ]
+    )
+    guard = Guard(
+        app, token=token, allowed_hosts=allowed_hosts, max_body_bytes=limits.max_body_bytes
+    )
+    return PageApp(guard, hub)
+
+
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return bytes(body)

@@ -1,0 +1,101 @@
+"""The seam between the page and whatever holds the questions: the `QuestionBoard` protocol.
+
+The page and its HTTP/SSE protocol (`dsh_user_questions_web.app.create_app`) only ever talk to a
+board. `WebProvider` uses an in-process board whose asks are futures in the harness's loop; a
+board over a database (the inbox) implements the same four methods and gets the same page.
+
+A board lists its pending asks in wire form (``{"id", "agent", "createdAt", "questions"}``, the
+questions in the core's wire form), tells listeners what changed (`BoardEvent`), and settles an
+ask at most once through `QuestionBoard.submit` / `QuestionBoard.cancel`, answering with a
+`Receipt`. Everything but `watch` is async, so a board may do I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, Protocol
+
+import attrs
+
+__all__ = ["BoardEvent", "Outcome", "QuestionBoard", "Receipt", "ReceiptStatus"]
+
+Outcome = Literal["answered", "cancelled", "withdrawn", "stopped"]
+"""How an ask left the board: answered or closed on a page, withdrawn by its agent (abort,
+timeout, cancelled task), or stopped with the board."""
+
+ReceiptStatus = Literal["accepted", "cancelled", "rejected", "not-pending"]
+
+
+@attrs.frozen
+class BoardEvent:
+    """One change on a board, pushed to every open page.
+
+    ``name`` is ``"added"`` (``data`` is the ask in wire form), ``"resolved"`` (``{"id",
+    "outcome"}``) or ``"closed"`` (``{"reason"}``: the board is going away; pages are told why
+    and their streams end). Events are idempotent for the page: an ``added`` for an ask it
+    already shows and a ``resolved`` for one it never saw are ignored, so a board may deliver an
+    event that a snapshot taken just after subscribing already reflects.
+    """
+
+    name: Literal["added", "resolved", "closed"]
+    data: Mapping[str, Any]
+
+
+@attrs.frozen
+class Receipt:
+    """What the poster of an answer or a close is told.
+
+    ``accepted`` means the agent got exactly that answer (never only that it was queued);
+    ``cancelled`` that the ask was closed; ``rejected`` that the answer broke a rule (listed in
+    ``problems``; the ask stays pending); ``not-pending`` that it was already settled
+    (``outcome`` says how, ``None`` when the id is unknown).
+    """
+
+    status: ReceiptStatus
+    ask_id: str
+    outcome: Outcome | None = None
+    problems: tuple[str, ...] = ()
+
+    @classmethod
+    def accepted(cls, ask_id: str) -> Receipt:
+        """The answer reached the agent."""
+        return cls("accepted", ask_id)
+
+    @classmethod
+    def cancelled(cls, ask_id: str) -> Receipt:
+        """The ask was closed; the agent gets ``ASK_CANCELLED``."""
+        return cls("cancelled", ask_id)
+
+    @classmethod
+    def rejected(cls, ask_id: str, problems: Sequence[str]) -> Receipt:
+        """The answer broke a rule; the ask stays pending."""
+        return cls("rejected", ask_id, problems=tuple(problems))
+
+    @classmethod
+    def not_pending(cls, ask_id: str, outcome: Outcome | None) -> Receipt:
+        """The ask was settled before (or never existed)."""
+        return cls("not-pending", ask_id, outcome=outcome)
+
+
+class QuestionBoard(Protocol):
+    """Pending asks, their changes, and the one place they are settled."""
+
+    async def pending(self) -> Sequence[Mapping[str, Any]]:
+        """Every pending ask in wire form, oldest first."""
+        ...
+
+    def watch(self, listener: Callable[[BoardEvent], None]) -> Callable[[], None]:
+        """Call ``listener`` (on the serving loop, never blocking) for every later change.
+
+        Returns the function that stops the calls. The app subscribes before it reads
+        `pending`, so nothing falls between the snapshot and the events.
+        """
+        ...
+
+    async def submit(self, ask_id: str, answer: object) -> Receipt:
+        """Settle the ask with ``answer`` (wire form, unchecked) if it is pending and valid."""
+        ...
+
+    async def cancel(self, ask_id: str) -> Receipt:
+        """Close the ask (the agent gets ``ASK_CANCELLED``) if it is pending."""
+        ...
