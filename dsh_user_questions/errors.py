@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Iterable
 
 import attrs
 
@@ -37,15 +38,19 @@ class HarnessError(Exception):
     """An error a harness service reports to its caller: a message and a stable code.
 
     ``str(err)`` is the message alone. The cause, if any, is chained with ``raise ... from``.
+    ``problems`` lists each fault as data for errors about bad input (``INVALID_ARGS``); it
+    is empty for the other errors.
     """
 
     message: str
     code: str
+    problems: tuple[str, ...]
 
-    def __init__(self, message: str, code: str) -> None:
+    def __init__(self, message: str, code: str, *, problems: Iterable[str] = ()) -> None:
         super().__init__(message, code)
         self.message = message
         self.code = code
+        self.problems = tuple(problems)
 
     def __str__(self) -> str:
         return self.message

@@ -69,7 +69,7 @@ def test_input_schema_is_a_fresh_copy() -> None:
 
 
 def test_schema_states_the_limits_and_the_rules_it_cannot_carry() -> None:
-    """The schema carries the limits, and its descriptions state the uniqueness rules."""
+    """The schema carries the limits; its descriptions state the rules no keyword carries."""
     schema = tool.input_schema()
     questions = schema["properties"]["questions"]
     item = questions["items"]["properties"]
@@ -81,8 +81,10 @@ def test_schema_states_the_limits_and_the_rules_it_cannot_carry() -> None:
     option = item["options"]["items"]["properties"]
     assert option["label"]["maxLength"] == tool.MAX_LABEL_LENGTH
     assert option["description"]["maxLength"] == tool.MAX_DESCRIPTION_LENGTH
-    assert "unique" in questions["description"]
-    assert "unique within the question" in item["options"]["description"]
+    assert "unique in the call" in item["id"]["description"]
+    assert "Unique in the question, ignoring case" in option["label"]["description"]
+    assert 'Never "Other"' in item["options"]["description"]
+    assert "2 or more" in item["options"]["description"]
     assert set(item) == {"id", "question", "header", "options", "multi_select"}
     assert questions["items"]["required"] == ["id", "question"]
 
@@ -351,6 +353,7 @@ TEXT_ERROR = (
     "must not contain control characters, terminal escape sequences or bidirectional overrides"
 )
 LONG = "x" * 1000
+NPM = {"label": "npm"}
 
 
 @pytest.mark.parametrize(
@@ -511,32 +514,32 @@ LONG = "x" * 1000
             id="too-many-options",
         ),
         pytest.param(
-            args_of(pkg(options=["pnpm"])),
+            args_of(pkg(options=["pnpm", NPM])),
             "questions[0].options[0]: must be an object, not a string",
             id="option-not-object",
         ),
         pytest.param(
-            args_of(pkg(options=[{"description": "d"}])),
+            args_of(pkg(options=[{"description": "d"}, NPM])),
             "questions[0].options[0].label: is required",
             id="label-missing",
         ),
         pytest.param(
-            args_of(pkg(options=[{"label": ""}])),
+            args_of(pkg(options=[{"label": ""}, NPM])),
             "questions[0].options[0].label: must not be empty",
             id="label-empty",
         ),
         pytest.param(
-            args_of(pkg(options=[{"label": LONG}])),
+            args_of(pkg(options=[{"label": LONG}, NPM])),
             "questions[0].options[0].label: must be at most 80 characters (got 1000)",
             id="label-too-long",
         ),
         pytest.param(
-            args_of(pkg(options=[{"label": "a", "description": LONG}])),
+            args_of(pkg(options=[{"label": "a", "description": LONG}, NPM])),
             "questions[0].options[0].description: must be at most 300 characters (got 1000)",
             id="description-too-long",
         ),
         pytest.param(
-            args_of(pkg(options=[{"label": "a", "value": 1}])),
+            args_of(pkg(options=[{"label": "a", "value": 1}, NPM])),
             "questions[0].options[0].value: unknown property; allowed: label, description",
             id="option-unknown-property",
         ),
@@ -714,3 +717,96 @@ def test_the_fast_validator_is_never_more_lenient(arguments: object) -> None:
     with pytest.raises(UserQuestionError) as caught:
         tool.read_arguments(arguments)
     assert caught.value.code == UserQuestionErrorCode.INVALID_ARGS
+
+
+# Rules models trip on, checked after the schema -------------------------------------------------
+
+
+@pytest.mark.parametrize("label", ["Other", "other", "OTHER  ", "Other\u00a0"])
+def test_an_option_labelled_other_is_refused_with_a_hint(label: str) -> None:
+    """An "Other" option (any case, trimmed) is refused: the UI always adds one."""
+    arguments = args_of(pkg(options=[{"label": "npm"}, {"label": label}]))
+    assert invalid_message(arguments) == (
+        'invalid arguments: questions[0].options[1].label: must not be "Other": the UI always'
+        ' adds an "Other" choice for the user\'s own words (and a way to skip); leave it out'
+    )
+
+
+def test_other_inside_a_longer_label_is_fine() -> None:
+    """Only a label that is exactly "Other" is refused; "Other tools" is an ordinary choice."""
+    arguments = args_of(pkg(options=[{"label": "Other tools"}, {"label": "npm"}]))
+    assert [o.label for o in tool.read_arguments(arguments)[0].options] == ["Other tools", "npm"]
+
+
+@pytest.mark.parametrize("options", [None, []])
+def test_multi_select_needs_two_options(options: list[Any] | None) -> None:
+    """multi_select true on a question without options is refused at multi_select."""
+    arguments = args_of(pkg(multi_select=True, options=options))  # None leaves options out
+    assert invalid_message(arguments) == (
+        "invalid arguments: questions[0].multi_select: may be true only with at least 2 options"
+        " (got 0)"
+    )
+
+
+@pytest.mark.parametrize("multi_select", [False, True])
+def test_a_single_option_is_refused(multi_select: bool) -> None:
+    """A question has no options (free text) or at least two; one alone is refused once."""
+    arguments = args_of(pkg(options=[{"label": "npm"}], multi_select=multi_select))
+    assert invalid_message(arguments) == (
+        "invalid arguments: questions[0].options: must have no items (for a free-text answer)"
+        " or at least 2 (got 1)"
+    )
+
+
+def test_free_text_questions_have_no_options() -> None:
+    """Options left out or empty both mean a free-text question."""
+    arguments = args_of(pkg(id="a", options=[]), {"id": "b", "question": "Name?"})
+    assert [q.options for q in tool.read_arguments(arguments)] == [(), ()]
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u3000", "\u2003"])
+def test_unicode_white_space_may_not_lead(space: str) -> None:
+    """Text may not start with any white space, not only the ASCII space the pattern names."""
+    assert invalid_message(args_of(pkg(header=space + "Tag"))) == (
+        "invalid arguments: questions[0].header: must not start with whitespace"
+    )
+
+
+def test_invalid_args_carry_their_problems_as_data() -> None:
+    """INVALID_ARGS lists each problem in ``problems``, the same strings as the message."""
+    with pytest.raises(UserQuestionError) as caught:
+        tool.read_arguments(args_of(pkg(id=7, options=[{"label": "Other"}, NPM])))
+    assert caught.value.code == UserQuestionErrorCode.INVALID_ARGS
+    assert caught.value.problems == (
+        "questions[0].id: must be a string, not a number",
+        'questions[0].options[0].label: must not be "Other": the UI always adds an "Other"'
+        " choice for the user's own words (and a way to skip); leave it out",
+    )
+    assert caught.value.message == "invalid arguments: " + "; ".join(caught.value.problems)
+
+
+def test_nulls_for_optional_properties_mean_left_out() -> None:
+    """A strict-mode call sends null for every optional property; it reads as left out."""
+    arguments = {
+        "questions": [
+            {"id": "a", "question": "Name?", "header": None, "options": None, "multi_select": None},
+            {
+                "id": "b",
+                "question": "Which?",
+                "header": "Tag",
+                "options": [{"label": "x", "description": None}, {"label": "y"}],
+                "multi_select": None,
+            },
+        ]
+    }
+    first, second = tool.read_arguments(json.dumps(arguments))
+    assert (first.header, first.options, first.multi_select) == (None, (), False)
+    assert [(o.label, o.description) for o in second.options] == [("x", None), ("y", None)]
+    assert arguments["questions"][0]["header"] is None  # the caller's value is unchanged
+
+
+def test_null_for_a_required_property_is_still_an_error() -> None:
+    """Only optional properties may be null: a null id or question is reported."""
+    assert invalid_message(args_of(pkg(id=None) | {"id": None})) == (
+        "invalid arguments: questions[0].id: must be a string, not null"
+    )

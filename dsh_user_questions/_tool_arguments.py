@@ -1,0 +1,255 @@
+"""Checking a model's ``ask_user_question`` arguments: the schema, then the rules it can't carry.
+
+Two validators read the one schema (`_tool_schema.internal_schema`): fastjsonschema compiles it
+to Python for the common case, a valid call; only when that fails does jsonschema, the
+reference validator, list every violation, so a model can correct all of them in one retry.
+Then the rules no portable schema keyword expresses are checked in code, wherever the shape
+allows. Every problem is worded by `_json`, like the payloads' readers.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import fastjsonschema
+
+from . import _json
+from ._tool_schema import ID_PATTERN, OPTIONAL_KEYS, internal_schema
+
+if TYPE_CHECKING:
+    import jsonschema
+
+__all__ = ["MAX_REPORTED_VIOLATIONS", "check"]
+
+MAX_REPORTED_VIOLATIONS = 20
+
+TEXT_PROBLEM = (
+    "must not contain control characters, terminal escape sequences or bidirectional overrides"
+)
+# What the published text pattern cannot say portably: the line and paragraph separators and
+# the bidirectional embeddings, overrides and isolates of "Trojan Source".
+_SEPARATOR_OR_BIDI = re.compile("[\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_TEXT_FIELDS = {"question", "header", "label", "description"}
+
+
+@functools.cache
+def _fast_validator() -> Callable[[Any], Any]:
+    # Draft 7 for both validators (fastjsonschema's newest); the schema's keywords mean the same
+    # in every draft since 4.
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#", **internal_schema()}
+    return fastjsonschema.compile(schema, use_default=False, use_formats=False)
+
+
+@functools.cache
+def _full_validator() -> jsonschema.Draft7Validator:
+    import jsonschema  # only invalid calls pay for the import
+
+    return jsonschema.Draft7Validator(internal_schema())
+
+
+def check(arguments: object) -> tuple[Any, list[str]]:
+    """The parsed arguments (a ``null`` optional property dropped) and every problem found."""
+    if isinstance(arguments, (str, bytes, bytearray)):
+        try:
+            data = json.loads(arguments)
+        except RecursionError:
+            return None, ["not valid JSON: nested too deeply"]
+        except ValueError as err:  # JSONDecodeError, UnicodeDecodeError, too many digits
+            return None, [f"not valid JSON: {_first_line(str(err))}"]
+    else:
+        data = arguments
+    data = _drop_nulls(data)
+    problems: list[str] = []
+    try:
+        _fast_validator()(data)
+    except Exception as err:  # a JsonSchemaValueException, or a value no JSON parser makes
+        problems = _explain(data, err)
+    problems.extend(_code_rules(data))
+    return data, problems
+
+
+def _drop_nulls(data: object) -> object:
+    """``data`` with every optional property whose value is ``null`` left out.
+
+    OpenAI's strict mode makes a model send every property, ``null`` for "none"; the plain
+    schema means the same by leaving it out. The caller's value is never changed.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
+        return data
+    questions = []
+    for question in data["questions"]:
+        if isinstance(question, dict):
+            question = _without_nulls(question)
+            options = question.get("options")
+            if isinstance(options, list):
+                question["options"] = [
+                    _without_nulls(option) if isinstance(option, dict) else option
+                    for option in options
+                ]
+        questions.append(question)
+    return {**data, "questions": questions}
+
+
+def _without_nulls(obj: dict[Any, Any]) -> dict[Any, Any]:
+    return {k: v for k, v in obj.items() if not (v is None and k in OPTIONAL_KEYS)}
+
+
+def _explain(data: object, fast_error: Exception) -> list[str]:
+    """Every schema violation of ``data``, with its path (the slow path of invalid calls)."""
+    problems: list[str] = []
+    seen: set[str] = set()
+    try:
+        for error in _full_validator().iter_errors(data):
+            for problem in _describe(error):
+                if problem not in seen:
+                    seen.add(problem)
+                    problems.append(problem)
+            if len(problems) > MAX_REPORTED_VIOLATIONS:
+                break
+    except Exception:  # a value no JSON parser makes; keep what was found
+        pass
+    if not problems:
+        # The two validators disagree, or the value is no JSON at all: say what the fast one saw.
+        path = getattr(fast_error, "path", None)
+        keys = list(path[1:]) if isinstance(path, list) else []
+        rule = getattr(fast_error, "rule", None)
+        problems.append(_json.at(keys, f"breaks the schema's {rule or 'rules'}"))
+    return problems
+
+
+def _describe(error: jsonschema.ValidationError) -> Iterator[str]:
+    """The problems one jsonschema error stands for, as ``<path>: <problem>``."""
+    keys = list(error.absolute_path)
+    # jsonschema types these as "maybe unset"; an error from iter_errors always has them.
+    keyword: Any = error.validator
+    value: Any = error.validator_value
+    instance: Any = error.instance
+    schema: Any = error.schema
+    if keyword == "type":
+        yield _json.at(keys, _json.must_be(str(value), instance))
+    elif keyword == "required" and isinstance(instance, dict):
+        for name in value:
+            if name not in instance:
+                yield _json.at([*keys, name], _json.REQUIRED)
+    elif keyword == "additionalProperties" and isinstance(instance, dict):
+        allowed = list(schema.get("properties", {}))
+        for name in instance:
+            if name not in allowed:
+                yield _json.at([*keys, name], _json.unknown_property(name, allowed))
+    elif keyword == "minItems":
+        yield _json.at(keys, f"must have at least {value} item{'s' if value != 1 else ''}")
+    elif keyword == "maxItems":
+        yield _json.at(keys, f"must have at most {value} items (got {len(instance)})")
+    elif keyword == "maxLength":
+        yield _json.at(keys, f"must be at most {value} characters (got {len(instance)})")
+    elif keyword == "pattern" and instance == "":
+        yield _json.at(keys, "must not be empty")
+    elif keyword == "pattern" and value == ID_PATTERN[:-1] + r"\Z":
+        yield _json.at(
+            keys,
+            "must start with a letter or digit and contain only letters, digits, '_', '-' and '.'",
+        )
+    elif keyword == "pattern" and isinstance(instance, str):
+        yield from _text_problems(keys, instance)
+    else:  # a keyword this module's schema does not use; never echo the value itself
+        yield _json.at(keys, f"breaks the schema's {keyword} rule")
+
+
+def _text_problems(keys: list[Any], text: str) -> Iterator[str]:
+    """Why a non-empty text breaks the text pattern: a leading space, or a control."""
+    if text[0] == " ":
+        yield _json.at(keys, "must not start with whitespace")
+    found = _CONTROL.search(text)
+    if found:
+        yield _json.at(keys, _found(found))
+
+
+def _found(found: re.Match[str]) -> str:
+    return f"{TEXT_PROBLEM} (found U+{ord(found.group()):04X} at index {found.start()})"
+
+
+def _code_rules(data: object) -> Iterator[str]:
+    """Violations of the rules no portable schema keyword carries, wherever the shape allows."""
+    if not isinstance(data, dict):
+        return
+    questions = data.get("questions")
+    if not isinstance(questions, list):
+        return
+    ids: dict[str, int] = {}
+    for index, question in enumerate(questions):
+        if not isinstance(question, dict):
+            continue
+        at: list[Any] = ["questions", index]
+        id_ = question.get("id")
+        if isinstance(id_, str):
+            if id_ in ids:
+                yield _json.at([*at, "id"], f"duplicates questions[{ids[id_]}].id")
+            else:
+                ids[id_] = index
+        for field in ("question", "header"):
+            yield from _text_rules([*at, field], question.get(field))
+        options = question.get("options", [])
+        if isinstance(options, list):
+            yield from _count_rules(at, len(options), question.get("multi_select"))
+            yield from _option_rules(at, options)
+
+
+def _count_rules(at: list[Any], count: int, multi_select: object) -> Iterator[str]:
+    if count == 1:
+        yield _json.at(
+            [*at, "options"], "must have no items (for a free-text answer) or at least 2 (got 1)"
+        )
+    elif count == 0 and multi_select is True:
+        yield _json.at([*at, "multi_select"], "may be true only with at least 2 options (got 0)")
+
+
+def _option_rules(at: list[Any], options: list[Any]) -> Iterator[str]:
+    labels: dict[str, int] = {}
+    for position, option in enumerate(options):
+        if not isinstance(option, dict):
+            continue
+        path = [*at, "options", position]
+        label = option.get("label")
+        if isinstance(label, str):
+            folded = label.strip().casefold()
+            if folded == "other":
+                yield _json.at(
+                    [*path, "label"],
+                    'must not be "Other": the UI always adds an "Other" choice for the'
+                    " user's own words (and a way to skip); leave it out",
+                )
+            elif folded in labels:
+                yield _json.at(
+                    [*path, "label"],
+                    f"duplicates {_json.path([*at, 'options', labels[folded], 'label'])}"
+                    " (labels must differ ignoring case and surrounding spaces)",
+                )
+            else:
+                labels[folded] = position
+        yield from _text_rules([*path, "label"], label)
+        yield from _text_rules([*path, "description"], option.get("description"))
+
+
+def _text_rules(keys: list[Any], text: object) -> Iterator[str]:
+    """What the text pattern leaves to code (all of it outside ASCII)."""
+    if not isinstance(text, str) or text.isascii():
+        return
+    if _SURROGATE.search(text):
+        yield _json.at(keys, "must not contain unpaired surrogates (it is not valid Unicode text)")
+        return
+    first = text[0]
+    if first.isspace() and first != " " and not _CONTROL.match(first):
+        yield _json.at(keys, "must not start with whitespace")
+    found = _SEPARATOR_OR_BIDI.search(text)
+    if found:
+        yield _json.at(keys, _found(found))
+
+
+def _first_line(text: str) -> str:
+    return text.splitlines()[0] if text else text
