@@ -33,7 +33,11 @@ __all__ = [
     "UserQuestionProvider",
     "UserQuestionService",
     "WireFormatError",
+    "__version__",
     "check_answer",
     "hookimpl",
     "hookspec",
 ]
+
+__version__ = "0.1.0.dev0"
+"""This distribution's version (setup.cfg reads it from here: the one place it is written)."""

@@ -41,3 +41,4 @@ __all__ = [
 ]
 
 __version__ = "0.1.0.dev0"
+"""This distribution's version (setup.cfg reads it from here: the one place it is written)."""
