@@ -1,0 +1,44 @@
+"""A conformance suite a user-questions provider runs against itself.
+
+Subclass `ProviderConformance` in a test module, implement ``connect(ctx)`` to install your
+provider on a fresh harness context and yield a `ProviderDriver` for its UI, and pytest reports a
+pass or fail for every rule of the provider contract::
+
+    import contextlib
+
+    from dsh_user_questions.conformance import ProviderConformance
+
+
+    class TestMyProvider(ProviderConformance):
+        @contextlib.asynccontextmanager
+        async def connect(self, ctx):
+            provider = MyProvider()
+            dispose = ctx.user_questions.register_provider(provider)
+            try:
+                yield MyDriver(provider)  # screen(), reply(request, replies), cancel(request)
+            finally:
+                dispose()
+
+The driver plays the human: it reads what the UI shows and answers with the replies the suite
+gives (`Choose`, `Other`, `Skip`, and `Approve`, `KeepPlanning`, `TalkInstead` on a plan
+review). Everything else (asking through the real service, aborting, cancelling, closing the
+context, comparing answers, judging that model text is inert) is the suite's.
+"""
+
+from __future__ import annotations
+
+from ._driver import ProviderDriver
+from ._replies import Approve, Choose, KeepPlanning, Other, Reply, Skip, TalkInstead
+from ._suite import ProviderConformance
+
+__all__ = [
+    "Approve",
+    "Choose",
+    "KeepPlanning",
+    "Other",
+    "ProviderConformance",
+    "ProviderDriver",
+    "Reply",
+    "Skip",
+    "TalkInstead",
+]

@@ -1,0 +1,457 @@
+"""`ProviderConformance`: the provider contract as one pytest test per rule."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import ClassVar
+
+from .. import plugin as core_plugin
+from ..errors import UserQuestionError, UserQuestionErrorCode
+from ..harness import AbortController, HarnessContext
+from ..payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
+from ..plan_review import read_plan_review
+from . import _inert
+from ._driver import ProviderDriver
+from ._replies import (
+    Approve,
+    Choose,
+    KeepPlanning,
+    Other,
+    Reply,
+    Skip,
+    TalkInstead,
+    expected_item,
+)
+from ._requests import CHECKS, COLOUR, FRUIT, NAME, PKG, PLAN, PLAN_REVIEW, TYPED, request
+from ._session import ErrorLog, Session, expect_code, outcome
+
+__all__ = ["ProviderConformance"]
+
+Check = Callable[[Session], Awaitable[None]]
+
+
+class ProviderConformance:
+    """The provider contract, one test per rule; subclass it in a test module and `connect`.
+
+    Each test builds a fresh `HarnessContext` with `dsh_user_questions.plugin` registered
+    (under its entry-point name ``user_questions``), lets `connect` put the provider on it, asks
+    through ``ctx.user_questions`` as a harness would, plays the human with the driver, and
+    closes the context with ``await ctx.aclose()``. Each test runs its own event loop, so no
+    async pytest plugin is needed. A test fails with what the human did, what the caller got and
+    what the screen showed; anything logged at ERROR meanwhile fails it too.
+
+    To leave a rule out (say, your UI has no skip control), override its test with one that
+    calls ``pytest.skip("why")``.
+    """
+
+    timeout: ClassVar[float] = 20.0
+    """Seconds to wait for anything to show up on the screen, go away, or return."""
+
+    def connect(self, ctx: HarnessContext) -> AbstractAsyncContextManager[ProviderDriver]:
+        """Install the provider on ``ctx`` and give a driver for its UI; undo it on exit.
+
+        Install it as a harness would: ``ctx.user_questions.register_provider(provider)``,
+        ``ctx.register(plugin)``, or ``ctx.load_entrypoints()`` for an installed distribution.
+        Write it as an ``@contextlib.asynccontextmanager`` method yielding the driver.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement connect(ctx): install the provider on ctx"
+            " and yield a ProviderDriver for its UI"
+        )
+
+    # The answers ------------------------------------------------------------------------------
+
+    def test_shows_header_question_detail_and_options(self) -> None:
+        """The human sees the header, question, detail and every option with its description."""
+        self._run(_shows_everything)
+
+    def test_single_select_returns_the_chosen_option(self) -> None:
+        """Picking one option of a single-select returns exactly that label."""
+        self._run(_answers(request(PKG), [Choose("npm")]))
+
+    def test_multi_select_returns_every_checked_option(self) -> None:
+        """Checking two options of a multi-select returns exactly those labels."""
+        self._run(_answers(request(CHECKS), [Choose("lint", "tests")]))
+
+    def test_free_text_question_returns_the_typed_text(self) -> None:
+        """A question without options returns the typed text as ``custom``, unchanged."""
+        self._run(_answers(request(NAME), [Other(TYPED)]))
+
+    def test_other_on_single_select_replaces_the_pick(self) -> None:
+        """Other on a single-select returns the typed text and no selection."""
+        self._run(_answers(request(PKG), [Other(TYPED)]))
+
+    def test_other_on_multi_select_adds_to_the_picks(self) -> None:
+        """Other on a multi-select returns the checked labels and the typed text."""
+        self._run(_answers(request(CHECKS), [Other(TYPED, "types")]))
+
+    def test_skip_returns_an_empty_selection(self) -> None:
+        """Skip keeps the question in the answer as ``{id, selected: []}``."""
+        self._run(_answers(request(PKG), [Skip()]))
+
+    def test_several_questions_are_answered_together(self) -> None:
+        """A request of several questions returns one item per question, each as given."""
+        self._run(
+            _answers(
+                request(PKG, CHECKS, NAME),
+                [Choose("yarn"), Choose("types", "tests"), Other("parsnip")],
+            )
+        )
+
+    def test_several_questions_with_skip_and_other(self) -> None:
+        """Skip and Other on some questions of several leave the others' answers intact."""
+        self._run(_answers(request(CHECKS, PKG), [Skip(), Other(TYPED)]))
+
+    # Plan review ------------------------------------------------------------------------------
+
+    def test_plan_review_approve(self) -> None:
+        """Approving a plan returns the approve label, which `read_plan_review` approves."""
+        self._run(_plan_review([Approve()], approved=True, feedback=None))
+
+    def test_plan_review_keep_planning_with_feedback(self) -> None:
+        """Keep planning with feedback returns the feedback as the plan-review's text."""
+        feedback = "Also migrate the docs first"
+        self._run(_plan_review([KeepPlanning(feedback)], approved=False, feedback=feedback))
+
+    def test_plan_review_keep_planning_without_feedback(self) -> None:
+        """Keep planning without feedback returns the keep-planning option, not an approval."""
+        self._run(_plan_review([KeepPlanning()], approved=False, feedback=None))
+
+    def test_plan_review_talk_instead_cancels(self) -> None:
+        """Talk instead on a plan review makes ask() raise ASK_CANCELLED."""
+        self._run(_talk_instead)
+
+    # Ending without an answer -----------------------------------------------------------------
+
+    def test_user_cancel_raises_ask_cancelled(self) -> None:
+        """The human closing the question makes ask() raise ASK_CANCELLED and clears it."""
+        self._run(_user_cancel)
+
+    def test_abort_withdraws_the_question(self) -> None:
+        """Aborting the request's signal raises ASK_ABORTED and takes the question off screen."""
+        self._run(_abort(in_thread=False))
+
+    def test_abort_from_another_thread_withdraws_the_question(self) -> None:
+        """An abort from another thread raises ASK_ABORTED and takes the question off screen."""
+        self._run(_abort(in_thread=True))
+
+    def test_cancelled_caller_task_withdraws_the_question(self) -> None:
+        """Cancelling the task awaiting ask() takes the question off screen."""
+        self._run(_cancel_caller)
+
+    def test_next_ask_after_an_abort_is_answered(self) -> None:
+        """After an abort nothing is left behind: the next question is shown and answered."""
+        self._run(_ask_after_abort)
+
+    # Several callers --------------------------------------------------------------------------
+
+    def test_concurrent_asks_each_get_their_own_answer(self) -> None:
+        """Two asks pending at once each get the answer given to their own question."""
+        self._run(_concurrent)
+
+    def test_aborting_one_ask_leaves_the_other_answerable(self) -> None:
+        """An abort of one of two pending asks leaves the other shown and answerable."""
+        self._run(_abort_one_of_two)
+
+    # Model text is inert ----------------------------------------------------------------------
+
+    def test_escape_sequences_are_shown_inert(self) -> None:
+        """Terminal escapes, BEL, backspace and CR in model text reach the screen as text."""
+        self._run(_inert_text(_inert.ESCAPES))
+
+    def test_bidi_controls_are_shown_inert(self) -> None:
+        """Bidirectional overrides and isolates in model text never reach the screen live."""
+        self._run(_inert_text(_inert.BIDI))
+
+    def test_markup_is_shown_as_text(self) -> None:
+        """HTML tags and script in model text are shown as their characters."""
+        self._run(_inert_text(_inert.MARKUP))
+
+    # Closing the context ----------------------------------------------------------------------
+
+    def test_aclose_with_a_question_pending(self) -> None:
+        """ctx.aclose() with a question pending returns; the ask ends cleanly or stays open."""
+        self._run(_aclose_pending)
+
+    def test_aclose_after_an_answer(self) -> None:
+        """ctx.aclose() after an answered question returns and logs no error."""
+        self._run(_aclose_idle)
+
+    # Running one check ------------------------------------------------------------------------
+
+    def _run(self, check: Check) -> None:
+        asyncio.run(self._session(check))
+
+    async def _session(self, check: Check) -> None:
+        log = ErrorLog()
+        root = logging.getLogger()
+        root.addHandler(log)
+        try:
+            ctx = HarnessContext()
+            ctx.register(core_plugin, name="user_questions")
+            async with self.connect(ctx) as driver:
+                session = Session(ctx, driver, self.timeout)
+                try:
+                    await check(session)
+                finally:
+                    await session.finish()
+                    if not session.closed:
+                        await _aclose(session)
+        finally:
+            root.removeHandler(log)
+        if log.records:
+            raise AssertionError(f"errors were logged during the check: {log.describe()}")
+
+
+async def _aclose(session: Session) -> None:
+    session.closed = True
+    try:
+        await asyncio.wait_for(session.ctx.aclose(), session.timeout)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"ctx.aclose() did not return within {session.timeout:g} s") from None
+
+
+def _describe_replies(replies: Sequence[Reply]) -> str:
+    return ", ".join(repr(reply) for reply in replies)
+
+
+def _answers(
+    req: AskUserQuestionRequest,
+    replies: Sequence[Reply],
+    *,
+    look: Callable[[str], None] | None = None,
+) -> Check:
+    """Ask ``req``, give ``replies``, and compare the answer with what the human did.
+
+    ``look(screen)`` checks the screen once the first question is shown.
+    """
+
+    async def check(session: Session) -> None:
+        task = session.ask(req)
+        screen = await session.shown(req.questions[0].question, task)
+        if look is not None:
+            look(screen)
+        did = f"the human gave {_describe_replies(replies)}"
+        await session.driver.reply(req, replies)
+        answer = await session.answer_of(task, did)
+        got = {item.id: item for item in answer.answers}
+        for question, reply in zip(req.questions, replies, strict=True):
+            expected = expected_item(question, reply)
+            item = got.get(question.id)
+            if item != expected:
+                shown = "nothing" if item is None else item.to_dict()
+                raise AssertionError(
+                    f"the human gave {reply!r} to question {question.id!r}; ask() should return"
+                    f" {expected.to_dict()} for it but returned {shown}"
+                    f" (whole answer {answer.to_dict()})"
+                )
+        extra = set(got) - {question.id for question in req.questions}
+        if extra:
+            raise AssertionError(f"the answer has items for questions never asked: {extra}")
+        await session.gone(req.questions[-1].question, did)
+
+    return check
+
+
+async def _shows_everything(session: Session) -> None:
+    req = request(PKG)
+    task = session.ask(req)
+    screen = await session.shown(PKG.question, task)
+    missing = _inert.missing_words(PKG, screen)
+    if missing:
+        raise AssertionError(
+            f"the human should see the header, question, detail and options with descriptions,"
+            f" but these words are missing: {missing}; the screen:\n{screen}"
+        )
+    await session.driver.reply(req, [Choose("pnpm")])
+    await session.answer_of(task, "the human chose pnpm")
+
+
+def _plan_shown(screen: str) -> None:
+    missing = [word for word in PLAN.split() if word[0].isalpha() and word not in screen]
+    if missing:
+        raise AssertionError(
+            f"the plan under review should be shown; missing {missing}; the screen:\n{screen}"
+        )
+
+
+def _plan_review(replies: Sequence[Reply], *, approved: bool, feedback: str | None) -> Check:
+    item = expected_item(PLAN_REVIEW, replies[0])
+    outcome = read_plan_review(AskUserQuestionAnswer(answers=(item,)))
+    # The suite's own expectation must mean the decision to read_plan_review as well.
+    assert (outcome.approved, outcome.feedback) == (approved, feedback), outcome
+    return _answers(request(PLAN_REVIEW), replies, look=_plan_shown)
+
+
+async def _talk_instead(session: Session) -> None:
+    req = request(PLAN_REVIEW)
+    task = session.ask(req)
+    await session.shown(PLAN_REVIEW.question, task)
+    await session.driver.reply(req, [TalkInstead()])
+    error = await session.error_of(task, "the human chose Talk instead")
+    expect_code(error, UserQuestionErrorCode.ASK_CANCELLED, "Talk instead")
+    await session.gone(PLAN_REVIEW.question, "Talk instead")
+
+
+async def _user_cancel(session: Session) -> None:
+    req = request(PKG)
+    task = session.ask(req)
+    await session.shown(PKG.question, task)
+    await session.driver.cancel(req)
+    error = await session.error_of(task, "the human closed the question")
+    expect_code(error, UserQuestionErrorCode.ASK_CANCELLED, "the human closed the question")
+    await session.gone(PKG.question, "the human closed it")
+
+
+def _abort(*, in_thread: bool) -> Check:
+    async def check(session: Session) -> None:
+        controller = AbortController()
+        task = session.ask(request(PKG, signal=controller.signal))
+        await session.shown(PKG.question, task)
+        if in_thread:
+            thread = threading.Thread(target=controller.abort, args=("the agent moved on",))
+            thread.start()
+            await asyncio.get_running_loop().run_in_executor(None, thread.join)
+        else:
+            controller.abort("the agent moved on")
+        after = "the signal aborted" + (" in another thread" if in_thread else "")
+        error = await session.error_of(task, after)
+        expect_code(error, UserQuestionErrorCode.ASK_ABORTED, after)
+        await session.gone(PKG.question, after)
+
+    return check
+
+
+async def _cancel_caller(session: Session) -> None:
+    task = session.ask(request(PKG))
+    await session.shown(PKG.question, task)
+    task.cancel()
+    error = await session.error_of(task, "the caller's task was cancelled")
+    if not isinstance(error, asyncio.CancelledError):
+        raise AssertionError(
+            f"cancelling the caller's task should end ask() with CancelledError, not {error!r}"
+        )
+    await session.gone(PKG.question, "the caller's task was cancelled")
+
+
+async def _ask_after_abort(session: Session) -> None:
+    controller = AbortController()
+    task = session.ask(request(PKG, signal=controller.signal))
+    await session.shown(PKG.question, task)
+    controller.abort()
+    expect_code(
+        await session.error_of(task, "the abort"), UserQuestionErrorCode.ASK_ABORTED, "the abort"
+    )
+    await _answers(request(COLOUR), [Choose("blue")])(session)
+
+
+async def _concurrent(session: Session) -> None:
+    first, second = request(COLOUR), request(FRUIT)
+    replies = {COLOUR.question: [Choose("blue")], FRUIT.question: [Choose("pear")]}
+    tasks = {COLOUR.question: session.ask(first), FRUIT.question: session.ask(second)}
+    requests = {COLOUR.question: first, FRUIT.question: second}
+    left = set(requests)
+    while left:
+
+        def ready(screen: str) -> bool:
+            return any(text in screen or tasks[text].done() for text in left)
+
+        ok, screen = await session.until(ready)
+        for text in sorted(left):
+            if tasks[text].done():
+                raise AssertionError(
+                    f"the caller who asked {text!r} got {outcome(tasks[text])} before the human"
+                    " answered that question"
+                )
+        if not ok:
+            raise AssertionError(
+                f"with two asks pending, {sorted(left)} never showed; the screen:\n{screen}"
+            )
+        text = next(text for text in sorted(left) if text in screen)
+        await session.driver.reply(requests[text], replies[text])
+        answer = await session.answer_of(tasks[text], f"the human answered {text!r}")
+        expected = expected_item(requests[text].questions[0], replies[text][0])
+        if answer.answers != (expected,):
+            raise AssertionError(
+                f"the caller who asked {text!r} should get {expected.to_dict()} but got"
+                f" {answer.to_dict()}"
+            )
+        left.discard(text)
+
+
+async def _abort_one_of_two(session: Session) -> None:
+    controller = AbortController()
+    aborted = session.ask(request(COLOUR, signal=controller.signal))
+    await session.shown(COLOUR.question, aborted)
+    kept_request = request(FRUIT)
+    kept = session.ask(kept_request)
+    await asyncio.sleep(0)
+    controller.abort()
+    after = "one of two pending asks was aborted"
+    expect_code(await session.error_of(aborted, after), UserQuestionErrorCode.ASK_ABORTED, after)
+    await session.gone(COLOUR.question, after)
+    await session.shown(FRUIT.question, kept)
+    await session.driver.reply(kept_request, [Choose("apple")])
+    answer = await session.answer_of(kept, "the human answered the remaining ask")
+    expected = expected_item(FRUIT, Choose("apple"))
+    if answer.answers != (expected,):
+        raise AssertionError(f"the remaining ask should get {expected.to_dict()}, got {answer}")
+
+
+def _inert_text(question: AskUserQuestionItem) -> Check:
+    async def check(session: Session) -> None:
+        req = request(question)
+        task = session.ask(req)
+        marker = question.question.split()[0] + " check"
+        screen = await session.shown(marker, task)
+        # Let the whole question draw before judging it.
+        await asyncio.sleep(0.2)
+        screen = await session.screen()
+        live = _inert.live_characters(screen)
+        if live:
+            raise AssertionError(
+                f"control or bidi characters from model text reached the screen live: {live};"
+                " show them as visible stand-ins"
+            )
+        missing = _inert.missing_words(question, screen)
+        if missing:
+            raise AssertionError(
+                f"parts of the model's text are not shown as characters: {missing} (a terminal"
+                f" or browser acted on them instead); the screen:\n{screen}"
+            )
+        # End it; whether a cancel gives ASK_CANCELLED is another test's concern.
+        await session.driver.cancel(req)
+
+    return check
+
+
+async def _aclose_pending(session: Session) -> None:
+    req = request(PKG)
+    task = session.ask(req)
+    await session.shown(PKG.question, task)
+    await _aclose(session)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    if task.done():
+        error = await session.error_of(task, "ctx.aclose()")
+        if not isinstance(error, UserQuestionError):
+            raise AssertionError(
+                f"ctx.aclose() ended the pending ask with {error!r}; withdraw it with a"
+                " UserQuestionError (ASK_ABORTED) instead"
+            )
+        await session.gone(PKG.question, "ctx.aclose() withdrew it")
+        return
+    await session.driver.reply(req, [Choose("npm")])
+    answer = await session.answer_of(task, "ctx.aclose() and then the human's answer")
+    expected = expected_item(PKG, Choose("npm"))
+    if answer.answers != (expected,):
+        raise AssertionError(f"after ctx.aclose() the answer should be {expected}, got {answer}")
+
+
+async def _aclose_idle(session: Session) -> None:
+    await _answers(request(PKG), [Choose("pnpm")])(session)
+    await _aclose(session)

@@ -1,0 +1,48 @@
+"""A whole user-questions provider: a text board a chat bot would post and read back.
+
+`board()` is what the human sees; `answer(key, answer)` and `close(key)` are what the human
+does. It passes `dsh_user_questions.conformance` (README, "Write a provider").
+"""
+
+import asyncio
+import itertools
+import unicodedata
+
+from dsh_user_questions import UserQuestionError
+
+
+def inert(text: str) -> str:
+    """Model text with control and format characters (escapes, bidi) as visible stand-ins."""
+    live = ("Cc", "Cf")
+    return "".join(
+        f"<U+{ord(c):04X}>" if c != "\n" and unicodedata.category(c) in live else c for c in text
+    )
+
+
+class BoardProvider:
+    def __init__(self):
+        self.pending = {}  # key -> (request, future of the answer)
+        self._keys = itertools.count(1)
+
+    def board(self):
+        lines = []
+        for key, (request, _) in self.pending.items():
+            for q in request.questions:
+                lines += [f"[{key}] {inert(q.header or '')}: {inert(q.question)}"]
+                lines += [inert(q.detail or "")]
+                lines += [f"- {inert(o.label)}: {inert(o.description or '')}" for o in q.options]
+        return "\n".join(lines)
+
+    def answer(self, key, answer):
+        self.pending[key][1].set_result(answer)  # the service checks it against the request
+
+    def close(self, key):
+        self.pending[key][1].set_exception(UserQuestionError.cancelled())
+
+    async def ask(self, request):
+        key, future = next(self._keys), asyncio.get_running_loop().create_future()
+        self.pending[key] = (request, future)
+        try:  # an abort, or the caller's cancellation, cancels this await
+            return await future
+        finally:
+            del self.pending[key]  # off the board, whatever happened
