@@ -33,7 +33,8 @@ class BoardDriver:
         items = []
         for question, reply in zip(request.questions, replies, strict=True):
             if isinstance(reply, TalkInstead):
-                return self.provider.close(self.key(request))
+                self.provider.close(self.key(request))
+                return
             item = {"id": question.id, "selected": []}
             if isinstance(reply, (Choose, Other)):
                 item["selected"] = list(reply.labels)

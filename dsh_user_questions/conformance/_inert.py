@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from ..payloads import AskUserQuestionItem, AskUserQuestionOption
 
-__all__ = ["ESCAPES", "MARKUP", "BIDI", "live_characters", "missing_words"]
+__all__ = ["BIDI", "ESCAPES", "MARKUP", "live_characters", "missing_words"]
 
 # Bidirectional embeddings, overrides, isolates and marks: they reorder what the human reads.
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
