@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import psycopg
@@ -39,7 +38,7 @@ class PostgresServer:
         self._as_root = os.geteuid() == 0
         if self._as_root:
             shutil.chown(self.root, "postgres", "postgres")
-        self._process: subprocess.Popen[bytes] | None = None
+        self._running = False
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync")
         self._databases = 0
 
@@ -51,39 +50,23 @@ class PostgresServer:
         subprocess.run(self._command(name, *args), check=True, capture_output=True)
 
     def start(self) -> None:
-        """Start the server and wait until it takes connections."""
-        log = open(self.root / "server.log", "ab")  # noqa: SIM115 (the server keeps it)
-        self._process = subprocess.Popen(
-            self._command(
-                "postgres",
-                "-D", str(self.data),
-                "-k", str(self.root),
-                "-c", "listen_addresses=",
-                "-c", "fsync=off",
-                "-c", "max_connections=200",
-            ),
-            stdout=log,
-            stderr=log,
-        )  # fmt: skip
-        log.close()
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                psycopg.connect(self.url("postgres"), connect_timeout=2).close()
-                return
-            except psycopg.OperationalError:
-                if self._process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(
-                        "PostgreSQL did not start: " + (self.root / "server.log").read_text()
-                    ) from None
-                time.sleep(0.1)
+        """Start the server (``pg_ctl start -w``: it takes connections when this returns)."""
+        options = f"-k {self.root} -c listen_addresses= -c fsync=off -c max_connections=200"
+        try:
+            self._run(
+                "pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"),
+                "-o", options, "-w", "-t", "120", "start",
+            )  # fmt: skip
+        except subprocess.CalledProcessError as err:
+            log = (self.root / "server.log").read_text(errors="replace")
+            raise RuntimeError(f"PostgreSQL did not start: {err.stderr!r}\n{log}") from err
+        self._running = True
 
     def stop(self) -> None:
         """Stop the server (fast shutdown: clients are disconnected) and wait for it."""
-        if self._process is not None:
-            self._process.terminate()
-            self._process.wait(timeout=60)
-            self._process = None
+        if self._running:
+            self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "120", "stop")
+            self._running = False
 
     def restart(self) -> None:
         """Stop, then start again on the same data."""

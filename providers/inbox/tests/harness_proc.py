@@ -1,0 +1,74 @@
+"""A harness in a process of its own, asking through the installed ``inbox`` entry point.
+
+``harness_proc.py ask N [TIMEOUT]``: ask N questions at once (each with a timeout when given)
+and print each outcome; ``harness_proc.py resume ID...``: resume those questions. Either way
+it then waits for late answers until stdin closes. One JSON line per event on stdout: ready,
+answer, error (with its code), late (with the record's id and late answer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, hookimpl
+from dsh_user_questions.harness import AbortSignal, HarnessContext
+
+REQUEST = {
+    "questions": [
+        {
+            "id": "pkg",
+            "question": "Which package manager?",
+            "options": [{"label": "pnpm"}, {"label": "npm"}],
+        }
+    ]
+}
+
+
+def say(**event: object) -> None:
+    print(json.dumps(event), flush=True)
+
+
+class LateAnswers:
+    @hookimpl
+    def dsh_user_questions_late_answer(self, record: object) -> None:
+        say(event="late", id=record.id, late_answer=record.late_answer)  # type: ignore[attr-defined]
+
+
+async def one(ctx: HarnessContext, coro: object) -> None:
+    try:
+        answer = await coro  # type: ignore[misc]
+    except UserQuestionError as err:
+        say(event="error", code=str(err.code))
+    else:
+        say(event="answer", answer=answer.to_dict())
+
+
+async def main() -> None:
+    ctx = HarnessContext()
+    ctx.register(LateAnswers(), name="late-answers")
+    ctx.load_entrypoints()
+    service = ctx.user_questions
+    mode, *args = sys.argv[1:]
+    if mode == "ask":
+        timeout = float(args[1]) if len(args) > 1 else None
+        jobs = [
+            service.ask(
+                AskUserQuestionRequest.from_dict(
+                    REQUEST, signal=None if timeout is None else AbortSignal.timeout(timeout)
+                )
+            )
+            for _ in range(int(args[0]))
+        ]
+    else:
+        jobs = [service.resume(question_id) for question_id in args]
+    say(event="ready")
+    await asyncio.gather(*(one(ctx, job) for job in jobs))
+    say(event="done")
+    await asyncio.to_thread(sys.stdin.read)  # late answers arrive until the test closes stdin
+    await ctx.aclose()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
