@@ -16,6 +16,7 @@ from ..payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuesti
 from ..plan_review import read_plan_review
 from . import _inert
 from ._driver import ProviderDriver
+from ._loop import run
 from ._replies import (
     Approve,
     Choose,
@@ -184,7 +185,7 @@ class ProviderConformance:
     # Running one check ------------------------------------------------------------------------
 
     def _run(self, check: Check) -> None:
-        asyncio.run(self._session(check))
+        run(self._session(check))
 
     async def _session(self, check: Check) -> None:
         log = ErrorLog()
