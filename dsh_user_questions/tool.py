@@ -13,6 +13,7 @@ no leading white space and no unpaired surrogates in any text.
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
@@ -201,17 +202,14 @@ def _invalid_arguments(problems: list[str]) -> UserQuestionError:
 # Running the tool ------------------------------------------------------------------------------
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _valid_text(text: str) -> str:
-    # The last guard: a lone surrogate cannot be sent to any model API (it is not Unicode).
-    return text.encode("utf-8", "replace").decode("utf-8") if not _encodes(text) else text
-
-
-def _encodes(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    # The last guard: a lone surrogate is no Unicode, and no model API takes it. The answer
+    # rules refuse one in custom text (BAD_ANSWER); anything else (a provider's error message
+    # quoting such text) gets U+FFFD in its place.
+    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
 
 
 @attrs.frozen

@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -39,7 +40,9 @@ def test_readme_gives_the_two_commands() -> None:
 def test_readme_tool_example_prints_its_documented_output(tmp_path: Path) -> None:
     """The python block under 'The model-facing tool' prints the text block after it."""
     section = README.read_text(encoding="utf-8").split("## The model-facing tool", 1)[1]
-    match = re.search(r"```python\n(.*?)```\s*\nprints\s*\n\s*```text\n(.*?)```", section, re.S)
+    match = re.search(
+        r"```python\n((?:(?!```).)*?)```\s*\nprints\s*\n\s*```text\n(.*?)```", section, re.S
+    )
     assert match is not None, "README tool example or its output block is missing"
     code, expected = match.groups()
     script = tmp_path / "tool_example.py"
@@ -48,3 +51,45 @@ def test_readme_tool_example_prints_its_documented_output(tmp_path: Path) -> Non
         [sys.executable, str(script)], capture_output=True, text=True, check=True, cwd=tmp_path
     )
     assert done.stdout == expected
+
+
+class Recorder:
+    """A stand-in for an SDK client: records each method call's path and keyword arguments."""
+
+    def __init__(self, calls: list[tuple[str, dict[str, Any]]], path: str = "") -> None:
+        self.calls = calls
+        self.path = path
+
+    def __getattr__(self, name: str) -> Recorder:
+        return Recorder(self.calls, f"{self.path}.{name}".lstrip("."))
+
+    def __call__(self, **kwargs: Any) -> None:
+        self.calls.append((self.path, kwargs))
+
+
+def test_readme_tool_one_liners_hand_each_sdk_its_shape() -> None:
+    """The README's one line per SDK runs (real google-genai and mcp types, recording stand-ins
+    for the API clients) and passes each API the tool's shape for it."""
+    from dsh_user_questions import tool
+
+    section = README.read_text(encoding="utf-8").split("## The model-facing tool", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    assert code is not None
+    calls: list[tuple[str, dict[str, Any]]] = []
+    namespace: dict[str, Any] = {
+        "openai_client": Recorder(calls),
+        "anthropic_client": Recorder(calls),
+        "MODEL": "model",
+        "messages": [{"role": "user", "content": "Set up the project"}],
+    }
+    exec(compile(code.group(1), "README.md", "exec"), namespace)
+    assert [(path, kwargs["tools"]) for path, kwargs in calls] == [
+        ("chat.completions.create", [tool.openai_tool()]),
+        ("responses.create", [tool.openai_responses_tool()]),
+        ("messages.create", [tool.anthropic_tool()]),
+    ]
+    [gemini] = namespace["gemini_config"].tools
+    [declaration] = gemini.function_declarations
+    assert declaration.parameters_json_schema == tool.input_schema()
+    [mcp_tool] = namespace["mcp_tools"]
+    assert mcp_tool.model_dump(by_alias=True, exclude_none=True) == tool.mcp_tool()

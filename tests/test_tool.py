@@ -810,3 +810,14 @@ def test_null_for_a_required_property_is_still_an_error() -> None:
     assert invalid_message(args_of(pkg(id=None) | {"id": None})) == (
         "invalid arguments: questions[0].id: must be a string, not null"
     )
+
+
+async def test_result_content_never_holds_a_lone_surrogate(
+    dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+) -> None:
+    """A provider error quoting a lone surrogate still gives content any API can encode."""
+    scripted_provider.push(UserQuestionError("bad \ud800 text", "ASK_ABORTED"))
+    result = await tool.run(dsh_context, args_of())
+    assert result.content == "Error: bad \ufffd text"
+    result.content.encode("utf-8")
+    assert tool.ToolResult("\U0001f600 ok").content == "\U0001f600 ok"
