@@ -1,15 +1,21 @@
 """Interactive mode: a prompt_toolkit form drawn below the cursor, one question a page.
 
-Keys: Up/Down move; 1-9 pick (toggle on a multi-select); Space toggles; Enter chooses or
-confirms; Left or Backspace goes back a page; PgUp/PgDn scroll a long detail; Esc or Ctrl-C
-cancels (Esc in a text field goes back to the list). With several questions a summary page
-comes before the answer is submitted.
+The form is laid out by hand for the terminal's size at every render (see `_viewport`): the
+highlighted row is always drawn, hidden rows are announced, a long detail shows a window of its
+lines and its position. A key acts only on what the last render showed: a pick of a row that was
+never drawn moves the pointer there instead, and a plan can be approved only once each of its
+lines has been drawn.
+
+For a short moment after a page appears (`GUARD_SECONDS`) keys are ignored and the key hint is
+not drawn yet: a key typed for the previous question (the Enter after a ``2``) cannot answer a
+question the human has not seen. Keys: see the provider's README.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Literal
 
@@ -20,35 +26,43 @@ from dsh_user_questions import (
     AskUserQuestionRequest,
     UserQuestionError,
 )
-from prompt_toolkit.application import Application
+from prompt_toolkit.application import Application, create_app_session
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import FormattedText, StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     AnyContainer,
     ConditionalContainer,
     Dimension,
-    DynamicContainer,
     FormattedTextControl,
     HSplit,
     Layout,
-    VSplit,
     Window,
 )
-from prompt_toolkit.output import Output, create_output
+from prompt_toolkit.output import create_output
 from prompt_toolkit.shortcuts import print_formatted_text
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
-from prompt_toolkit.widgets import Frame, TextArea
+from prompt_toolkit.widgets import TextArea
 
 from ._abort import AbortRelay, aborted_error
 from ._inert import inert_text
-from ._markdown import Fragment, Line, render_markdown
+from ._labels import visible_labels
+from ._markdown import Fragment, Line, lines_to_plain, render_markdown
 from ._questions import describe_answer, is_plan_review, title
+from ._screen_guard import drop_type_ahead, output_above, restore_on_signals
+from ._turns import TERMINAL_TURNS
+from ._viewport import RowWindow, fit_rows, share_height
 from ._wrap import wrap_line
 
-__all__ = ["STYLE", "ask_interactive"]
+__all__ = ["GUARD_SECONDS", "STYLE", "ask_interactive"]
+
+GUARD_SECONDS = 0.25
+"""How long keys are ignored after a page appears (its hint shows when keys count again)."""
+
+_DIGIT_PAUSE = 1.0  # seconds within which a second digit continues a number (1 then 2: row 12)
 
 STYLE = Style.from_dict(
     {
@@ -63,6 +77,7 @@ STYLE = Style.from_dict(
         "extra": "italic",
         "hint": "fg:ansibrightblack",
         "more": "fg:ansiyellow",
+        "notice": "fg:ansiyellow bold",
         "frame.border": "fg:ansicyan",
         "frame.label": "bold",
         "md.code": "fg:ansiyellow",
@@ -74,7 +89,7 @@ STYLE = Style.from_dict(
     }
 )
 
-RowKind = Literal["option", "other", "skip", "talk"]
+RowKind = Literal["option", "other", "skip", "talk", "answer"]
 TextPurpose = Literal["other", "feedback", "free"]
 
 
@@ -96,9 +111,10 @@ class _Page:
     def __init__(self, item: AskUserQuestionItem) -> None:
         self.item = item
         self.plan = is_plan_review(item)
+        labels = visible_labels([option.label for option in item.options])
         self.rows: list[_Row] = [
-            _Row("option", inert_text(o.label), inert_text(o.description or "") or None, i)
-            for i, o in enumerate(item.options)
+            _Row("option", label, inert_text(o.description or "") or None, i)
+            for i, (o, label) in enumerate(zip(item.options, labels, strict=True))
         ]
         if self.plan:
             self.rows.append(
@@ -111,7 +127,9 @@ class _Page:
                 self.rows.append(_Row("other", "Type your answer"))
             self.rows.append(_Row("skip", "Skip", "leave this question unanswered"))
         self.cursor = 0
+        self.row_top = 0
         self.checked: set[int] = set()
+        self.touched = False  # a checkbox was toggled: Enter then sends exactly what is checked
         self.other_checked = False
         self.custom = ""
         self.answer: AskUserQuestionAnswerItem | None = None
@@ -120,37 +138,67 @@ class _Page:
         )
         self.detail_top = 0
         self.wrapped: list[Line] = []
-        self.wrapped_width = -1
+        self.wrapped_key: tuple[int, int] = (-1, -1)
+        self.seen = bytearray()  # per wrapped detail line: has it been drawn?
+        self.unseen = 0
 
     @property
     def approve(self) -> str | None:
         return self.item.intent.approve if self.plan and self.item.intent else None
 
+    def mark_seen(self, start: int, end: int) -> None:
+        for index in range(start, end):
+            if not self.seen[index]:
+                self.seen[index] = 1
+                self.unseen -= 1
+
+
+class _Frame:
+    """One render's layout: the lines of the body and of the hint, and what they show."""
+
+    __slots__ = ("body", "detail_height", "hint", "rows", "scrolls")
+
+    def __init__(self) -> None:
+        self.body: list[Line] = []
+        self.hint: list[Line] = []
+        self.rows: RowWindow | None = None
+        self.detail_height = 0
+        self.scrolls = False
+
 
 class _Form:
     """The state machine and the drawing of the prompt."""
 
-    def __init__(self, request: AskUserQuestionRequest, output: Output | None = None) -> None:
+    def __init__(self, request: AskUserQuestionRequest) -> None:
         self.pages = [_Page(item) for item in request.questions]
         self.page = 0
+        self.summary_cursor = 0
+        self.summary_top = 0
         self.text_purpose: TextPurpose | None = None
         self.feedback_label = ""
+        self.confirming = False
+        self.notice = ""
+        self.digits = ""
+        self.digit_time = 0.0
+        self.shown_at: float | None = None
+        self.visible: range = range(0)
+        self._frame_cache: tuple[tuple[int, int, int], _Frame] | None = None
+        self.last = _Frame()
         self.text = TextArea(
-            multiline=False,
-            prompt=self._text_prompt,
+            multiline=True,
             accept_handler=self._guarded_accept,
             wrap_lines=True,
+            height=self._field_height,
+            read_only=Condition(lambda: not self.armed),
         )
-        self.rows_control = FormattedTextControl(self._rows, focusable=True, show_cursor=False)
-        self._detail_windows: dict[int, AnyContainer] = {}
+        self.body_control = FormattedTextControl(self._body, focusable=True, show_cursor=False)
         self.app: Application[AskUserQuestionAnswer] = Application(
-            layout=Layout(self._container(), focused_element=self.rows_control),
+            layout=Layout(self._container(), focused_element=self.body_control),
             key_bindings=self._bindings(),
             style=STYLE,
             full_screen=False,
             erase_when_done=True,
             mouse_support=False,
-            output=output,
         )
         self.app.ttimeoutlen = 0.05
         self._enter_page(0)
@@ -165,14 +213,25 @@ class _Form:
     def current(self) -> _Page:
         return self.pages[min(self.page, len(self.pages) - 1)]
 
+    @property
+    def armed(self) -> bool:
+        """Whether keys count: the page has been on screen for `GUARD_SECONDS`."""
+        return self.shown_at is not None and time.monotonic() - self.shown_at >= GUARD_SECONDS
+
     def _enter_page(self, index: int) -> None:
         self.page = index
         self.text_purpose = None
+        self.notice = ""
+        self.digits = ""
+        self.shown_at = None
+        self.visible = range(0)
         if self.summary:
             return
         page = self.current
         if not page.item.options and page.answer is None:
             self._start_text("free")
+        else:
+            self._stop_text()
 
     def _start_text(self, purpose: TextPurpose, label: str = "") -> None:
         self.text_purpose = purpose
@@ -184,7 +243,7 @@ class _Form:
 
     def _stop_text(self) -> None:
         self.text_purpose = None
-        self.app.layout.focus(self.rows_control)
+        self.app.layout.focus(self.body_control)
 
     def _record(self, answer: AskUserQuestionAnswerItem) -> None:
         self.current.answer = answer
@@ -200,8 +259,17 @@ class _Form:
         answers = [p.answer for p in self.pages if p.answer is not None]
         self.app.exit(result=AskUserQuestionAnswer(answers))
 
+    def _has_answers(self) -> bool:
+        return any(p.answer or p.checked or p.other_checked or p.custom for p in self.pages)
+
+    def _plan_unread(self, page: _Page) -> bool:
+        return page.plan and (not page.seen or page.unseen > 0)
+
     def _activate(self, row_index: int) -> None:
         page = self.current
+        if row_index not in self.visible:  # never drawn: show it first
+            page.cursor = row_index
+            return
         page.cursor = row_index
         row = page.rows[row_index]
         item = page.item
@@ -213,10 +281,16 @@ class _Form:
             self._record(AskUserQuestionAnswerItem(id=item.id))
         elif row.kind == "other":
             self._start_text("free" if not item.options else "other")
-        elif page.plan and item.options[row.index].label != page.approve:
+        elif page.plan and item.options[row.index].label == page.approve:
+            if self._plan_unread(page):
+                self._scroll_detail(+1)
+                self.notice = "Read the whole plan first: PgDn shows the rest."
+                return
+            self._record(AskUserQuestionAnswerItem(id=item.id, selected=[page.approve]))
+        elif page.plan:
             self._start_text("feedback", item.options[row.index].label)
         elif item.multi_select:
-            if not page.checked and not page.other_checked:
+            if not page.touched and not page.checked and not page.other_checked:
                 page.checked.add(row.index)
             self._confirm_multi()
         else:
@@ -226,17 +300,28 @@ class _Form:
 
     def _toggle(self, row_index: int) -> None:
         page = self.current
+        if row_index not in self.visible:
+            page.cursor = row_index
+            return
         page.cursor = row_index
         row = page.rows[row_index]
         if row.kind == "option":
             page.checked ^= {row.index}
+            page.touched = True
         elif row.kind == "other":
+            page.touched = True
             if page.other_checked:
                 page.other_checked = False
             else:
                 self._start_text("other")
         else:
             self._activate(row_index)
+
+    def _toggle_all(self) -> None:
+        page = self.current
+        everything = set(range(len(page.item.options)))
+        page.checked = set() if page.checked == everything else everything
+        page.touched = True
 
     def _confirm_multi(self) -> None:
         page = self.current
@@ -285,46 +370,147 @@ class _Form:
         if not self.app.is_done:
             self.app.exit(exception=UserQuestionError.cancelled())
 
+    def _move(self, delta: int, *, wrap: bool = True) -> None:
+        if self.summary:
+            count = len(self.pages)
+            self.summary_cursor = max(0, min(count - 1, self.summary_cursor + delta))
+            return
+        page = self.current
+        count = len(page.rows)
+        if wrap:
+            page.cursor = (page.cursor + delta) % count
+        else:
+            page.cursor = max(0, min(count - 1, page.cursor + delta))
+
+    def _scroll_detail(self, pages: int) -> None:
+        page = self.current
+        step = max(1, self.last.detail_height - 1)
+        # The next render clamps to the last full window (its height may differ from this one).
+        limit = max(0, len(page.wrapped) - 1)
+        page.detail_top = max(0, min(page.detail_top + pages * step, limit))
+
+    def _number(self, digit: str) -> None:
+        """A digit key: with ten rows or more, 1 then 2 typed quickly is row 12."""
+        count = len(self.pages) if self.summary else len(self.current.rows)
+        now = time.monotonic()
+        number = digit
+        if (
+            self.digits
+            and now - self.digit_time < _DIGIT_PAUSE
+            and int(self.digits + digit) <= count
+        ):
+            number = self.digits + digit
+        self.digit_time = now
+        value = int(number)
+        if not 1 <= value <= count:
+            self.digits = ""
+            return
+        self.digits = number
+        longer = value * 10 <= count  # more digits could follow: only move the pointer
+        if self.summary:
+            if longer:
+                self.summary_cursor = value - 1
+            else:
+                self.digits = ""
+                self._enter_page(value - 1)
+            return
+        page = self.current
+        if longer:
+            page.cursor = value - 1
+            return
+        self.digits = ""
+        if page.item.multi_select:
+            self._toggle(value - 1)
+        else:
+            self._activate(value - 1)
+
     # --- keys --------------------------------------------------------------------------------
 
     def _bindings(self) -> KeyBindings:
         kb = KeyBindings()
         typing = Condition(lambda: self.text_purpose is not None)
-        listing = ~typing
+        confirming = Condition(lambda: self.confirming)
+        listing = ~typing & ~confirming
         on_summary = Condition(lambda: self.summary)
         on_question = listing & ~on_summary
+        multi = Condition(lambda: not self.summary and self.current.item.multi_select)
 
         @kb.add("c-c")
         def _(event: KeyPressEvent) -> None:
             self._cancel()
 
-        @kb.add("escape", filter=listing, eager=True)
+        @kb.add("y", filter=confirming)
         def _(event: KeyPressEvent) -> None:
             self._cancel()
+
+        @kb.add(Keys.Any, filter=confirming)
+        @kb.add("escape", filter=confirming, eager=True)
+        @kb.add("enter", filter=confirming)
+        def _(event: KeyPressEvent) -> None:
+            self.confirming = False
+
+        @kb.add("escape", filter=listing, eager=True)
+        def _(event: KeyPressEvent) -> None:
+            if self._has_answers():
+                self.confirming = True
+            else:
+                self._cancel()
 
         @kb.add("escape", filter=typing, eager=True)
         def _(event: KeyPressEvent) -> None:
             self._stop_text()
 
-        @kb.add("up", filter=on_question)
-        @kb.add("c-p", filter=on_question)
+        @kb.add("enter", filter=typing)
         def _(event: KeyPressEvent) -> None:
-            page = self.current
-            page.cursor = (page.cursor - 1) % len(page.rows)
+            self.text.buffer.validate_and_handle()
 
-        @kb.add("down", filter=on_question)
-        @kb.add("c-n", filter=on_question)
-        @kb.add("tab", filter=on_question)
+        @kb.add("up", filter=listing)
+        @kb.add("c-p", filter=listing)
+        @kb.add("k", filter=listing)
+        @kb.add("s-tab", filter=listing)
         def _(event: KeyPressEvent) -> None:
-            page = self.current
-            page.cursor = (page.cursor + 1) % len(page.rows)
+            self._move(-1)
+
+        @kb.add("down", filter=listing)
+        @kb.add("c-n", filter=listing)
+        @kb.add("j", filter=listing)
+        @kb.add("tab", filter=listing)
+        def _(event: KeyPressEvent) -> None:
+            self._move(+1)
+
+        @kb.add("home", filter=listing)
+        def _(event: KeyPressEvent) -> None:
+            self._move(-(10**6), wrap=False)
+
+        @kb.add("end", filter=listing)
+        def _(event: KeyPressEvent) -> None:
+            self._move(10**6, wrap=False)
+
+        @kb.add("pagedown", filter=listing)
+        def _(event: KeyPressEvent) -> None:
+            if self.last.scrolls:
+                self._scroll_detail(+1)
+            else:
+                self._move(max(1, self._rows_room() - 2), wrap=False)
+
+        @kb.add("pageup", filter=listing)
+        def _(event: KeyPressEvent) -> None:
+            if self.last.scrolls:
+                self._scroll_detail(-1)
+            else:
+                self._move(-max(1, self._rows_room() - 2), wrap=False)
 
         @kb.add("enter", filter=on_question)
         def _(event: KeyPressEvent) -> None:
             page = self.current
             row = page.rows[page.cursor]
-            chosen = page.checked or page.other_checked
-            if page.item.multi_select and chosen and row.kind in ("option", "other"):
+            chosen = page.checked or page.other_checked or page.touched
+            if (
+                page.item.multi_select
+                and chosen
+                and row.kind in ("option", "other")
+                and page.cursor in self.visible
+            ):
                 self._confirm_multi()
             else:
                 self._activate(page.cursor)
@@ -337,23 +523,15 @@ class _Form:
             else:
                 self._activate(page.cursor)
 
-        for digit in "123456789":
+        @kb.add("a", filter=on_question & multi)
+        def _(event: KeyPressEvent) -> None:
+            self._toggle_all()
 
-            @kb.add(digit, filter=on_question)
-            def _(event: KeyPressEvent) -> None:
-                index = int(event.data) - 1
-                page = self.current
-                if index < len(page.rows):
-                    if page.item.multi_select:
-                        self._toggle(index)
-                    else:
-                        self._activate(index)
+        for digit in "0123456789":
 
-            @kb.add(digit, filter=listing & on_summary)
+            @kb.add(digit, filter=listing)
             def _(event: KeyPressEvent) -> None:
-                index = int(event.data) - 1
-                if index < len(self.pages):
-                    self._enter_page(index)
+                self._number(event.data)
 
         @kb.add("left", filter=listing)
         @kb.add("backspace", filter=listing)
@@ -365,27 +543,22 @@ class _Form:
         def _(event: KeyPressEvent) -> None:
             self._submit()
 
-        @kb.add("pagedown", filter=~on_summary)
-        def _(event: KeyPressEvent) -> None:
-            page = self.current
-            limit = max(0, len(self._detail_lines(page)) - self._detail_step() - 1)
-            page.detail_top = min(page.detail_top + self._detail_step(), limit)
-
-        @kb.add("pageup", filter=~on_summary)
-        def _(event: KeyPressEvent) -> None:
-            page = self.current
-            page.detail_top = max(0, page.detail_top - self._detail_step())
-
         for binding in kb.bindings:
-            binding.handler = self._guarded(binding.handler)
+            binding.handler = self._guarded(binding.handler, binding.keys)
         return kb
 
     def _guarded(
-        self, handler: Callable[[KeyPressEvent], object]
+        self, handler: Callable[[KeyPressEvent], object], keys: Sequence[object]
     ) -> Callable[[KeyPressEvent], None]:
-        """A key handler whose failure ends the prompt with that error instead of hanging it."""
+        """A key handler that ignores keys before the page is armed (Ctrl-C always counts) and
+        whose failure ends the prompt with that error instead of hanging it."""
+        always = tuple(keys) == (Keys.ControlC,)
 
         def run(event: KeyPressEvent) -> None:
+            if not always and not self.armed:
+                return
+            if tuple(keys) != (Keys.Any,) and event.data not in "0123456789":
+                self.digits = ""
             try:
                 handler(event)
             except Exception as error:
@@ -394,176 +567,318 @@ class _Form:
 
         return run
 
-    # --- drawing -----------------------------------------------------------------------------
+    # --- layout ------------------------------------------------------------------------------
 
     def _container(self) -> AnyContainer:
         typing = Condition(lambda: self.text_purpose is not None)
         return HSplit(
             [
-                Window(FormattedTextControl(self._heading), dont_extend_height=True),
-                Window(
-                    FormattedTextControl(self._question),
-                    wrap_lines=True,
-                    dont_extend_height=True,
+                Window(self.body_control, height=lambda: Dimension.exact(len(self._frame().body))),
+                ConditionalContainer(
+                    HSplit(
+                        [
+                            Window(FormattedTextControl(self._text_label), height=1),
+                            self.text,
+                        ]
+                    ),
+                    filter=typing,
                 ),
-                DynamicContainer(self._detail_container),
-                Window(self.rows_control, wrap_lines=True, dont_extend_height=True),
-                ConditionalContainer(self.text, filter=typing),
-                Window(FormattedTextControl(self._hint), wrap_lines=True, dont_extend_height=True),
+                Window(
+                    FormattedTextControl(lambda: _join(self._frame().hint)),
+                    height=lambda: Dimension.exact(len(self._frame().hint)),
+                ),
             ]
         )
 
-    def _heading(self) -> StyleAndTextTuples:
-        fragments: StyleAndTextTuples = []
+    def _size(self) -> tuple[int, int]:
+        size = self.app.output.get_size()
+        return max(size.columns, 10), max(size.rows, 4)
+
+    def _field_height(self) -> Dimension:
+        width, _ = self._size()
+        lines = sum(
+            max(1, -(-get_cwidth(line) // max(1, width - 1))) for line in self.text.text.split("\n")
+        )
+        return Dimension.exact(min(3, max(1, lines)))
+
+    def _rows_room(self) -> int:
+        return self.last.rows.lines_used([1]) if self.last.rows else 3
+
+    def _frame(self) -> _Frame:
+        """This render's layout (computed once per render, for the terminal's current size)."""
+        width, height = self._size()
+        key = (self.app.render_counter, width, height)
+        if self._frame_cache is not None and self._frame_cache[0] == key:
+            return self._frame_cache[1]
+        frame = self._layout(width, height)
+        self._frame_cache = (key, frame)
+        self.last = frame
+        return frame
+
+    def _layout(self, width: int, height: int) -> _Frame:
+        frame = _Frame()
+        heading = wrap_line(self._heading(), width)
+        hint = self._hint_lines(width, scrolls=False)
+        field = (1 + self._field_height().preferred) if self.text_purpose else 0
+        question = self._question_lines(width)
+        cap = max(1, (height - len(heading) - len(hint) - field) // 3)
+        overflow = question[cap:]
+        question = question[:cap]
+        detail = self._detail_lines(width, overflow)
+        row_lines = self._row_lines(width)
+        heights = [len(lines) for lines in row_lines]
+        available = height - len(heading) - len(hint) - field - len(question)
+        page = self.current
+        plan = not self.summary and page.plan
+        chrome = 2 if plan else 1
+        if detail and sum(heights) + len(detail) + chrome > available:
+            chrome = 2  # the frame (plan) or a blank line and the position line
+            frame.scrolls = True
+            hint = self._hint_lines(width, scrolls=True)
+            available = height - len(heading) - len(hint) - field - len(question)
+        rows_room, detail_height = share_height(available, sum(heights), len(detail), chrome)
+        frame.detail_height = detail_height
+        frame.hint = hint
+        frame.body = heading + question
+        if detail:
+            frame.body += self._detail_window(page, detail, detail_height, width, frame.scrolls)
+        cursor = self.summary_cursor if self.summary else page.cursor
+        top = self.summary_top if self.summary else page.row_top
+        window = fit_rows(heights, cursor, top, rows_room)
+        frame.rows = window
+        frame.body += self._rows_window(row_lines, window, width)
+        return frame
+
+    def _commit(self, frame: _Frame) -> None:
+        """What this render shows: rows a key may act on, plan lines read, the guard start."""
+        window = frame.rows
+        if window is not None:
+            if self.summary:
+                self.summary_top = window.start
+            else:
+                self.current.row_top = window.start
+            self.visible = range(window.start, window.end)
+        if self.shown_at is None:
+            self.shown_at = time.monotonic()
+            loop = self.app.loop
+            if loop is not None:
+                loop.call_later(GUARD_SECONDS * 1.05, self.app.invalidate)
+
+    # --- drawing -----------------------------------------------------------------------------
+
+    def _body(self) -> StyleAndTextTuples:
+        frame = self._frame()
+        self._commit(frame)
+        return _join(frame.body)
+
+    def _heading(self) -> Line:
+        fragments: Line = []
         total = len(self.pages)
+        waiting = TERMINAL_TURNS.waiting
+        more = f" \u00b7 {waiting} more waiting" if waiting else ""
         if self.summary:
-            return [("class:chip", " Summary "), ("class:progress", "  check your answers")]
+            return [
+                ("class:chip", " Summary "),
+                ("class:progress", f"  check your answers{more}"),
+            ]
         item = self.current.item
         if item.header:
             fragments += [("class:chip", f" {inert_text(item.header)} "), ("", "  ")]
-        if total > 1:
-            fragments.append(("class:progress", f"question {self.page + 1} of {total}"))
+        progress = f"question {self.page + 1} of {total}" if total > 1 else ""
+        if progress or more:
+            fragments.append(("class:progress", (progress + more).lstrip(" \u00b7")))
         return fragments
 
-    def _columns(self) -> int:
-        return self.app.output.get_size().columns
-
-    def _question(self) -> StyleAndTextTuples:
-        return _join(self._question_lines())
-
-    def _question_lines(self) -> list[Line]:
+    def _question_lines(self, width: int) -> list[Line]:
         text = "Submit these answers?" if self.summary else inert_text(self.current.item.question)
-        return wrap_line([("class:question", text)], self._columns())
+        return wrap_line([("class:question", text)], width)
 
-    def _detail_height(self) -> Dimension:
+    def _detail_lines(self, width: int, overflow: list[Line]) -> list[Line]:
+        """The question's overflow and the detail, wrapped to the width they are drawn in."""
+        if self.summary:
+            return []
         page = self.current
-        chrome = (
-            1
-            + len(self._question_lines())
-            + len(self._row_lines())
-            + (1 if self.text_purpose else 0)
-            + len(self._hint_lines(with_scroll=True))
-            + (2 if page.plan else 1)
-        )
-        return Dimension(max=max(3, self.app.output.get_size().rows - chrome))
-
-    def _detail_step(self) -> int:
-        return max(1, (self._detail_height().max or 3) - 1)
-
-    def _detail_container(self) -> AnyContainer:
-        if self.summary or not self.current.detail:
-            return Window(height=0)
-        key = self.page
-        container = self._detail_windows.get(key)
-        if container is None:
-            page = self.current
-            window = Window(
-                FormattedTextControl(lambda: self._detail_text(page)),
-                wrap_lines=True,
-                height=self._detail_height,
-                dont_extend_height=True,
-            )
-            if page.plan:
-                container = Frame(VSplit([Window(width=1), window, Window(width=1)]), title="Plan")
-            else:
-                container = HSplit([VSplit([Window(width=2), window]), Window(height=1)])
-            self._detail_windows[key] = container
-        return container
-
-    def _detail_lines(self, page: _Page) -> list[Line]:
-        """The detail wrapped to the width it is drawn in (list items get a hanging indent)."""
-        width = self._columns() - (4 if page.plan else 2)
-        if page.wrapped_width != width:
-            page.wrapped = [
-                wrapped
+        inner = width - (4 if page.plan else 2)
+        key = (inner, len(overflow))
+        if page.wrapped_key != key:
+            wrapped = [list(line) for line in overflow]
+            if overflow and page.detail:
+                wrapped.append([])
+            wrapped += [
+                piece
                 for line in page.detail
-                for wrapped in wrap_line(line, width, lead=_continuation(line))
+                for piece in wrap_line(line, inner, lead=_continuation(line))
             ]
-            page.wrapped_width = width
+            page.wrapped = wrapped
+            page.wrapped_key = key
+            page.seen = bytearray(len(wrapped))
+            page.unseen = len(wrapped)
+            page.detail_top = min(page.detail_top, max(0, len(wrapped) - 1))
         return page.wrapped
 
-    def _detail_text(self, page: _Page) -> StyleAndTextTuples:
-        return _join(self._detail_lines(page)[page.detail_top :])
+    def _detail_window(
+        self, page: _Page, lines: list[Line], height: int, width: int, scrolls: bool
+    ) -> list[Line]:
+        top = max(0, min(page.detail_top, len(lines) - height))
+        page.detail_top = top
+        shown = lines[top : top + height]
+        page.mark_seen(top, top + len(shown))
+        position = f"lines {top + 1}-{top + len(shown)} of {len(lines)}" if scrolls else ""
+        if page.plan:
+            return _boxed(shown, width, "Plan", position)
+        out: list[Line] = [[("", "  "), *line] for line in shown]
+        if scrolls:
+            out.append([("class:more", f"  \u2195 {position} \u00b7 PgUp/PgDn")])
+        out.append([])
+        return out
 
-    def _rows(self) -> StyleAndTextTuples:
-        return _join(self._row_lines())
-
-    def _row_lines(self) -> list[Line]:
+    def _row_lines(self, width: int) -> list[list[Line]]:
         if self.summary:
-            return self._summary_lines()
+            return self._summary_lines(width)
         page = self.current
         multi = page.item.multi_select
-        width = self._columns()
-        lines: list[Line] = []
+        digits = len(str(len(page.rows)))
+        out: list[list[Line]] = []
         for i, row in enumerate(page.rows):
             here = i == page.cursor and self.text_purpose is None
             fragments: Line = [
                 ("class:pointer", "\u276f " if here else "  "),
-                ("class:number", f"{i + 1}. " if i < 9 else "   "),
+                ("class:number", f"{i + 1:>{digits}}. "),
             ]
             if multi and row.kind in ("option", "other"):
                 on = row.index in page.checked if row.kind == "option" else page.other_checked
                 fragments.append(("class:checkbox", "[x] " if on else "[ ] "))
             indent = sum(get_cwidth(text) for _, text in fragments)
             fragments.append(("class:current" if here else "", row.label))
+            description = row.description
+            approve_row = row.kind == "option" and page.item.options[row.index].label == (
+                page.approve
+            )
+            if page.plan and approve_row and self._plan_unread(page):
+                description = "read the whole plan first (PgDn)"
             if row.kind == "other" and page.custom and (page.other_checked or not multi):
                 fragments.append(("class:extra", f": {inert_text(page.custom)}"))
-            elif row.description:
-                fragments.append(("class:description", f" \u2014 {row.description}"))
-            lines += wrap_line(fragments, width, indent)
-        return lines
+            elif description:
+                fragments.append(("class:description", f" \u2014 {description}"))
+            out.append(wrap_line(fragments, width, indent))
+        return out
 
-    def _summary_lines(self) -> list[Line]:
-        lines: list[Line] = []
+    def _summary_lines(self, width: int) -> list[list[Line]]:
+        out: list[list[Line]] = []
+        digits = len(str(len(self.pages)))
         for i, page in enumerate(self.pages):
+            here = i == self.summary_cursor
             fragments: Line = [
-                ("class:number", f"  {i + 1}. "),
+                ("class:pointer", "\u276f " if here else "  "),
+                ("class:number", f"{i + 1:>{digits}}. "),
                 ("", f"{title(page.item)}: "),
                 ("class:current", describe_answer(page.answer)),
             ]
-            lines += wrap_line(fragments, self._columns(), 5)
+            out.append(wrap_line(fragments, width, 4 + digits))
+        return out
+
+    def _rows_window(self, rows: list[list[Line]], window: RowWindow, width: int) -> list[Line]:
+        out: list[Line] = []
+        if window.above:
+            out.append([("class:more", f"  \u2191 {window.above} more above")])
+        for lines in rows[window.start : window.end]:
+            out += lines
+        if window.clip is not None:
+            out = out[: (1 if window.above else 0) + window.clip]
+            out.append([("class:more", "  \u2026 (this row goes on: widen the terminal)")])
+        if window.below:
+            out.append([("class:more", f"  \u2193 {window.below} more below")])
+        return out
+
+    def _text_label(self) -> StyleAndTextTuples:
+        if self.text_purpose == "feedback":
+            return [("class:question", "  What should change?")]
+        return [("class:question", "  Your answer:")]
+
+    def _hint_lines(self, width: int, *, scrolls: bool) -> list[Line]:
+        lines = _wrap_parts(self._hint_text(scrolls).split(_SEP), width, "class:hint")
+        if self.notice:
+            lines = wrap_line([("class:notice", self.notice)], width) + lines
+        if self.confirming:
+            return wrap_line(
+                [("class:notice", "Discard your answers and cancel? y discard \u00b7 n keep")],
+                width,
+            )
+        if not self.armed:  # keys do not count yet: the hint shows once they do
+            return [[] for _ in lines]
         return lines
 
-    def _text_prompt(self) -> StyleAndTextTuples:
-        if self.text_purpose == "feedback":
-            return [("class:question", "  What should change? ")]
-        return [("class:question", "  Your answer: ")]
-
-    def _hint(self) -> StyleAndTextTuples:
-        return _join(self._hint_lines(with_scroll=self._detail_scrolls()))
-
-    def _hint_lines(self, *, with_scroll: bool) -> list[Line]:
+    def _hint_text(self, scrolls: bool) -> str:
         back = " \u00b7 \u2190 back" if self.page > 0 else ""
         page = self.current
         if self.summary:
             text = f"Enter submit \u00b7 1-{len(self.pages)} change an answer{back}"
         elif self.text_purpose == "feedback":
-            text = (
-                "Enter send (empty: keep planning without feedback) \u00b7 Esc back to the choices"
-            )
+            text = "Enter send (empty: keep planning without feedback) \u00b7 Esc back to choices"
         elif self.text_purpose == "free" and not page.item.options:
             text = "Enter send (empty: skip) \u00b7 Esc more choices"
         elif self.text_purpose is not None:
             text = "Enter send \u00b7 Esc back to the choices"
         elif page.item.multi_select:
-            text = f"\u2191\u2193 move \u00b7 Space or 1-9 toggle \u00b7 Enter confirm{back}"
+            text = (
+                f"\u2191\u2193 move \u00b7 Space or 1-{len(page.rows)} toggle \u00b7 a all"
+                f" \u00b7 Enter confirm{back}"
+            )
         else:
-            choose = f"1-{min(9, len(page.rows))} or Enter choose"
-            text = f"\u2191\u2193 move \u00b7 {choose}{back}"
+            text = f"\u2191\u2193 move \u00b7 1-{len(page.rows)} or Enter choose{back}"
+        if scrolls and not self.summary and self.text_purpose is None:
+            text += " \u00b7 PgUp/PgDn scroll"
         if self.text_purpose is None:
             text += " \u00b7 Esc cancel"
-        fragments: Line = [("class:hint", text)]
-        if with_scroll and not self.summary:
-            fragments.append(("class:more", " \u00b7 PgUp/PgDn scroll"))
-        return wrap_line(fragments, self._columns())
+        return text
 
-    def _detail_scrolls(self) -> bool:
-        """Whether the detail is taller than its window (or already scrolled)."""
-        if self.summary or not self.current.detail:
-            return False
-        page = self.current
-        limit = self._detail_height().max or 0
-        return page.detail_top > 0 or len(self._detail_lines(page)) - page.detail_top > limit
+
+_SEP = " \u00b7 "
+
+
+def _wrap_parts(parts: list[str], width: int, style: str) -> list[Line]:
+    """Join ``parts`` with middle dots, breaking lines between parts (a part is cut only when
+    it is wider than a line on its own)."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and get_cwidth(lines[-1] + _SEP + part) <= width:
+            lines[-1] += _SEP + part
+        else:
+            lines.append(part)
+    out: list[Line] = []
+    for text in lines:
+        out += wrap_line([(style, text)], width)
+    return out
+
+
+def _boxed(lines: list[Line], width: int, label: str, position: str) -> list[Line]:
+    """``lines`` in a frame ``width`` cells wide, ``label`` on top, ``position`` at the bottom."""
+    inner = max(1, width - 2)
+
+    def border(left: str, text: str, right: str) -> Line:
+        text = f"| {text} |" if text else ""
+        room = max(0, inner - get_cwidth(text))
+        before = room // 2
+        return [
+            ("class:frame.border", left + "\u2500" * before),
+            ("class:frame.label", text),
+            ("class:frame.border", "\u2500" * (room - before) + right),
+        ]
+
+    out = [border("\u250c", label, "\u2510")]
+    for line in lines:
+        used = sum(get_cwidth(text) for _, text in line)
+        pad = max(0, width - 4 - used)
+        out.append(
+            [
+                ("class:frame.border", "\u2502 "),
+                *line,
+                ("", " " * pad),
+                ("class:frame.border", " \u2502"),
+            ]
+        )
+    out.append(border("\u2514", position, "\u2518"))
+    return out
 
 
 def _join(lines: Sequence[Line]) -> StyleAndTextTuples:
@@ -584,16 +899,28 @@ def _continuation(line: Line) -> Fragment | None:
     return None
 
 
-def _recap(pages: Sequence[_Page]) -> FormattedText:
-    fragments: StyleAndTextTuples = []
+def _recap(pages: Sequence[_Page], width: int) -> FormattedText:
+    """What stays in the scrollback: each question, a plan's text, and the answer given."""
+    lines: list[Line] = []
     for page in pages:
-        fragments += [
-            ("class:recap.mark", "\u2714 "),
-            ("class:recap", f"{title(page.item)}: "),
-            ("", describe_answer(page.answer)),
-            ("", "\n"),
-        ]
-    return FormattedText(fragments[:-1])
+        head = f"{inert_text(page.item.header)}: " if page.item.header else ""
+        lines += wrap_line(
+            [
+                ("class:recap.mark", "\u2714 "),
+                ("class:recap", head + inert_text(page.item.question)),
+            ],
+            width,
+            2,
+        )
+        if page.plan:
+            lines += [
+                [("class:md.prefix", "  \u2502 "), ("", text)]
+                for text in lines_to_plain(page.detail)
+            ]
+        lines += wrap_line(
+            [("class:recap", "  \u2192 "), ("", describe_answer(page.answer))], width, 4
+        )
+    return FormattedText(_join(lines))
 
 
 async def ask_interactive(
@@ -606,18 +933,32 @@ async def ask_interactive(
     """
     tty = None
     output = None
-    if sys.stdout is None or not sys.stdout.isatty():
+    draws_on_stdout = True
+    try:
+        draws_on_stdout = sys.stdout is not None and sys.stdout.isatty()
+    except (ValueError, OSError):
+        draws_on_stdout = False
+    if not draws_on_stdout:
         # Opening the terminal device does not block; it is closed below.
         tty = open("/dev/tty", "w", encoding="utf-8")  # noqa: ASYNC230, SIM115
         output = create_output(stdout=tty)
     try:
-        return await _run_form(_Form(request, output), relay)
+        with create_app_session(output=output) if output is not None else _no_session():
+            return await _run_form(_Form(request), relay, draws_on_stdout)
     finally:
         if tty is not None:
             tty.close()
 
 
-async def _run_form(form: _Form, relay: AbortRelay) -> AskUserQuestionAnswer:
+class _no_session:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+async def _run_form(form: _Form, relay: AbortRelay, draws_on_stdout: bool) -> AskUserQuestionAnswer:
     loop = asyncio.get_running_loop()
     app = form.app
 
@@ -625,7 +966,25 @@ async def _run_form(form: _Form, relay: AbortRelay) -> AskUserQuestionAnswer:
         if app.is_running and not app.is_done and relay.signal is not None:
             app.exit(exception=aborted_error(relay.signal))
 
-    started: Callable[[], None] = lambda: relay.connect(loop, on_abort)  # noqa: E731
-    answer = await app.run_async(pre_run=started, set_exception_handler=False, handle_sigint=False)
-    print_formatted_text(_recap(form.pages), style=STYLE, output=app.output)
+    def started() -> None:
+        drop_type_ahead(app)
+        relay.connect(loop, on_abort)
+
+    def queue_changed() -> None:
+        app.invalidate()
+
+    stop_watching = TERMINAL_TURNS.watch(queue_changed)
+    try:
+        fd = app.input.fileno()
+    except (OSError, ValueError, NotImplementedError):
+        fd = None
+    try:
+        with restore_on_signals(app.output, fd), output_above(app, draws_on_stdout):
+            answer = await app.run_async(
+                pre_run=started, set_exception_handler=False, handle_sigint=False
+            )
+            width = app.output.get_size().columns
+            print_formatted_text(_recap(form.pages, width), style=STYLE, output=app.output)
+    finally:
+        stop_watching()
     return answer

@@ -9,6 +9,7 @@ cancels with ``ASK_CANCELLED``.
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import re
 import shutil
@@ -28,31 +29,72 @@ from dsh_user_questions import (
 
 from ._abort import AbortRelay, aborted_error
 from ._inert import inert_text
+from ._labels import visible_labels
 from ._markdown import lines_to_plain, render_markdown
-from ._questions import is_plan_review
+from ._questions import is_plan_review, unusable_stream
 
 __all__ = ["ask_in_lines", "parse_answer_line"]
 
-_PICKS = re.compile(r"\d+(?:\s*,\s*\d+)*")
+_PICKS = re.compile(r"\d+(?:\s*[,\s]\s*\d+)*")
+# A line made only of digits and punctuation ("2.", "#2", "3)") looks like a pick but is none:
+# it is refused rather than taken as the human's own words.
+_NUMBERISH = re.compile(r"[\d\s.,;:#()\[\]+\-]*\d[\d\s.,;:#()\[\]+\-]*")
+_APPROVE_WORDS = frozenset({"approve", "a", "yes", "y"})
 
 
-class _NotOnePick(ValueError):
-    pass
+class _Refused(ValueError):
+    """The line is ambiguous; the message says why, and the question is asked again."""
+
+
+def _matching_label(item: AskUserQuestionItem, text: str) -> str | None:
+    """The option whose label is exactly ``text`` (else the only one equal ignoring case)."""
+    labels = [option.label for option in item.options]
+    if text in labels:
+        return text
+    folded = [label for label in labels if label.casefold() == text.casefold()]
+    return folded[0] if len(folded) == 1 else None
+
+
+def _picks(item: AskUserQuestionItem, text: str) -> list[str]:
+    count = len(item.options)
+    numbers = [int(part) for part in re.split(r"[\s,]+", text) if part]
+    wrong = [number for number in numbers if not 1 <= number <= count]
+    if wrong:
+        raise _Refused(f"there is no option {wrong[0]}: the options are 1-{count}")
+    labels = list(dict.fromkeys(item.options[number - 1].label for number in numbers))
+    if len(labels) > 1 and not item.multi_select:
+        raise _Refused("pick one option: a single number")
+    return labels
 
 
 def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAnswerItem:
-    """The answer a line gives to ``item``; `ValueError` if it picks several on a single-select."""
+    """The answer a line gives to ``item``; `ValueError` (with the reason) if it is ambiguous.
+
+    - empty: skip; on a question without options, the whole line is the text;
+    - numbers (``2``; ``1,3`` or ``1 3`` on a multi-select): those options; a number with no
+      option, or several on a single-select, is refused;
+    - an option's exact label (or the only one equal ignoring case): that option;
+    - digits and punctuation only (``2.``, ``#2``): refused;
+    - on a plan review, ``approve``, ``a``, ``yes``, ``y`` approve; other text is feedback;
+    - any other text: the human's own answer (``custom``).
+    """
     text = line.strip()
     if not text:
         return AskUserQuestionAnswerItem(id=item.id)
-    count = len(item.options)
-    if count and _PICKS.fullmatch(text):
-        numbers = [int(part) for part in text.split(",")]
-        if all(1 <= number <= count for number in numbers):
-            labels = list(dict.fromkeys(item.options[number - 1].label for number in numbers))
-            if len(labels) > 1 and not item.multi_select:
-                raise _NotOnePick("pick one option: a single number")
-            return AskUserQuestionAnswerItem(id=item.id, selected=labels)
+    if not item.options:
+        return AskUserQuestionAnswerItem(id=item.id, custom=text)
+    if is_plan_review(item) and item.intent is not None and text.casefold() in _APPROVE_WORDS:
+        return AskUserQuestionAnswerItem(id=item.id, selected=[item.intent.approve])
+    label = _matching_label(item, text)
+    if label is not None:
+        return AskUserQuestionAnswerItem(id=item.id, selected=[label])
+    if _PICKS.fullmatch(text):
+        return AskUserQuestionAnswerItem(id=item.id, selected=_picks(item, text))
+    if _NUMBERISH.fullmatch(text):
+        count = len(item.options)
+        how = f"numbers 1-{count} separated by commas" if item.multi_select else "a number"
+        how = how if item.multi_select else f"{how} 1-{count}"
+        raise _Refused(f"{text!r} is not an answer: type {how}, a label, or your own words")
     return AskUserQuestionAnswerItem(id=item.id, custom=text)
 
 
@@ -76,6 +118,7 @@ class _LineReader:
         self._demand = threading.Semaphore(0)
         self._thread: threading.Thread | None = None
         self._eof = False
+        self.error: OSError | None = None
 
     @classmethod
     def for_fd(cls, fd: int) -> _LineReader:
@@ -109,22 +152,31 @@ class _LineReader:
                     self._waiters.remove(waiter)
 
     def _run(self) -> None:
-        pending = b""
+        pending = bytearray()
         while True:
             self._demand.acquire()
-            while b"\n" not in pending:
+            # Only the newly read chunk is searched for a line break, so a huge line costs
+            # linear time (searching everything read so far on each chunk was quadratic).
+            newline = pending.find(b"\n")
+            while newline < 0:
                 try:
                     chunk = os.read(self._fd, 65536)
-                except OSError:
+                except OSError as error:
+                    self.error = error
                     chunk = b""
                 if not chunk:
                     break
+                found = chunk.find(b"\n")
+                if found >= 0:
+                    newline = len(pending) + found
                 pending += chunk
-            if b"\n" in pending:
-                raw, pending = pending.split(b"\n", 1)
+            if newline >= 0:
+                raw = bytes(pending[:newline])
+                del pending[: newline + 1]
                 line: str | None = raw.decode("utf-8", "replace").rstrip("\r")
             elif pending:
-                line, pending = pending.decode("utf-8", "replace").rstrip("\r"), b""
+                line = pending.decode("utf-8", "replace").rstrip("\r")
+                pending.clear()
             else:
                 line = None
             self._deliver(line)
@@ -190,8 +242,9 @@ def _show(out: TextIO, item: AskUserQuestionItem, index: int, total: int) -> Non
     if item.detail is not None and item.detail.strip():
         bar = "  \u2502 " if plan else "    "
         _emit(out, "\n".join(lines_to_plain(render_markdown(item.detail))), indent=bar)
-    for number, option in enumerate(item.options, start=1):
-        text = f"{number}. {inert_text(option.label)}"
+    labels = visible_labels([option.label for option in item.options])
+    for number, (option, label) in enumerate(zip(item.options, labels, strict=True), start=1):
+        text = f"{number}. {label}"
         if option.description:
             text += f" - {inert_text(option.description)}"
         _emit(out, text, indent="  ")
@@ -205,8 +258,8 @@ def _how_to_answer(item: AskUserQuestionItem, plan: bool) -> str:
             n for n, o in enumerate(item.options, start=1) if o.label == item.intent.approve
         )
         return (
-            f"Answer: {approve} approves; another number, or your feedback as text, keeps"
-            " planning; end of input (Ctrl-D) to talk instead."
+            f"Answer: {approve} (or approve, a, yes) approves; another number, or your feedback"
+            " as text, keeps planning; end of input (Ctrl-D) to talk instead."
         )
     if not count:
         return "Answer: your text; an empty line skips."
@@ -218,6 +271,29 @@ def _how_to_answer(item: AskUserQuestionItem, plan: bool) -> str:
     return f"Answer: a number 1-{count}, or your own text; an empty line skips."
 
 
+def _input_fd(fd: int | None) -> int:
+    if fd is not None:
+        return fd
+    stdin = sys.stdin
+    if stdin is None:
+        raise unusable_stream("stdin", "there is none")
+    try:
+        return stdin.fileno()
+    except (ValueError, OSError) as error:  # closed, or a stand-in without a descriptor
+        raise unusable_stream("stdin", "it is closed or has no file descriptor") from error
+
+
+def _write(stream: TextIO | None, text: str) -> None:
+    """Write and flush the prompt; a closed or missing stream is a coded error."""
+    if stream is None:
+        raise unusable_stream("stderr", "there is none")
+    try:
+        stream.write(text)
+        stream.flush()
+    except (ValueError, OSError) as error:
+        raise unusable_stream("stderr", "it cannot be written") from error
+
+
 async def ask_in_lines(
     request: AskUserQuestionRequest,
     relay: AbortRelay,
@@ -227,13 +303,12 @@ async def ask_in_lines(
 ) -> AskUserQuestionAnswer:
     """Ask every question of ``request`` in line mode (stdin and stderr by default)."""
     stream = out if out is not None else sys.stderr
-    if fd is None:
-        stdin = sys.stdin
-        if stdin is None:
-            raise UserQuestionError.cancelled()
-        fd = stdin.fileno()
+    fd = _input_fd(fd)
     reader = _LineReader.for_fd(fd)
-    echoed = os.isatty(fd)
+    try:
+        echoed = os.isatty(fd)
+    except OSError as error:
+        raise unusable_stream("stdin", "it is closed") from error
     loop = asyncio.get_running_loop()
     aborted: asyncio.Future[None] = loop.create_future()
 
@@ -245,22 +320,27 @@ async def ask_in_lines(
     answers: list[AskUserQuestionAnswerItem] = []
     total = len(request.questions)
     for index, item in enumerate(request.questions):
-        _show(stream, item, index, total)
+        shown = io.StringIO()
+        _show(shown, item, index, total)
+        _write(stream, shown.getvalue())
         while True:
-            stream.write("> ")
-            stream.flush()
+            _write(stream, "> ")
             line = await _read_or_abort(reader, aborted, relay)
             if line is None:
-                stream.write("\n")
-                stream.flush()
+                _write(stream, "\n")
+                if reader.error is not None:
+                    raise unusable_stream(
+                        "stdin", f"reading it failed: {reader.error.strerror}"
+                    ) from reader.error
                 raise UserQuestionError.cancelled()
             if not echoed:  # a terminal echoed the line already; a pipe did not
-                stream.write(inert_text(line) + "\n")
-                stream.flush()
+                _write(stream, inert_text(line) + "\n")
             try:
                 answers.append(parse_answer_line(item, line))
-            except _NotOnePick as problem:
-                _emit(stream, f"{problem}; try again.")
+            except _Refused as problem:
+                refusal = io.StringIO()
+                _emit(refusal, f"{problem}; try again.")
+                _write(stream, refusal.getvalue())
                 continue
             break
     return AskUserQuestionAnswer(answers)

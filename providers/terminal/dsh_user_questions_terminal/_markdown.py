@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from prompt_toolkit.utils import get_cwidth
 
 from ._inert import inert_text
 
@@ -41,7 +42,11 @@ class _Renderer:
         self.gap = False
         self.block_style = ""
         self.list_counters: list[int | None] = []
-        self.cell_index = 0
+        # A table is collected cell by cell, then drawn with its columns padded to one width.
+        self.table: list[list[Line]] | None = None
+        self.table_align: list[str] = []
+        self.header_rows = 0
+        self.cell: Line | None = None
 
     def _prefix(self) -> Line:
         text = "".join(self.indent)
@@ -69,6 +74,9 @@ class _Renderer:
     def write(self, style: str, text: str) -> None:
         text = inert_text(text)
         if not text:
+            return
+        if self.cell is not None:
+            self.cell.append((" ".join(p for p in (self.block_style, style) if p), text))
             return
         line = self.current if self.current is not None else self.open_line()
         full = " ".join(part for part in (self.block_style, style) if part)
@@ -167,22 +175,61 @@ class _Renderer:
                 self.write("class:md.rule", _RULE)
                 self.end_line()
                 self.gap = True
-            elif kind == "tr_open":
-                self.open_line()
-                self.cell_index = 0
-            elif kind in ("th_open", "td_open"):
-                if self.cell_index:
-                    self.write("class:md.prefix", " \u2502 ")
-                self.cell_index += 1
+            elif kind == "table_open":
+                self.end_line()
+                self.table, self.table_align, self.header_rows = [], [], 0
+            elif kind == "tr_open" and self.table is not None:
+                self.table.append([])
+            elif kind in ("th_open", "td_open") and self.table is not None:
+                self.cell = []
+                self.table[-1].append(self.cell)
+                style = str(token.attrs.get("style", ""))
+                if len(self.table) == 1:
+                    self.table_align.append(style.removeprefix("text-align:"))
                 self.block_style = "bold" if kind == "th_open" else ""
             elif kind in ("th_close", "td_close"):
+                self.cell = None
                 self.block_style = ""
-            elif kind == "tr_close":
-                self.end_line()
-            elif kind == "table_close":
+            elif kind == "thead_close" and self.table is not None:
+                self.header_rows = len(self.table)
+            elif kind == "table_close" and self.table is not None:
+                self.draw_table(self.table)
+                self.table = None
                 self.gap = True
             elif kind in ("html_block", "html_inline"):
                 self.write("", token.content)
+
+    def draw_table(self, rows: list[list[Line]]) -> None:
+        """Each column padded to its widest cell (aligned as the table says), ``│`` between
+        columns and a rule under the header."""
+        columns = max((len(row) for row in rows), default=0)
+        widths = [0] * columns
+        for row in rows:
+            for index, cell in enumerate(row):
+                widths[index] = max(widths[index], _cells(cell))
+        bar = ("class:md.prefix", " \u2502 ")
+        for number, row in enumerate(rows):
+            line = self.open_line()
+            for index in range(columns):
+                cell = row[index] if index < len(row) else []
+                room = widths[index] - _cells(cell)
+                align = self.table_align[index] if index < len(self.table_align) else ""
+                left = room if align == "right" else room // 2 if align == "center" else 0
+                if index:
+                    line.append(bar)
+                line.append(("", " " * left))
+                line.extend(cell)
+                if index + 1 < columns or room - left:
+                    line.append(("", " " * (room - left)))
+            self.end_line()
+            if number + 1 == self.header_rows:
+                rule = "\u2500\u253c\u2500".join("\u2500" * width for width in widths)
+                self.open_line().append(("class:md.prefix", rule))
+                self.end_line()
+
+
+def _cells(line: Line) -> int:
+    return sum(get_cwidth(text) for _, text in line)
 
 
 def render_markdown(source: str) -> list[Line]:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
-import weakref
 from collections.abc import Awaitable
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
 
 from ._abort import AbortRelay, aborted_error
+from ._turns import TERMINAL_TURNS
 
 __all__ = ["PLAIN_ENV", "TerminalProvider", "wants_plain"]
 
@@ -25,9 +24,9 @@ def wants_plain() -> bool:
         return True
     if os.environ.get("TERM") == "dumb":  # no cursor movement: a drawn form would be garbage
         return True
-    if sys.stdin is None or not sys.stdin.isatty():
+    if not _is_tty(sys.stdin):
         return True
-    if sys.stdout is not None and sys.stdout.isatty():
+    if _is_tty(sys.stdout):
         return False
     # stdout is captured (answer=$(dsh-ask q.json)): draw on the controlling terminal instead.
     try:
@@ -35,6 +34,14 @@ def wants_plain() -> bool:
     except OSError:
         return True
     return False
+
+
+def _is_tty(stream: object) -> bool:
+    """Whether ``stream`` is an open terminal (a closed or odd stand-in is not)."""
+    try:
+        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 class TerminalProvider:
@@ -48,10 +55,6 @@ class TerminalProvider:
 
     def __init__(self, *, plain: bool | None = None) -> None:
         self.plain = plain
-        # One terminal, one prompt at a time: concurrent asks (two agents) wait their turn.
-        self._turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
-            weakref.WeakKeyDictionary()
-        )
 
     def ask(self, request: AskUserQuestionRequest) -> Awaitable[AskUserQuestionAnswer]:
         """Start asking; the returned awaitable gives the answer.
@@ -65,11 +68,9 @@ class TerminalProvider:
         self, request: AskUserQuestionRequest, relay: AbortRelay
     ) -> AskUserQuestionAnswer:
         try:
-            loop = asyncio.get_running_loop()
-            turn = self._turns.get(loop)
-            if turn is None:
-                turn = self._turns[loop] = asyncio.Lock()
-            async with turn:
+            # One terminal, one prompt at a time, in first-come order: concurrent asks (two
+            # agents, on one event loop or on several in different threads) wait their turn.
+            async with TERMINAL_TURNS.turn():
                 if relay.signal is not None and relay.aborted:
                     raise aborted_error(relay.signal)
                 plain = wants_plain() if self.plain is None else self.plain

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem
+from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem, UserQuestionError
 
 from ._inert import inert_text
 
-__all__ = ["PLAN_REVIEW", "describe_answer", "is_plan_review", "title"]
+__all__ = ["PLAN_REVIEW", "describe_answer", "is_plan_review", "title", "unusable_stream"]
 
 PLAN_REVIEW = "plan-review"
 
@@ -34,3 +34,12 @@ def describe_answer(answer: AskUserQuestionAnswerItem | None) -> str:
     if answer.custom is not None:
         parts.append(f"\u201c{inert_text(answer.custom)}\u201d")
     return ", ".join(parts) if parts else "(skipped)"
+
+
+def unusable_stream(name: str, why: str) -> UserQuestionError:
+    """``ASK_ABORTED`` naming the stream the terminal provider cannot use and why.
+
+    The human cannot be asked at all (the question never reached them), so the ask stops as a
+    provider that stopped, not as a human who declined (``ASK_CANCELLED``).
+    """
+    return UserQuestionError.aborted(f"the terminal provider cannot use {name}: {why}")

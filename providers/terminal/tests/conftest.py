@@ -25,8 +25,8 @@ TIMEOUT = 15.0
 class _Screen(pyte.Screen):  # type: ignore[misc]
     """A screen that answers cursor-position requests like a real terminal."""
 
-    def __init__(self, reply: Callable[[str], None]) -> None:
-        super().__init__(COLUMNS, ROWS)
+    def __init__(self, reply: Callable[[str], None], rows: int, columns: int) -> None:
+        super().__init__(columns, rows)
         self._reply = reply
 
     def write_process_input(self, data: str) -> None:
@@ -37,7 +37,12 @@ class Terminal:
     """The driver running in a pseudo-terminal, with what its screen shows."""
 
     def __init__(
-        self, request: dict[str, Any], tmp_path: Path, *args: str, **extra_env: str
+        self,
+        request: dict[str, Any],
+        tmp_path: Path,
+        *args: str,
+        size: tuple[int, int] = (ROWS, COLUMNS),
+        **extra_env: str,
     ) -> None:
         path = tmp_path / "request.json"
         path.write_text(json.dumps(request), encoding="utf-8")
@@ -48,13 +53,13 @@ class Terminal:
             sys.executable,
             [str(DRIVER), str(path), *args],
             env=env,
-            dimensions=(ROWS, COLUMNS),
+            dimensions=size,
             encoding="utf-8",
             codec_errors="replace",
             timeout=TIMEOUT,
         )
         self.child.delaybeforesend = None
-        self.screen = _Screen(self.child.send)
+        self.screen = _Screen(self.child.send, *size)
         self.stream = pyte.Stream(self.screen)
         self.transcript = ""
 
@@ -83,6 +88,29 @@ class Terminal:
                     break
                 raise AssertionError(f"{texts!r} never appeared; the screen:\n{self.text}")
         return self.text
+
+    def wait_until(self, condition: Callable[[str], bool], what: str) -> str:
+        """Read output until ``condition(screen text)`` holds; return the screen."""
+        deadline = time.monotonic() + TIMEOUT
+        while not condition(self.text):
+            if time.monotonic() > deadline or not self._pump(0.1):
+                if condition(self.text):
+                    break
+                raise AssertionError(f"never saw {what}; the screen:\n{self.text}")
+        return self.text
+
+    def settle(self, seconds: float = 0.5) -> str:
+        """Keep reading for ``seconds`` (a quiet period for things that must NOT happen)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and self._pump(0.05):
+            pass
+        return self.text
+
+    def pointer_line(self) -> str | None:
+        """The screen line holding the highlight pointer, if one is on screen."""
+        lines = [line for line in self.text.splitlines() if line.startswith("\u276f")]
+        assert len(lines) <= 1, self.text
+        return lines[0] if lines else None
 
     def wait_until_gone(self, text: str) -> str:
         """Read output until ``text`` has left the screen; return the screen."""
@@ -124,6 +152,9 @@ KEYS = {
     "ctrl-c": "\x03",
     "backspace": "\x7f",
     "pagedown": "\x1b[6~",
+    "pageup": "\x1b[5~",
+    "home": "\x1b[H",
+    "end": "\x1b[F",
 }
 
 
@@ -132,8 +163,10 @@ def terminal(tmp_path: Path) -> Iterator[Callable[..., Terminal]]:
     """Start the driver on a request in a fresh pseudo-terminal (closed after the test)."""
     started: list[Terminal] = []
 
-    def start(request: dict[str, Any], *args: str, **env: str) -> Terminal:
-        term = Terminal(request, tmp_path, *args, **env)
+    def start(
+        request: dict[str, Any], *args: str, size: tuple[int, int] = (ROWS, COLUMNS), **env: str
+    ) -> Terminal:
+        term = Terminal(request, tmp_path, *args, size=size, **env)
         started.append(term)
         return term
 

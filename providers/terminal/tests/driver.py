@@ -7,7 +7,11 @@ request in wire form (``multiSelect``, ``intent`` and ``detail`` allowed).
   the task awaiting ``ask()`` instead. SIGUSR2 aborts the signal from another thread.
 - ``--entrypoints`` loads the installed ``dsh`` entry points; ``--register`` registers a
   ``TerminalProvider()`` object; by default the plugin module is registered.
-- ``--twice`` asks the request twice at once.
+- ``--twice`` asks the request twice at once; ``--threads`` asks it at once from two threads,
+  each with its own event loop.
+- ``--delay`` waits a second before asking (for keys typed before the prompt shows).
+- ``--log`` logs a line to stderr (through ``logging``) and prints one to stdout every 50 ms
+  from a background thread while the ask is open.
 
 Prints ``ANSWER <json>`` or ``ERROR <code> <message>``, then ``TTY restored`` or ``TTY changed``
 (whether the terminal's modes are as they were before the ask).
@@ -17,10 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import signal
 import sys
 import termios
 import threading
+import time
 
 from dsh_user_questions import AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions import plugin as core_plugin
@@ -31,7 +37,40 @@ from dsh_user_questions_terminal import TerminalProvider
 
 
 def _modes() -> list[object] | None:
-    return termios.tcgetattr(sys.stdin.fileno()) if sys.stdin.isatty() else None
+    stdin = sys.stdin
+    return termios.tcgetattr(stdin.fileno()) if stdin is not None and stdin.isatty() else None
+
+
+def _chatter(stop: threading.Event) -> None:
+    """A harness busy in the background: log lines on stderr and prints on stdout."""
+    log = logging.getLogger("harness")
+    count = 0
+    while not stop.wait(0.05):
+        count += 1
+        log.warning("background log line %d", count)
+        print(f"background print {count}", flush=True)
+
+
+def _ask_in_thread(data: object, results: list[str]) -> None:
+    async def ask() -> None:
+        ctx = HarnessContext()
+        ctx.register(core_plugin)
+        ctx.register(terminal_plugin, name="terminal")
+        answer = await ctx.user_questions.ask(AskUserQuestionRequest.from_dict(data))
+        results.append("ANSWER " + json.dumps(answer.to_dict(), ensure_ascii=False))
+
+    asyncio.run(ask())
+
+
+def _threads(data: object) -> None:
+    results: list[str] = []
+    threads = [threading.Thread(target=_ask_in_thread, args=(data, results)) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for line in results:
+        print(line, flush=True)
 
 
 async def main(data: object, entrypoints: bool, cancel: bool) -> None:
@@ -60,6 +99,10 @@ async def main(data: object, entrypoints: bool, cancel: bool) -> None:
         signal.SIGUSR2, lambda: threading.Thread(target=controller.abort).start()
     )
     before = _modes()
+    stop = threading.Event()
+    if "--log" in sys.argv[2:]:
+        logging.basicConfig(format="%(name)s: %(message)s")
+        threading.Thread(target=_chatter, args=(stop,), daemon=True).start()
     try:
         answer = await ask
     except UserQuestionError as error:
@@ -68,10 +111,17 @@ async def main(data: object, entrypoints: bool, cancel: bool) -> None:
         print("ERROR CANCELLED the ask was cancelled", flush=True)
     else:
         print("ANSWER " + json.dumps(answer.to_dict(), ensure_ascii=False), flush=True)
+    finally:
+        stop.set()
     print("TTY " + ("restored" if _modes() == before else "changed"), flush=True)
 
 
 if __name__ == "__main__":
     with open(sys.argv[1], encoding="utf-8") as file:
         wire = json.load(file)
-    asyncio.run(main(wire, "--entrypoints" in sys.argv[2:], "--cancel" in sys.argv[2:]))
+    if "--delay" in sys.argv[2:]:
+        time.sleep(1.0)  # keys typed meanwhile wait in the terminal's input queue
+    if "--threads" in sys.argv[2:]:
+        _threads(wire)
+    else:
+        asyncio.run(main(wire, "--entrypoints" in sys.argv[2:], "--cancel" in sys.argv[2:]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -22,12 +23,12 @@ from dsh_user_questions_terminal._lines import parse_answer_line
         ("  3  ", {"id": "pkg", "selected": ["yarn"]}),
         ("", {"id": "pkg", "selected": []}),
         ("bun please", {"id": "pkg", "selected": [], "custom": "bun please"}),
-        ("7", {"id": "pkg", "selected": [], "custom": "7"}),
+        ("npm", {"id": "pkg", "selected": ["npm"]}),
     ],
 )
 def test_single_select_answer_lines(piped, line, answer):
-    """A number picks that option, an empty line skips, other text (or a number out of range)
-    is the human's own answer."""
+    """A number picks that option, an exact label picks that option, an empty line skips, other
+    text is the human's own answer."""
     result = piped({"questions": [question()]}, line + "\n")
     assert result.answer == {"answers": [answer]}
 
@@ -106,7 +107,7 @@ def test_plan_review_approve_and_feedback(piped):
     approved = piped({"questions": [plan_review()]}, "1\n")
     assert approved.answer == {"answers": [{"id": "plan-review", "selected": ["Approve"]}]}
     assert "\u2502 Migrate to pnpm" in approved.stderr
-    assert "1 approves" in approved.stderr
+    assert "Answer: 1 (or approve, a, yes) approves" in approved.stderr
     feedback = piped({"questions": [plan_review()]}, "split the CI change out\n")
     assert feedback.answer == {
         "answers": [{"id": "plan-review", "selected": [], "custom": "split the CI change out"}]
@@ -187,3 +188,59 @@ def test_long_lines_wrap_to_the_terminal_width(piped):
     result = piped({"questions": [long]}, "1\n", COLUMNS="60")
     assert max(len(line) for line in result.stderr.splitlines()) <= 60
     assert result.stderr.count("word59") == 3
+
+
+@pytest.mark.parametrize("line", ["7", "0", "2.", "1 3", "#2", "1,2"])
+def test_ambiguous_lines_are_refused_and_asked_again(piped, line):
+    """A number with no such option, ``2.``, ``1 3`` or ``1,2`` on a single-select is neither a
+    pick nor free text: a short re-prompt says why, and the next line answers."""
+    result = piped({"questions": [question()]}, line + "\n2\n")
+    assert result.stderr.count("> ") == 2
+    assert "try again" in result.stderr
+    assert result.answer == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+
+
+def test_multi_select_takes_numbers_separated_by_spaces(piped):
+    """``1 3`` on a multi-select picks both options."""
+    result = piped({"questions": [question(multiSelect=True)]}, "1 3\n")
+    assert result.answer == {"answers": [{"id": "pkg", "selected": ["pnpm", "yarn"]}]}
+
+
+@pytest.mark.parametrize("line", ["approve", "a", "1", "Approve", "yes", "y"])
+def test_plan_review_line_mode_approves_on_approve_words(piped, line):
+    """At a plan review, ``approve``, ``a``, ``1``, ``yes`` (any case) approve the plan."""
+    result = piped({"questions": [plan_review()]}, line + "\n")
+    assert result.answer == {"answers": [{"id": "plan-review", "selected": ["Approve"]}]}
+
+
+def test_a_huge_line_is_read_whole(piped):
+    """A 4 MiB answer line arrives whole as the human's own text."""
+    text = "x" * (4 * 1024 * 1024)
+    result = piped({"questions": [{"id": "n", "question": "Paste it"}]}, text + "\n")
+    assert result.answer == {"answers": [{"id": "n", "selected": [], "custom": text}]}
+
+
+@pytest.mark.parametrize(
+    ("redirect", "what"),
+    [("<&-", "stdin"), ("2>&-", "stderr"), ("0>/dev/null", "stdin")],
+)
+def test_closed_or_odd_streams_give_a_coded_error(tmp_path, redirect, what):
+    """With stdin or stderr closed, or stdin open only for writing, ask() raises ASK_ABORTED
+    naming the stream instead of an uncoded exception."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({"questions": [question()]}), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_USER_QUESTIONS_")}
+    command = f"exec {shlex.quote(sys.executable)} {shlex.quote(str(DRIVER))} request.json"
+    process = subprocess.run(
+        ["sh", "-c", f"{command} {redirect}"],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert "ERROR ASK_ABORTED" in process.stdout, process.stdout + process.stderr
+    assert what in process.stdout
+    assert "Traceback" not in process.stderr

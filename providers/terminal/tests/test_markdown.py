@@ -38,12 +38,14 @@ def test_code_blocks_are_indented_and_kept_verbatim():
 
 
 def test_quotes_tables_rules_and_links():
-    """Quotes get a bar, table cells a separator, links their address."""
+    """Quotes get a bar, table cells a separator (and a rule under the header), links their
+    address."""
     source = "> quoted\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n---\n\n[docs](https://x.test) <https://y.test>"
     assert plain(source) == [
         "\u2502 quoted",
         "",
         "a \u2502 b",
+        "\u2500\u2500\u253c\u2500\u2500",
         "1 \u2502 2",
         "",
         "\u2500" * 40,
@@ -63,3 +65,12 @@ def test_emphasis_becomes_style_not_markers():
 def test_raw_html_stays_text():
     """HTML in the markdown is shown as its text, never interpreted."""
     assert plain("<script>alert(1)</script>") == ["<script>alert(1)</script>"]
+
+
+def test_table_columns_align():
+    """Cells of different widths are padded so every column starts at the same place."""
+    source = "| name | note |\n|---|---|\n| a | first |\n| longer name | 2 |"
+    lines = plain(source)
+    assert [line.index("\u2502") for line in lines if "\u2502" in line] == [12, 12, 12]
+    assert lines[0].startswith("name ")
+    assert any(set(line) <= set("\u2500\u253c ") for line in lines)

@@ -47,7 +47,7 @@ def test_screen_shows_header_question_detail_and_descriptions(terminal):
 def test_multi_select_checks_boxes_and_confirms(terminal):
     """Space and number keys toggle checkboxes; Enter answers the checked labels in option order."""
     term = terminal({"questions": [question(multiSelect=True)]})
-    term.wait_for("[ ] pnpm")
+    term.wait_for("[ ] pnpm", HINT)
     term.press("3")
     term.wait_for("[x] yarn")
     term.press("up", "up", "space")
@@ -61,7 +61,7 @@ def test_multi_select_checks_boxes_and_confirms(terminal):
 def test_multi_select_other_supplements_the_checked_labels(terminal):
     """On a multi-select, Other's text is sent as custom beside the checked labels."""
     term = terminal({"questions": [question(multiSelect=True)]})
-    term.wait_for("[ ] pnpm")
+    term.wait_for("[ ] pnpm", HINT)
     term.press("1", "4")
     term.wait_for("Your answer:")
     term.press("bun", "enter")
@@ -95,7 +95,7 @@ def test_question_without_options_takes_text(terminal):
     term = terminal(
         {"questions": [{"id": "name", "question": "What should the branch be called?"}]}
     )
-    term.wait_for("Your answer:")
+    term.wait_for("Your answer:", "Enter send")
     term.press("feature/pnpm", "enter")
     result = term.outcome()
     assert result["answer"] == {
@@ -108,19 +108,19 @@ def test_back_returns_to_the_previous_question_and_summary_submits(terminal):
     a number there changes one (straight back to the summary) and Enter submits."""
     second = question("ci", header="CI", question="Which CI?", options=[{"label": "GitHub"}])
     term = terminal({"questions": [question(), second]})
-    term.wait_for("question 1 of 2")
+    term.wait_for("question 1 of 2", HINT)
     term.press("1")
-    term.wait_for("question 2 of 2", "Which CI?")
+    term.wait_for("question 2 of 2", "Which CI?", HINT)
     term.press("left")
-    term.wait_for("question 1 of 2")
+    term.wait_for("question 1 of 2", HINT)
     term.press("2")
-    term.wait_for("Which CI?")
+    term.wait_for("Which CI?", HINT)
     term.press("1")
-    term.wait_for("Summary", "Submit these answers?", "Package manager: npm", "CI: GitHub")
+    term.wait_for("Summary", "Submit these answers?", "Package manager: npm", "CI: GitHub", HINT)
     term.press("1")
-    term.wait_for("question 1 of 2")
+    term.wait_for("question 1 of 2", HINT)
     term.press("3")
-    term.wait_for("Summary", "Package manager: yarn")
+    term.wait_for("Summary", "Package manager: yarn", HINT)
     term.press("enter")
     result = term.outcome()
     assert result["answer"] == {
@@ -145,7 +145,7 @@ def test_plan_review_shows_the_plan_as_a_card(terminal):
 def test_plan_review_approve(terminal):
     """Approve answers the approve label alone."""
     term = terminal({"questions": [plan_review()]})
-    term.wait_for("Talk instead")
+    term.wait_for("Talk instead", HINT)
     term.press("enter")
     result = term.outcome()
     assert result["answer"] == {"answers": [{"id": "plan-review", "selected": ["Approve"]}]}
@@ -154,7 +154,7 @@ def test_plan_review_approve(terminal):
 def test_plan_review_keep_planning_asks_for_feedback(terminal):
     """Keep planning asks what should change and sends the feedback as custom text."""
     term = terminal({"questions": [plan_review()]})
-    term.wait_for("Talk instead")
+    term.wait_for("Talk instead", HINT)
     term.press("2")
     term.wait_for("What should change?")
     term.press("use yarn instead", "enter")
@@ -167,7 +167,7 @@ def test_plan_review_keep_planning_asks_for_feedback(terminal):
 def test_plan_review_keep_planning_without_feedback(terminal):
     """Keep planning with an empty feedback line answers the Keep planning label."""
     term = terminal({"questions": [plan_review()]})
-    term.wait_for("Talk instead")
+    term.wait_for("Talk instead", HINT)
     term.press("down", "enter")
     term.wait_for("What should change?")
     term.press("enter")
@@ -178,7 +178,7 @@ def test_plan_review_keep_planning_without_feedback(terminal):
 def test_plan_review_talk_instead_cancels(terminal):
     """Talk instead closes the question with ASK_CANCELLED."""
     term = terminal({"questions": [plan_review()]})
-    term.wait_for("Talk instead")
+    term.wait_for("Talk instead", HINT)
     term.press("3")
     result = term.outcome()
     assert result["error"] == "ASK_CANCELLED"
@@ -280,7 +280,7 @@ def test_long_detail_scrolls_with_page_down(terminal):
     """A detail taller than the terminal is clipped with a scroll hint and PgDn shows the rest."""
     detail = "\n\n".join(f"Paragraph {n}" for n in range(1, 31))
     term = terminal({"questions": [question(detail=detail)]})
-    screen = term.wait_for("PgUp/PgDn scroll")
+    screen = term.wait_for("PgUp/PgDn scroll", HINT)
     assert "Paragraph 1" in screen
     assert "Paragraph 30" not in screen
     term.press(*["pagedown"] * 6)

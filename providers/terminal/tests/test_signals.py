@@ -1,0 +1,29 @@
+"""SIGTERM and SIGHUP restore the terminal before the process does what the signal says."""
+
+from __future__ import annotations
+
+import signal
+import termios
+
+import pytest
+from conftest import question
+
+HINT = "Esc cancel"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_terminating_signal_restores_the_terminal_then_terminates(terminal, signum):
+    """The prompt is up in raw mode with the cursor hidden; the signal restores echo, line
+    editing and the cursor, and the process still ends by that signal."""
+    term = terminal({"questions": [question()]})
+    term.wait_for(HINT)
+    assert not termios.tcgetattr(term.child.child_fd)[3] & termios.ECHO
+    term.child.kill(signum)
+    term.wait_until(lambda s: not term.child.isalive(), "the process end")
+    term.settle(1.0)  # what it wrote before it ended
+    modes = termios.tcgetattr(term.child.child_fd)
+    assert modes[3] & termios.ECHO
+    assert modes[3] & termios.ICANON
+    assert term.screen.cursor.hidden is False
+    term.child.close()
+    assert term.child.signalstatus == signum
