@@ -23,8 +23,9 @@ ESCAPES = AskUserQuestionItem(
     id="escapes",
     header="Hdr\x1b[7mINV",
     question="Escapes check \x1b[2J\x1b[31mred\x1b[0m\x07 Safe\rEvil?",
-    detail="Detail \x1b]0;pwned\x07 then \x1b]8;;https://example.invalid/\x1b\\link\x1b]8;;\x1b\\"
-    "\nback\x08\x08\x08\x08over \x9b2Jcsi",
+    # No backslash ends a line: markdown would rightly read it as a line break.
+    detail="Detail \x1b]0;pwned\x07 then \x1b]8;;https://example.invalid/\x1b\\link"
+    "\x1b]8;;\x1b\\ end\nback\x08\x08\x08\x08over \x9b2Jcsi",
     options=(
         AskUserQuestionOption("yes\x1b[1Aup", description="desc\x1b[8mhidden"),
         AskUserQuestionOption("no"),
