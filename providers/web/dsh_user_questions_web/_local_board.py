@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
+import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -57,12 +58,15 @@ class LocalBoard:
     _settled: collections.OrderedDict[str, Outcome] = attrs.field(factory=collections.OrderedDict)
     _listeners: dict[object, Callable[[BoardEvent], None]] = attrs.field(factory=dict)
     _ids: itertools.count[int] = attrs.field(factory=lambda: itertools.count(1))
+    # Ids differ between boards (a restarted harness), so a page never mistakes a new ask
+    # for the old one of the same number, nor restores its draft into it.
+    _nonce: str = attrs.field(factory=lambda: secrets.token_hex(3))
 
     # -- the provider's side ------------------------------------------------------------------
 
     def add(self, request: AskUserQuestionRequest, agent: str | None) -> PendingAsk:
         """Put an ask on the board and tell every page; cancelling its future withdraws it."""
-        ask_id = f"ask-{next(self._ids)}"
+        ask_id = f"ask-{next(self._ids)}-{self._nonce}"
         created = int(time.time() * 1000)
         future: asyncio.Future[AskUserQuestionAnswer] = asyncio.get_running_loop().create_future()
         wire = _wire(ask_id, request, agent, created)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Iterable
-from typing import Any
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any, Literal
 
 import httpx
 import pytest
@@ -15,10 +16,13 @@ from dsh_user_questions import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
+from playwright.async_api import Browser, Locator, Page, async_playwright, expect
 
 from dsh_user_questions_web import WebProvider
 
 WAIT_SECONDS = 10.0
+CHROMIUM = os.environ.get("DSH_WEB_TEST_CHROMIUM", "/usr/bin/chromium")
+HAVE_CHROMIUM = os.path.exists(CHROMIUM)
 
 
 def item(
@@ -135,3 +139,70 @@ def answer_of(*items: dict[str, Any]) -> dict[str, Any]:
 def payload(data: dict[str, Any]) -> AskUserQuestionAnswer:
     """The payload of an answer in wire form."""
     return AskUserQuestionAnswer.from_dict(data)
+
+
+@pytest.fixture(scope="session")
+async def browser() -> AsyncIterator[Browser]:
+    """One headless Chromium for the whole session (skipped without it, unless in CI)."""
+    if not HAVE_CHROMIUM:
+        message = f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield launched
+        await launched.close()
+
+
+OpenPage = Callable[..., Awaitable[Page]]
+
+
+@pytest.fixture
+async def open_page(browser: Browser) -> AsyncIterator[OpenPage]:
+    """Open a URL in a fresh browser context of the given size and colour scheme.
+
+    Page errors and dialogs fail the test at teardown.
+    """
+    contexts: list[Any] = []
+    errors: list[object] = []
+
+    async def open_(
+        url: str,
+        *,
+        width: int = 1100,
+        height: int = 760,
+        color_scheme: Literal["light", "dark"] = "light",
+    ) -> Page:
+        context = await browser.new_context(
+            viewport={"width": width, "height": height}, color_scheme=color_scheme
+        )
+        contexts.append(context)
+        opened = await context.new_page()
+        opened.on("pageerror", lambda error: errors.append(error))
+        opened.on("dialog", lambda dialog: errors.append(f"dialog: {dialog.message}"))
+        await opened.goto(url)
+        return opened
+
+    yield open_
+    for context in contexts:
+        await context.close()
+    assert errors == []
+
+
+@pytest.fixture
+async def page(open_page: OpenPage, web: WebProvider) -> Page:
+    """A desktop-sized page of the provider in its waiting state."""
+    assert web.url is not None
+    opened = await open_page(web.url)
+    await expect(opened.locator("body")).to_have_attribute("data-state", "waiting")
+    return opened
+
+
+def card(page: Page, ask_id: str) -> Locator:
+    """The card of one ask."""
+    return page.locator(f'article[data-ask-id="{ask_id}"]')

@@ -59,7 +59,7 @@ def test_a_missing_item_names_the_expected_order() -> None:
 
 
 def test_the_page_script_never_parses_html() -> None:
-    """app.js uses no API that turns a string into markup or code."""
+    """app.js uses no API that turns a string into markup or code, and guards its one link."""
     script = (PACKAGE / "_static" / "app.js").read_text()
     code = "\n".join(line for line in script.splitlines() if not line.strip().startswith("//"))
     for sink in (
@@ -72,10 +72,16 @@ def test_the_page_script_never_parses_html() -> None:
         "createContextualFragment",
         "DOMParser",
         "srcdoc",
-        ".href",
         ".src",
     ):
         assert sink not in code, sink
+    # One link target is ever set: the markdown tree's, and only for http(s) and mailto.
+    hrefs = [line.strip() for line in code.splitlines() if ".href" in line]
+    assert hrefs == [
+        'if (tag === "a" && typeof a.href === "string" && SAFE_HREF.test(a.href)) {',
+        "out.href = a.href;",
+    ]
+    assert "const SAFE_HREF = /^(https?:|mailto:)/i;" in code
 
 
 def test_the_readme_documents_every_environment_variable() -> None:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from conftest import item, request, start_ask
+from conftest import card, item, request, start_ask
 from dsh_user_questions import (
     AskUserQuestionItem,
     AskUserQuestionOption,
@@ -16,12 +15,10 @@ from dsh_user_questions import (
 )
 from dsh_user_questions.harness import AbortController, Agent
 from dsh_user_questions.plan_review import plan_review_question, read_plan_review
-from playwright.async_api import Browser, Locator, Page, async_playwright, expect
+from playwright.async_api import Page, expect
 
 from dsh_user_questions_web import WebProvider
 
-CHROMIUM = os.environ.get("DSH_WEB_TEST_CHROMIUM", "/usr/bin/chromium")
-HAVE_CHROMIUM = os.path.exists(CHROMIUM)
 SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "screenshot.png"
 
 pytestmark = pytest.mark.browser
@@ -41,45 +38,6 @@ Serve the page from the harness's **own** event loop, then:
 uvicorn.Server(config).serve()
 ```
 """
-
-
-@pytest.fixture(scope="session")
-async def browser() -> AsyncIterator[Browser]:
-    """One headless Chromium for the whole session (skipped without it, unless in CI)."""
-    if not HAVE_CHROMIUM:
-        message = f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        yield launched
-        await launched.close()
-
-
-@pytest.fixture
-async def page(browser: Browser, web: WebProvider) -> AsyncIterator[Page]:
-    """A fresh browser context showing the provider's page in its waiting state."""
-    context = await browser.new_context(viewport={"width": 1100, "height": 760})
-    opened = await context.new_page()
-    errors: list[object] = []
-    opened.on("pageerror", lambda error: errors.append(error))
-    opened.on("dialog", lambda dialog: errors.append(f"dialog: {dialog.message}"))
-    assert web.url is not None
-    await opened.goto(web.url)
-    await expect(opened.locator("body")).to_have_attribute("data-state", "waiting")
-    yield opened
-    await context.close()
-    assert errors == []
-
-
-def card(page: Page, ask_id: str) -> Locator:
-    """The card of one ask."""
-    return page.locator(f'article[data-ask-id="{ask_id}"]')
 
 
 async def test_clicking_an_option_answers_the_ask(web: WebProvider, page: Page) -> None:
@@ -142,10 +100,24 @@ async def test_paging_with_skip_back_and_free_text(web: WebProvider, page: Page)
     await expect(page.get_by_role("heading", name="Which checks run in CI?")).to_be_visible()
     await page.get_by_role("button", name="Skip", exact=True).click()
     await expect(page.get_by_role("textbox", name="Your answer")).to_have_value("ship it")
+    await page.get_by_role("button", name="Review answers", exact=True).click()
+    review = page.locator(".review li")
+    await expect(page.get_by_role("heading", name="Review your answers")).to_be_focused()
+    await expect(review).to_have_count(3)
+    await expect(review.nth(0)).to_contain_text("yarn")
+    await expect(review.nth(1)).to_contain_text("Skipped")
+    await expect(review.nth(2)).to_contain_text("ship it")
+    assert not asking.task.done()
+    await review.nth(0).get_by_role("button", name="Change").click()
+    await expect(page.get_by_role("heading", name="Which package manager?")).to_be_focused()
+    await page.get_by_role("radio", name="npm", exact=True).check()
+    await page.get_by_role("button", name="Next", exact=True).click()
+    await expect(page.get_by_role("heading", name="Review your answers")).to_be_focused()
+    await expect(review.nth(0)).to_contain_text("npm")
     await page.get_by_role("button", name="Submit answers", exact=True).click()
     assert (await asking.result()).to_dict() == {
         "answers": [
-            {"id": "pkg", "selected": ["yarn"]},
+            {"id": "pkg", "selected": ["npm"]},
             {"id": "tasks", "selected": []},
             {"id": "why", "selected": [], "custom": "ship it"},
         ]
