@@ -1,6 +1,7 @@
 """``dsh-inbox``: see and answer the inbox's questions from a shell.
 
-``dsh-inbox list [--json] [--all]``, ``dsh-inbox answer ID`` and ``dsh-inbox prune``. Exit
+``dsh-inbox list [--json] [--all]``, ``dsh-inbox answer ID``, ``dsh-inbox serve`` and
+``dsh-inbox prune``. Exit
 status of ``answer``: 0 this answer was applied; 2 the answer is invalid (not JSON, or refused
 by the question's rules); 3 the question was already answered or closed; 4 it was withdrawn or
 expired, so the answer was kept as late; 1 anything else (unknown id, no store).
@@ -58,6 +59,28 @@ def _parser() -> argparse.ArgumentParser:
     answer.add_argument(
         "--surface", default="cli", help="who answers, as the record will say (default: cli)"
     )
+    serve = commands.add_parser(
+        "serve", help="serve the web page for every harness's questions in this inbox"
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    serve.add_argument(
+        "--port", type=int, default=8765, help="port to listen on (8765; 0 picks a free one)"
+    )
+    serve.add_argument(
+        "--token",
+        help="the URL's secret (default: $DSH_USER_QUESTIONS_INBOX_TOKEN, else one kept in"
+        " the state directory, so the URL survives restarts)",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another host name the page may be reached by (repeatable)",
+    )
+    serve.add_argument(
+        "--surface", default="web", help="who answers, as the records will say (default: web)"
+    )
     prune = commands.add_parser("prune", help="delete final records past the retention")
     prune.add_argument(
         "--older-than",
@@ -80,7 +103,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list(inbox, as_json=args.json, everything=args.all)
         if args.command == "answer":
             return _answer(inbox, args.id, surface=args.surface)
-        return _prune(inbox, args.older_than)
+        if args.command == "prune":
+            return _prune(inbox, args.older_than)
+        from ._serve import serve
+
+        return serve(
+            inbox,
+            host=args.host,
+            port=args.port,
+            token=args.token,
+            allowed_hosts=args.allowed_host,
+            surface=args.surface,
+        )
     finally:
         inbox.close()
 

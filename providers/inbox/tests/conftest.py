@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from _postgres import PostgresServer, find_bin
+from _processes import Harness
 
 from dsh_user_questions_inbox import Inbox, open_inbox
 
@@ -63,3 +64,13 @@ def inbox(inbox_url: str) -> Iterator[Inbox]:
         yield store
     finally:
         store.close()
+
+
+@pytest.fixture
+def harnesses() -> Iterator[list[Harness]]:
+    """Harness processes started by the test; killed if the test leaves them running."""
+    started: list[Harness] = []
+    yield started
+    for harness in started:
+        if harness.process.poll() is None:
+            harness.kill()

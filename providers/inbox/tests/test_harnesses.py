@@ -5,141 +5,41 @@ from __future__ import annotations
 
 import collections
 import json
-import os
-import queue
-import signal
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import pytest
 from _postgres import PostgresServer
+from _processes import Harness, Server, dsh_inbox_answer, pending, until
 from _requests import pick
 
-from dsh_user_questions_inbox import Inbox, QuestionRecord, State, open_inbox
+from dsh_user_questions_inbox import Inbox, State, open_inbox
 
 HERE = Path(__file__).parent
-DSH_INBOX = str(Path(sys.executable).parent / "dsh-inbox")
-
-
-class Harness:
-    """A running harness_proc.py whose JSON events are read as they come."""
-
-    def __init__(self, url: str, label: str, *args: str) -> None:
-        env = {
-            **os.environ,
-            "DSH_USER_QUESTIONS_INBOX": url,
-            "DSH_USER_QUESTIONS_INBOX_HARNESS": label,
-            "DSH_USER_QUESTIONS_PROVIDER": "inbox",
-        }
-        self.process = subprocess.Popen(
-            [sys.executable, str(HERE / "harness_proc.py"), *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            text=True,
-        )
-        self.events: queue.Queue[dict[str, object]] = queue.Queue()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        with self.process.stdout:
-            for line in self.process.stdout:
-                self.events.put(json.loads(line))
-
-    def next(self, kind: str, timeout: float = 120) -> dict[str, object]:
-        """The next event of that kind (others before it are kept in ``seen``)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"the harness sent no {kind!r} event")
-            event = self.events.get(timeout=left)
-            if event["event"] == kind:
-                return event
-
-    def finish(self) -> None:
-        """Close stdin and wait for a clean exit."""
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        assert self.process.wait(timeout=120) == 0
-        self._reader.join()
-
-    def kill(self) -> None:
-        """kill -9."""
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=60)
-        self._reader.join()
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-
-
-@pytest.fixture
-def harnesses() -> Iterator[list[Harness]]:
-    """Harness processes started by the test; killed if the test leaves them running."""
-    started: list[Harness] = []
-    yield started
-    for harness in started:
-        if harness.process.poll() is None:
-            harness.kill()
-
-
-def until(condition: Callable[[], object], what: str, timeout: float = 120) -> None:
-    """Wait for ``condition()`` to hold."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
-def pending(inbox: Inbox, label: str, count: int) -> list[QuestionRecord]:
-    """Wait until ``label`` has ``count`` pending questions; those records."""
-    until(
-        lambda: len(inbox.records(state="pending", harness=label)) == count,
-        f"{count} questions from {label}",
-    )
-    return inbox.records(state="pending", harness=label)
-
-
-class Answering:
-    """The installed ``dsh-inbox answer``, running with the answer on stdin."""
-
-    def __init__(self, url: str, question_id: str, answer: object) -> None:
-        self.process = subprocess.Popen(
-            [DSH_INBOX, "--inbox", url, "answer", question_id, "--surface", "dsh-inbox"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        self._answer = json.dumps(answer)
-
-    def wait(self) -> tuple[int, str]:
-        """The exit status and stderr."""
-        _, err = self.process.communicate(self._answer, timeout=120)
-        return self.process.returncode, err
-
-
-def dsh_inbox_answer(url: str, question_id: str, answer: object) -> Answering:
-    """Start the installed ``dsh-inbox answer`` with the answer on stdin."""
-    return Answering(url, question_id, answer)
 
 
 def test_two_harnesses_and_several_surfaces_each_question_answered_once(
     inbox: Inbox, inbox_url: str, harnesses: list[Harness]
 ) -> None:
-    """Two harness processes ask 6 questions each; three store surfaces and dsh-inbox race to
-    answer all 12. Each question is applied once; each harness receives exactly the answers
-    recorded for its questions; every other surface is told it lost."""
+    """Two harness processes ask 6 questions each; the inbox server's page, three store
+    surfaces and dsh-inbox race to answer all 12. Each question is applied once; each harness
+    receives exactly the answers recorded for its questions; every other surface is told it
+    lost (the page gets 409 not-pending)."""
+    server = Server(inbox_url)
     harnesses += [Harness(inbox_url, f"h{n}", "ask", "6") for n in (1, 2)]
     records = pending(inbox, "h1", 6) + pending(inbox, "h2", 6)
     ids = [record.id for record in records]
+    until(lambda: len(server.state()) == 12, "the page to list all twelve")
+    page_results: dict[str, int] = {}
+
+    def click_all() -> None:
+        for question_id in ids:
+            status, _ = server.post("answer", {"id": question_id, "answer": pick("pnpm")})
+            page_results[question_id] = status
+
+    page = threading.Thread(target=click_all)
+    page.start()
     racers = [
         subprocess.Popen(
             [sys.executable, str(HERE / "answer_all.py"), inbox_url, f"surface-{n}", *ids],
@@ -169,6 +69,13 @@ def test_two_harnesses_and_several_surfaces_each_question_answered_once(
         assert status in (0, 3), err
         if status == 0:
             applied[question_id].append("dsh-inbox")
+    page.join(timeout=120)
+    server.stop_and_read()
+    for question_id, status in page_results.items():
+        assert status in (200, 409)
+        if status == 200:
+            applied[question_id].append("web")
+    assert len(page_results) == len(ids)
     final = {record.id: record for record in inbox.get_many(ids)}
     assert sorted(applied) == sorted(ids)
     for question_id in ids:

@@ -1,0 +1,158 @@
+"""`InboxBoard`: the web provider's `QuestionBoard` over the store, for ``dsh-inbox serve``.
+
+The page and its protocol are the web provider's (``dsh_user_questions_web.app``); this board
+lists the store's pending questions, turns the store's changes (from any process) into page
+events, and settles questions through the store, so the first answer from any surface wins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from dsh_user_questions import UserQuestionError
+from dsh_user_questions_web import BoardEvent, Receipt, check_page_answer
+from dsh_user_questions_web.answers import problems_of
+from dsh_user_questions_web.board import Outcome
+
+from ._record import QuestionRecord, State
+from ._store import Inbox
+
+__all__ = ["InboxBoard", "outcome_of", "wire_of"]
+
+_log = logging.getLogger(__name__)
+_OUTCOMES: dict[State, Outcome] = {
+    State.ANSWERED: "answered",
+    State.CANCELLED: "cancelled",
+    State.WITHDRAWN: "withdrawn",
+    State.EXPIRED: "withdrawn",
+}
+
+
+def wire_of(record: QuestionRecord) -> dict[str, Any]:
+    """The page's form of a pending question; the agent label names its harness too."""
+    agent = record.harness if record.agent is None else f"{record.agent} @ {record.harness}"
+    return {
+        "id": record.id,
+        "agent": agent,
+        "createdAt": int(record.created * 1000),
+        "questions": record.request["questions"],
+    }
+
+
+def outcome_of(record: QuestionRecord | None) -> Outcome | None:
+    """How the page names a final state (expired counts as withdrawn); ``None`` if unknown."""
+    return None if record is None else _OUTCOMES.get(record.state)
+
+
+class InboxBoard:
+    """Pending questions of the store, their changes, and settling them as ``surface``."""
+
+    def __init__(self, inbox: Inbox, *, surface: str = "web") -> None:
+        self._inbox = inbox
+        self._surface = surface
+        self._listeners: dict[object, Callable[[BoardEvent], None]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    async def start(self) -> None:
+        """Begin listening to the store (before the first page can subscribe)."""
+        self._loop = asyncio.get_running_loop()
+        listening = await asyncio.to_thread(self._inbox.listen)
+        self._thread = threading.Thread(
+            target=self._run, args=(listening,), name="dsh-inbox-board", daemon=True
+        )
+        self._thread.start()
+
+    async def close(self, reason: str) -> None:
+        """Tell the pages the server is going away, and stop listening."""
+        self._emit(BoardEvent("closed", {"reason": reason}))
+        self._stop.set()
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join)
+
+    # QuestionBoard -----------------------------------------------------------------------------
+
+    async def pending(self) -> Sequence[Mapping[str, Any]]:
+        """Every pending question in the page's form, oldest first."""
+        records = await asyncio.to_thread(self._inbox.records, state=State.PENDING)
+        return [wire_of(record) for record in records]
+
+    def watch(self, listener: Callable[[BoardEvent], None]) -> Callable[[], None]:
+        """Call ``listener`` on the serving loop for every later change."""
+        key = object()
+        self._listeners[key] = listener
+        return lambda: self._listeners.pop(key, None) and None
+
+    async def submit(self, ask_id: str, answer: object) -> Receipt:
+        """Answer through the store: accepted only when this answer was the one applied.
+
+        An answer to a question withdrawn or expired meanwhile is still stored, as its late
+        answer (the page is told the question is no longer pending).
+        """
+        record = await asyncio.to_thread(self._inbox.get, ask_id)
+        if record is None or record.state in (State.ANSWERED, State.CANCELLED):
+            return Receipt.not_pending(ask_id, outcome_of(record))
+        try:
+            checked = check_page_answer(record.to_request().questions, answer)
+        except UserQuestionError as err:
+            return Receipt.rejected(ask_id, problems_of(err))
+        result = await asyncio.to_thread(self._inbox.answer, ask_id, checked, surface=self._surface)
+        if result.applied:
+            return Receipt.accepted(ask_id)
+        return Receipt.not_pending(ask_id, outcome_of(result.record))
+
+    async def cancel(self, ask_id: str) -> Receipt:
+        """Close the question (the asker gets ``ASK_CANCELLED``) if it is pending."""
+        if await asyncio.to_thread(
+            self._inbox.settle, ask_id, State.CANCELLED, surface=self._surface
+        ):
+            return Receipt.cancelled(ask_id)
+        return Receipt.not_pending(
+            ask_id, outcome_of(await asyncio.to_thread(self._inbox.get, ask_id))
+        )
+
+    # The listening thread ----------------------------------------------------------------------
+
+    def _run(self, listening: Any) -> None:
+        try:
+            while not self._stop.is_set():
+                try:
+                    changed = listening.poll(0.25)
+                    if changed is None:  # reconnected: the pages re-read what is pending
+                        records = self._inbox.records(state=State.PENDING)
+                    elif changed:
+                        records = self._inbox.get_many(changed)
+                    else:
+                        continue
+                    for record in records:
+                        if record.state is State.PENDING:
+                            self._emit_soon(BoardEvent("added", wire_of(record)))
+                        else:
+                            outcome = outcome_of(record)
+                            self._emit_soon(
+                                BoardEvent("resolved", {"id": record.id, "outcome": outcome})
+                            )
+                except Exception:
+                    _log.exception("the inbox board failed to read changes; going on")
+                    self._stop.wait(1.0)
+        finally:
+            listening.close()
+
+    def _emit_soon(self, event: BoardEvent) -> None:
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody listens
+                loop.call_soon_threadsafe(self._emit, event)
+
+    def _emit(self, event: BoardEvent) -> None:
+        for listener in list(self._listeners.values()):
+            try:
+                listener(event)
+            except Exception:
+                _log.exception("a page listener failed")

@@ -1,0 +1,132 @@
+"""``dsh-inbox serve``: the web provider's page over the store, for every harness using it.
+
+One server answers the questions of all the harnesses on the store: one person, or a team on
+a shared PostgreSQL, answers every agent's questions in one place. The URL is stable across
+restarts (a fixed port, and a token kept in the state directory), and since everything lives
+in the store a restart loses nothing: the pages reconnect and read the pending questions again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import signal
+import sys
+from collections.abc import Collection
+
+from ._retention import retention_seconds
+from ._store import Inbox
+from ._url import default_sqlite_path
+
+__all__ = ["DEFAULT_PORT", "ENV_TOKEN", "serve", "token_from"]
+
+ENV_TOKEN = "DSH_USER_QUESTIONS_INBOX_TOKEN"
+DEFAULT_PORT = 8765
+_PRUNE_EVERY = 3600.0  # seconds between two prunes of records past the retention
+_LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+
+def token_from(given: str | None) -> str:
+    """``--token``, else ``DSH_USER_QUESTIONS_INBOX_TOKEN``, else the one kept on this machine.
+
+    The kept token (``serve-token`` beside the default SQLite file, readable by the user only)
+    is made on first use, so the page's URL survives a restart of the server.
+    """
+    token = (given or os.environ.get(ENV_TOKEN, "")).strip()
+    if token:
+        return token
+    path = default_sqlite_path().parent / "serve-token"
+    with contextlib.suppress(FileNotFoundError):
+        kept = path.read_text().strip()
+        if kept:
+            return kept
+    path.parent.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(18)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(token + "\n")
+    return token
+
+
+def _hosts(host: str, port: int, extra: Collection[str]) -> frozenset[str]:
+    names = {*(_LOOPBACK if host in ("127.0.0.1", "localhost", "::1") else ()), *extra}
+    names.add(f"[{host}]" if ":" in host else host)
+    return frozenset(f"{name.lower()}:{port}" for name in names if name)
+
+
+def serve(
+    inbox: Inbox,
+    *,
+    host: str,
+    port: int,
+    token: str | None,
+    allowed_hosts: Collection[str] = (),
+    surface: str = "web",
+) -> int:
+    """Serve until SIGINT or SIGTERM; the exit status."""
+    try:
+        import dsh_user_questions_web  # noqa: F401 (checked here for a clear message)
+    except ImportError:
+        print(
+            "dsh-inbox: serve needs the web page: install dsh-user-questions-inbox[serve]",
+            file=sys.stderr,
+        )
+        return 1
+    return asyncio.run(_serve(inbox, host, port, token_from(token), allowed_hosts, surface))
+
+
+async def _serve(
+    inbox: Inbox,
+    host: str,
+    port: int,
+    token: str,
+    allowed_hosts: Collection[str],
+    surface: str,
+) -> int:
+    from dsh_user_questions_web import Limits
+    from dsh_user_questions_web.app import create_app
+    from dsh_user_questions_web.server import ConnectionTable, bind_socket, start_server
+
+    from ._board import InboxBoard
+
+    loop = asyncio.get_running_loop()
+    board = InboxBoard(inbox, surface=surface)
+    await board.start()
+    try:
+        sock = bind_socket(host, port)
+    except OSError as err:
+        print(f"dsh-inbox: cannot listen on {host}:{port}: {err}", file=sys.stderr)
+        await board.close("the server could not start")
+        return 1
+    bound = sock.getsockname()[1]
+    hosts = _hosts(host, bound, allowed_hosts)
+    limits = Limits()
+    table = ConnectionTable(limits)
+    app = create_app(
+        board, token=token, allowed_hosts=lambda: hosts, limits=limits, connections=table
+    )
+    server = await start_server(app, sock, limits, table=table, name="dsh-inbox-serve")
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    print(f"dsh-inbox: serving http://{shown}:{bound}/{token}/", flush=True)
+    stop = asyncio.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    pruning = loop.create_task(_prune_now_and_then(inbox))
+    try:
+        await stop.wait()
+    finally:
+        pruning.cancel()
+        await board.close("the inbox server is stopping; it will be back at the same address")
+        await server.stop()
+    return 0
+
+
+async def _prune_now_and_then(inbox: Inbox) -> None:
+    while True:
+        retention = retention_seconds()
+        if retention is not None:
+            await asyncio.to_thread(inbox.prune, retention)
+        await asyncio.sleep(_PRUNE_EVERY)

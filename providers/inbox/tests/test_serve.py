@@ -1,0 +1,178 @@
+"""``dsh-inbox serve``: the web provider's page and protocol over the store, across processes."""
+
+from __future__ import annotations
+
+import json
+import queue
+import signal
+import threading
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from _processes import Harness, Server, pending, until
+from _requests import PKG, pick
+
+from dsh_user_questions_inbox import Inbox, State
+
+
+@pytest.fixture
+def server(inbox_url: str) -> Iterator[Server]:
+    """An inbox server on a free loopback port."""
+    running = Server(inbox_url)
+    yield running
+    running.stop_and_read()
+
+
+class Events:
+    """The page's event stream, read in a thread: (event, data) pairs in order."""
+
+    def __init__(self, server: Server) -> None:
+        self.queue: queue.Queue[tuple[str, dict[str, object]]] = queue.Queue()
+        self._client = httpx.Client(timeout=httpx.Timeout(60, read=None))
+        self._thread = threading.Thread(target=self._read, args=(server.base,), daemon=True)
+        self._thread.start()
+
+    def _read(self, base: str) -> None:
+        event, data = "", []
+        try:
+            with self._client.stream("GET", base + "events") as response:
+                for line in response.iter_lines():
+                    if line.startswith("event:"):
+                        event = line[6:].strip()
+                    elif line.startswith("data:"):
+                        data.append(line[5:].removeprefix(" "))
+                    elif not line and data:  # a blank line ends the event
+                        self.queue.put((event, json.loads("\n".join(data))))
+                        event, data = "", []
+        except httpx.HTTPError:
+            return
+
+    def next(self, name: str, timeout: float = 60) -> dict[str, object]:
+        """The next event called ``name``."""
+        while True:
+            event, data = self.queue.get(timeout=timeout)
+            if event == name:
+                return data
+
+    def close(self) -> None:
+        """Stop reading."""
+        self._client.close()
+        self._thread.join(timeout=60)
+
+
+def test_a_question_asked_by_a_harness_is_shown_and_answered_on_the_page(
+    inbox: Inbox, inbox_url: str, server: Server, harnesses: list[Harness]
+) -> None:
+    """The page's stream shows the harness's question (added); the page's answer is accepted,
+    returns from the harness's ask(), and the record says it came from the web."""
+    events = Events(server)
+    try:
+        assert events.next("snapshot") == {"pending": []}
+        harness = Harness(inbox_url, "paged", "ask", "1")
+        harnesses.append(harness)
+        added = events.next("added")
+        (record,) = pending(inbox, "paged", 1)
+        assert added["id"] == record.id
+        assert added["agent"] == "paged"
+        assert [q["id"] for q in added["questions"]] == ["pkg"]  # type: ignore[union-attr]
+        status, body = server.post("answer", {"id": record.id, "answer": pick("npm")})
+        assert (status, body) == (200, {"status": "accepted", "id": record.id})
+        assert harness.next("answer")["answer"] == pick("npm")
+        assert events.next("resolved") == {"id": record.id, "outcome": "answered"}
+        assert inbox.get(record.id).surface == "web"
+        harness.finish()
+    finally:
+        events.close()
+
+
+def test_an_answer_from_another_surface_resolves_the_question_on_the_page(
+    inbox: Inbox, server: Server
+) -> None:
+    """Answered through the store elsewhere: the page hears resolved, and a late click gets 409
+    saying it was already answered."""
+    events = Events(server)
+    try:
+        events.next("snapshot")
+        record = inbox.add(PKG, harness="h")
+        assert events.next("added")["id"] == record.id
+        inbox.answer(record.id, pick("npm"), surface="cli")
+        assert events.next("resolved") == {"id": record.id, "outcome": "answered"}
+    finally:
+        events.close()
+    status, body = server.post("answer", {"id": record.id, "answer": pick("pnpm")})
+    assert status == 409
+    assert body["outcome"] == "answered"
+    assert inbox.get(record.id).answer == pick("npm")
+
+
+def test_a_bad_answer_from_the_page_is_rejected_and_the_question_stays(
+    inbox: Inbox, server: Server
+) -> None:
+    """A page answer breaking a rule is 422 with its problems; the question stays pending."""
+    record = inbox.add(PKG, harness="h")
+    status, body = server.post("answer", {"id": record.id, "answer": pick("yarn")})
+    assert status == 422
+    assert body["status"] == "rejected"
+    assert any("yarn" in problem for problem in body["problems"])  # type: ignore[union-attr]
+    assert inbox.get(record.id).state is State.PENDING
+
+
+def test_closing_on_the_page_cancels_the_ask(
+    inbox: Inbox, inbox_url: str, server: Server, harnesses: list[Harness]
+) -> None:
+    """The page's cancel closes the question: the harness's ask() raises ASK_CANCELLED."""
+    harness = Harness(inbox_url, "closing", "ask", "1")
+    harnesses.append(harness)
+    (record,) = pending(inbox, "closing", 1)
+    assert server.post("cancel", {"id": record.id}) == (
+        200,
+        {"status": "cancelled", "id": record.id},
+    )
+    assert harness.next("error")["code"] == "ASK_CANCELLED"
+    assert inbox.get(record.id).state is State.CANCELLED
+    harness.finish()
+
+
+def test_a_page_answer_to_a_withdrawn_question_is_kept_as_late(
+    inbox: Inbox, server: Server
+) -> None:
+    """The question was withdrawn between showing and clicking: 409 withdrawn, answer kept late."""
+    record = inbox.add(PKG, harness="h")
+    until(lambda: server.state(), "the page to list the question")
+    inbox.settle(record.id, State.WITHDRAWN, surface="harness")
+    status, body = server.post("answer", {"id": record.id, "answer": pick("npm")})
+    assert status == 409
+    assert body["outcome"] == "withdrawn"
+    stored = inbox.get(record.id)
+    assert stored.late_answer == pick("npm")
+    assert stored.late_surface == "web"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill-9"])
+def test_an_inbox_server_restart_loses_nothing(
+    inbox: Inbox, inbox_url: str, harnesses: list[Harness], sig: int
+) -> None:
+    """The server stops (cleanly or kill -9) while a harness waits; started again at the same
+    address it lists the question, and its answer still reaches the harness."""
+    first = Server(inbox_url)
+    harness = Harness(inbox_url, "survivor", "ask", "1")
+    harnesses.append(harness)
+    (record,) = pending(inbox, "survivor", 1)
+    until(lambda: first.state(), "the page to list the question")
+    first.stop_and_read(sig)
+    second = Server(inbox_url, port=first.port)
+    try:
+        assert second.base == first.base
+        assert [ask["id"] for ask in second.state()] == [record.id]
+        assert second.post("answer", {"id": record.id, "answer": pick("pnpm")})[0] == 200
+        assert harness.next("answer")["answer"] == pick("pnpm")
+        harness.finish()
+    finally:
+        second.stop_and_read()
+
+
+def test_the_page_is_guarded_by_its_token(server: Server) -> None:
+    """Without the token the server answers 401 (the web provider's guard)."""
+    root = server.base.rsplit("/", 2)[0]
+    assert httpx.get(root + "/wrong-token/state", timeout=60).status_code == 401
