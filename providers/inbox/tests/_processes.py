@@ -118,9 +118,12 @@ def dsh_inbox_answer(url: str, question_id: str, answer: object) -> Answering:
 class Server:
     """A running ``dsh-inbox serve`` on a loopback port, with the page's protocol over HTTP."""
 
-    def __init__(self, url: str, port: int = 0, token: str = "test-token") -> None:
+    def __init__(
+        self, url: str, port: int = 0, token: str = "test-token", env: dict[str, str] | None = None
+    ) -> None:
         self.process = subprocess.Popen(
             [DSH_INBOX, "--inbox", url, "serve", "--port", str(port), "--token", token],
+            env={**os.environ, **(env or {})},
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

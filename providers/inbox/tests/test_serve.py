@@ -6,6 +6,7 @@ import json
 import queue
 import signal
 import threading
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -176,3 +177,18 @@ def test_the_page_is_guarded_by_its_token(server: Server) -> None:
     """Without the token the server answers 401 (the web provider's guard)."""
     root = server.base.rsplit("/", 2)[0]
     assert httpx.get(root + "/wrong-token/state", timeout=60).status_code == 401
+
+
+def test_the_server_prunes_final_records_past_the_retention(inbox: Inbox, inbox_url: str) -> None:
+    """With DSH_USER_QUESTIONS_INBOX_RETENTION=1s, a server started later deletes the answered
+    record and keeps the pending one."""
+    old = inbox.add(PKG, harness="h")
+    inbox.answer(old.id, pick("npm"), surface="cli")
+    keep = inbox.add(PKG, harness="h")
+    until(lambda: time.time() - inbox.get(old.id).settled_at > 1.5, "the record to age")
+    server = Server(inbox_url, env={"DSH_USER_QUESTIONS_INBOX_RETENTION": "1s"})
+    try:
+        until(lambda: inbox.get(old.id) is None, "the prune")
+        assert [r.id for r in inbox.records()] == [keep.id]
+    finally:
+        server.stop_and_read()

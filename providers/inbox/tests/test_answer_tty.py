@@ -1,0 +1,66 @@
+"""``dsh-inbox answer ID`` on a terminal: the terminal provider's form, in a real pty."""
+
+from __future__ import annotations
+
+import os
+
+import pexpect
+from _processes import DSH_INBOX
+from _requests import PKG, pick
+
+from dsh_user_questions_inbox import Inbox, State
+
+
+def spawn(url: str, question_id: str) -> pexpect.spawn:
+    """dsh-inbox answer in a pseudo-terminal, the form in line mode (numbers and text)."""
+    env = {**os.environ, "DSH_USER_QUESTIONS_PLAIN": "1", "TERM": "xterm"}
+    return pexpect.spawn(
+        DSH_INBOX,
+        ["--inbox", url, "answer", question_id],
+        env=env,
+        encoding="utf-8",
+        timeout=120,
+    )
+
+
+def test_the_terminal_form_answers_the_question(inbox: Inbox, inbox_url: str) -> None:
+    """On a TTY the question is shown as the terminal form; the pick is applied, exit 0."""
+    record = inbox.add(PKG, harness="h")
+    child = spawn(inbox_url, record.id)
+    child.expect("Which package manager")
+    child.expect("> ")
+    child.sendline("2")
+    child.expect(f"answered question {record.id}")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    stored = inbox.get(record.id)
+    assert stored.answer == pick("npm")
+    assert stored.surface == "cli"
+
+
+def test_the_form_is_withdrawn_when_another_surface_answers_first(
+    inbox: Inbox, inbox_url: str
+) -> None:
+    """Answered on another surface while the form is open: the form goes away, exit 3 naming
+    who answered; the other surface's answer stands."""
+    record = inbox.add(PKG, harness="h")
+    child = spawn(inbox_url, record.id)
+    child.expect("> ")
+    assert inbox.answer(record.id, pick("pnpm"), surface="web").applied
+    child.expect(f"question {record.id} was answered by web while you answered")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 3
+    assert inbox.get(record.id).answer == pick("pnpm")
+
+
+def test_a_question_that_is_not_pending_gets_no_form(inbox: Inbox, inbox_url: str) -> None:
+    """An already answered question: no form, exit 3 with the reason."""
+    record = inbox.add(PKG, harness="h")
+    inbox.settle(record.id, State.CANCELLED, surface="web")
+    child = spawn(inbox_url, record.id)
+    child.expect("is cancelled")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 3
