@@ -783,9 +783,9 @@ class _Form:
             out.append([("class:more", f"  \u2191 {window.above} more above")])
         for lines in rows[window.start : window.end]:
             out += lines
-        if window.clip is not None:
+        if window.clip is not None:  # the row alone is taller than the room: its head, marked
             out = out[: (1 if window.above else 0) + window.clip]
-            out.append([("class:more", "  \u2026 (this row goes on: widen the terminal)")])
+            out[-1] = _mark_cut(out[-1], width)
         if window.below:
             out.append([("class:more", f"  \u2193 {window.below} more below")])
         return out
@@ -879,6 +879,23 @@ def _boxed(lines: list[Line], width: int, label: str, position: str) -> list[Lin
         )
     out.append(border("\u2514", position, "\u2518"))
     return out
+
+
+def _mark_cut(line: Line, width: int) -> Line:
+    """``line`` ending in `` …`` within ``width`` cells: the row goes on below the screen."""
+    mark = " \u2026"
+    room = width - get_cwidth(mark)
+    kept: Line = []
+    used = 0
+    for style, text in line:
+        cells = get_cwidth(text)
+        if used + cells > room:
+            text = text[: max(0, room - used)]
+            kept.append((style, text))
+            break
+        kept.append((style, text))
+        used += cells
+    return [*kept, ("class:more", mark)]
 
 
 def _join(lines: Sequence[Line]) -> StyleAndTextTuples:

@@ -108,3 +108,18 @@ def test_long_detail_shows_its_position_and_scrolls(terminal):
     term.wait_for(first.group(0))
     term.press("esc")
     term.outcome()
+
+
+def test_a_row_taller_than_the_screen_is_marked_as_cut(terminal):
+    """An option whose label alone needs more lines than a 40x12 terminal has is drawn as far as
+    it fits and ends with a visible cut mark; the rows below are announced."""
+    words = " ".join(f"word{n}" for n in range(150))
+    term = terminal(
+        {"questions": [question(options=[{"label": words}, {"label": "b"}])]}, size=SMALL
+    )
+    screen = term.wait_for(HINT)
+    assert "\u2026" in screen
+    assert "more below" in screen
+    assert "word149" not in screen
+    term.press("esc")
+    term.outcome()
