@@ -51,7 +51,7 @@ from ._abort import AbortRelay, aborted_error
 from ._inert import inert_text
 from ._labels import visible_labels
 from ._markdown import Fragment, Line, lines_to_plain, render_markdown
-from ._questions import describe_answer, is_plan_review, title
+from ._questions import describe_answer, is_plan_review, title, unusable_stream
 from ._screen_guard import drop_type_ahead, output_above, restore_on_signals
 from ._turns import TERMINAL_TURNS
 from ._viewport import RowWindow, fit_rows, share_height
@@ -956,8 +956,11 @@ async def ask_interactive(
     except (ValueError, OSError):
         draws_on_stdout = False
     if not draws_on_stdout:
-        # Opening the terminal device does not block; it is closed below.
-        tty = open("/dev/tty", "w", encoding="utf-8")  # noqa: ASYNC230, SIM115
+        try:
+            # Opening the terminal device does not block; it is closed below.
+            tty = open("/dev/tty", "w", encoding="utf-8")  # noqa: ASYNC230, SIM115
+        except OSError as error:
+            raise unusable_stream("/dev/tty", error.strerror or str(error)) from error
         output = create_output(stdout=tty)
     try:
         with create_app_session(output=output) if output is not None else _no_session():
@@ -997,9 +1000,14 @@ async def _run_form(form: _Form, relay: AbortRelay, draws_on_stdout: bool) -> As
         fd = None
     try:
         with restore_on_signals(app.output, fd), output_above(app, draws_on_stdout):
-            answer = await app.run_async(
-                pre_run=started, set_exception_handler=False, handle_sigint=False
-            )
+            try:
+                answer = await app.run_async(
+                    pre_run=started, set_exception_handler=False, handle_sigint=False
+                )
+            except EOFError as error:  # prompt_toolkit's word for "the input was closed"
+                raise unusable_stream("the terminal", "its input was closed") from error
+            except OSError as error:  # the terminal went away (EIO after a hangup, ...)
+                raise unusable_stream("the terminal", error.strerror or str(error)) from error
             width = app.output.get_size().columns
             print_formatted_text(_recap(form.pages, width), style=STYLE, output=app.output)
     finally:
