@@ -3,7 +3,8 @@
 Types are checked when a payload is built (a ``TypeError`` names the field); the rules no type
 can carry (an empty request, an intent that names no option) are checked by
 `UserQuestionService.ask`. Foreign data comes in through ``from_dict``, which reports every bad
-field with its path in one `WireFormatError`.
+field with its path in one `WireFormatError`, worded as the tool words its arguments' problems:
+``questions[0].id: must be a string, not a number``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
+
+from . import _json
 
 if TYPE_CHECKING:
     from .harness import AbortSignal
@@ -230,113 +233,94 @@ class AskUserQuestionAnswer:
 
 
 # The JSON edge. Each reader walks one shape, appends every fault it finds to ``problems`` with
-# its path, and returns what it could build (or None); `_load` raises once with all of them.
+# its path (worded by `_json`, as the tool's argument check words its own), and returns what it
+# could build (or None); `_load` raises once with all of them.
 
 _Problems = list[str]
+_Keys = tuple[_json.Key, ...]
 
 
-def _load(reader: Callable[[object, str, _Problems], T | None], data: object) -> T:
+def _load(reader: Callable[[object, _Keys, _Problems], T | None], data: object) -> T:
     problems: _Problems = []
-    value = reader(data, "", problems)
+    value = reader(data, (), problems)
     if problems or value is None:
-        raise WireFormatError(problems or ["<root>: could not be read"])
+        raise WireFormatError(problems or ["could not be read"])
     return value
-
-
-def _at(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
-
-
-def _name(path: str) -> str:
-    return path or "<root>"
-
-
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    return type(value).__name__
 
 
 def _object(
     data: object,
-    path: str,
+    keys: _Keys,
     problems: _Problems,
     required: tuple[str, ...],
     optional: tuple[str, ...],
 ) -> Mapping[str, object] | None:
     if not isinstance(data, Mapping):
-        problems.append(f"{_name(path)}: expected an object, got {_json_type(data)}")
+        problems.append(_json.at(keys, _json.must_be("object", data)))
         return None
     known = required + optional
     for key in data:
         if key not in known:
-            allowed = ", ".join(known)
-            problems.append(f"{_name(_at(path, str(key)))}: unknown key (allowed: {allowed})")
+            problems.append(_json.at((*keys, key), _json.unknown_property(key, known)))
     for key in required:
         if key not in data:
-            problems.append(f"{_name(_at(path, key))}: required key is missing")
+            problems.append(_json.at((*keys, key), _json.REQUIRED))
     return data
 
 
 def _string(
-    data: Mapping[str, object], key: str, path: str, problems: _Problems, *, required: bool = False
+    data: Mapping[str, object],
+    key: str,
+    keys: _Keys,
+    problems: _Problems,
+    *,
+    required: bool = False,
 ) -> str | None:
     value = data.get(key)
-    if value is None:
-        if required and key in data:
-            problems.append(f"{_at(path, key)}: expected a string, got null")
+    if value is None and not (required and key in data):
         return None
     if not isinstance(value, str):
-        problems.append(f"{_at(path, key)}: expected a string, got {_json_type(value)}")
+        problems.append(_json.at((*keys, key), _json.must_be("string", value)))
         return None
     return value
 
 
 def _array(
-    data: Mapping[str, object], key: str, path: str, problems: _Problems, *, required: bool = False
+    data: Mapping[str, object],
+    key: str,
+    keys: _Keys,
+    problems: _Problems,
+    *,
+    required: bool = False,
 ) -> list[object]:
     value = data.get(key)
-    if value is None:
-        if required and key in data:
-            problems.append(f"{_at(path, key)}: expected an array, got null")
+    if value is None and not (required and key in data):
         return []
     if not isinstance(value, (list, tuple)):
-        problems.append(f"{_at(path, key)}: expected an array, got {_json_type(value)}")
+        problems.append(_json.at((*keys, key), _json.must_be("array", value)))
         return []
     return list(value)
 
 
-def _read_option(data: object, path: str, problems: _Problems) -> AskUserQuestionOption | None:
-    obj = _object(data, path, problems, ("label",), ("description",))
+def _read_option(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionOption | None:
+    obj = _object(data, keys, problems, ("label",), ("description",))
     if obj is None:
         return None
     before = len(problems)
-    label = _string(obj, "label", path, problems, required=True)
-    description = _string(obj, "description", path, problems)
+    label = _string(obj, "label", keys, problems, required=True)
+    description = _string(obj, "description", keys, problems)
     if len(problems) > before or label is None:
         return None
     return AskUserQuestionOption(label, description)
 
 
-def _read_intent(data: object, path: str, problems: _Problems) -> AskUserQuestionIntent | None:
-    obj = _object(data, path, problems, ("kind", "approve"), ())
+def _read_intent(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionIntent | None:
+    obj = _object(data, keys, problems, ("kind", "approve"), ())
     if obj is None:
         return None
     before = len(problems)
-    kind = _string(obj, "kind", path, problems, required=True)
-    approve = _string(obj, "approve", path, problems, required=True)
+    kind = _string(obj, "kind", keys, problems, required=True)
+    approve = _string(obj, "approve", keys, problems, required=True)
     if len(problems) > before or kind is None or approve is None:
         return None
     return AskUserQuestionIntent(kind, approve)
@@ -345,27 +329,26 @@ def _read_intent(data: object, path: str, problems: _Problems) -> AskUserQuestio
 _ITEM_KEYS = ("detail", "header", "options", "multiSelect", "intent")
 
 
-def _read_item(data: object, path: str, problems: _Problems) -> AskUserQuestionItem | None:
-    obj = _object(data, path, problems, ("id", "question"), _ITEM_KEYS)
+def _read_item(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionItem | None:
+    obj = _object(data, keys, problems, ("id", "question"), _ITEM_KEYS)
     if obj is None:
         return None
     before = len(problems)
-    id_ = _string(obj, "id", path, problems, required=True)
-    question = _string(obj, "question", path, problems, required=True)
-    detail = _string(obj, "detail", path, problems)
-    header = _string(obj, "header", path, problems)
-    options_path = _at(path, "options")
+    id_ = _string(obj, "id", keys, problems, required=True)
+    question = _string(obj, "question", keys, problems, required=True)
+    detail = _string(obj, "detail", keys, problems)
+    header = _string(obj, "header", keys, problems)
     options = [
-        _read_option(option, _at(options_path, index), problems)
-        for index, option in enumerate(_array(obj, "options", path, problems))
+        _read_option(option, (*keys, "options", index), problems)
+        for index, option in enumerate(_array(obj, "options", keys, problems))
     ]
     multi = obj.get("multiSelect", False)
     if multi is None:
         multi = False
     if not isinstance(multi, bool):
-        problems.append(f"{_at(path, 'multiSelect')}: expected a boolean, got {_json_type(multi)}")
+        problems.append(_json.at((*keys, "multiSelect"), _json.must_be("boolean", multi)))
     raw_intent = obj.get("intent")
-    intent = None if raw_intent is None else _read_intent(raw_intent, _at(path, "intent"), problems)
+    intent = None if raw_intent is None else _read_intent(raw_intent, (*keys, "intent"), problems)
     if len(problems) > before or id_ is None or question is None:
         return None
     return AskUserQuestionItem(
@@ -380,47 +363,42 @@ def _read_item(data: object, path: str, problems: _Problems) -> AskUserQuestionI
 
 
 def _read_request(
-    data: object, path: str, problems: _Problems
+    data: object, keys: _Keys, problems: _Problems
 ) -> tuple[AskUserQuestionItem, ...] | None:
-    obj = _object(data, path, problems, ("questions",), ())
+    obj = _object(data, keys, problems, ("questions",), ())
     if obj is None:
         return None
-    questions_path = _at(path, "questions")
     items = [
-        _read_item(item, _at(questions_path, index), problems)
-        for index, item in enumerate(_array(obj, "questions", path, problems, required=True))
+        _read_item(item, (*keys, "questions", index), problems)
+        for index, item in enumerate(_array(obj, "questions", keys, problems, required=True))
     ]
     return tuple(item for item in items if item is not None)
 
 
 def _read_answer_item(
-    data: object, path: str, problems: _Problems
+    data: object, keys: _Keys, problems: _Problems
 ) -> AskUserQuestionAnswerItem | None:
-    obj = _object(data, path, problems, ("id",), ("selected", "custom"))
+    obj = _object(data, keys, problems, ("id",), ("selected", "custom"))
     if obj is None:
         return None
     before = len(problems)
-    id_ = _string(obj, "id", path, problems, required=True)
-    selected_path = _at(path, "selected")
-    selected = _array(obj, "selected", path, problems)
+    id_ = _string(obj, "id", keys, problems, required=True)
+    selected = _array(obj, "selected", keys, problems)
     for index, label in enumerate(selected):
         if not isinstance(label, str):
-            problems.append(
-                f"{_at(selected_path, index)}: expected a string, got {_json_type(label)}"
-            )
-    custom = _string(obj, "custom", path, problems)
+            problems.append(_json.at((*keys, "selected", index), _json.must_be("string", label)))
+    custom = _string(obj, "custom", keys, problems)
     if len(problems) > before or id_ is None:
         return None
     return AskUserQuestionAnswerItem(id=id_, selected=selected, custom=custom)  # type: ignore[arg-type]
 
 
-def _read_answer(data: object, path: str, problems: _Problems) -> AskUserQuestionAnswer | None:
-    obj = _object(data, path, problems, ("answers",), ())
+def _read_answer(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionAnswer | None:
+    obj = _object(data, keys, problems, ("answers",), ())
     if obj is None:
         return None
-    answers_path = _at(path, "answers")
     items = [
-        _read_answer_item(item, _at(answers_path, index), problems)
-        for index, item in enumerate(_array(obj, "answers", path, problems, required=True))
+        _read_answer_item(item, (*keys, "answers", index), problems)
+        for index, item in enumerate(_array(obj, "answers", keys, problems, required=True))
     ]
     return AskUserQuestionAnswer([item for item in items if item is not None])

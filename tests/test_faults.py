@@ -165,10 +165,10 @@ NOT_ANSWERS = [
     (["pnpm"], "got list"),
     (AskUserQuestionAnswerItem(id="pkg", selected=["pnpm"]), "got AskUserQuestionAnswerItem"),
     (object(), "got object"),
-    ({"answers": "pnpm"}, "answers: expected an array, got string"),
-    ({"answers": [{"id": 7}]}, "answers[0].id: expected a string, got number"),
-    ({"answers": [], "extra": 1}, "extra: unknown key"),
-    ({}, "answers: required key is missing"),
+    ({"answers": "pnpm"}, "answers: must be an array, not a string"),
+    ({"answers": [{"id": 7}]}, "answers[0].id: must be a string, not a number"),
+    ({"answers": [], "extra": 1}, "extra: unknown property; allowed: answers"),
+    ({}, "answers: is required"),
 ]
 
 

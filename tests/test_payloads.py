@@ -143,7 +143,7 @@ def test_unknown_key_is_rejected_with_its_path() -> None:
             {"questions": [{"id": "q", "question": "?", "options": [{"label": "a", "lable": "b"}]}]}
         )
     assert info.value.problems == (
-        "questions[0].options[0].lable: unknown key (allowed: label, description)",
+        "questions[0].options[0].lable: unknown property; allowed: label, description",
     )
 
 
@@ -159,11 +159,11 @@ def test_every_problem_is_reported_at_once() -> None:
             }
         )
     assert info.value.problems == (
-        "questions[0].id: expected a string, got number",
-        "questions[0].multiSelect: expected a boolean, got string",
-        "questions[1].id: required key is missing",
-        "questions[1].options[0].label: expected a string, got null",
-        "questions[1].intent.approve: required key is missing",
+        "questions[0].id: must be a string, not a number",
+        "questions[0].multiSelect: must be a boolean, not a string",
+        "questions[1].id: is required",
+        "questions[1].options[0].label: must be a string, not null",
+        "questions[1].intent.approve: is required",
     )
     assert str(info.value) == "; ".join(info.value.problems)
 
@@ -171,11 +171,11 @@ def test_every_problem_is_reported_at_once() -> None:
 @pytest.mark.parametrize(
     ("data", "problem"),
     [
-        ([], "<root>: expected an object, got array"),
-        ({"questions": None}, "questions: expected an array, got null"),
-        ({"questions": "q"}, "questions: expected an array, got string"),
-        ({}, "questions: required key is missing"),
-        ({"questions": [3]}, "questions[0]: expected an object, got number"),
+        ([], "must be an object, not an array"),
+        ({"questions": None}, "questions: must be an array, not null"),
+        ({"questions": "q"}, "questions: must be an array, not a string"),
+        ({}, "questions: is required"),
+        ({"questions": [3]}, "questions[0]: must be an object, not a number"),
     ],
 )
 def test_wrong_shapes_are_named(data: object, problem: str) -> None:
@@ -189,12 +189,12 @@ def test_answer_from_dict_reports_bad_labels() -> None:
     """A non-string label in selected is reported with its index."""
     with pytest.raises(WireFormatError) as info:
         AskUserQuestionAnswer.from_dict({"answers": [{"id": "q", "selected": ["a", 2]}]})
-    assert info.value.problems == ("answers[0].selected[1]: expected a string, got number",)
+    assert info.value.problems == ("answers[0].selected[1]: must be a string, not a number",)
 
 
 def test_wire_form_error_is_a_value_error() -> None:
     """Callers that catch ValueError also catch wire-form errors."""
-    with pytest.raises(ValueError, match="required key is missing"):
+    with pytest.raises(ValueError, match="id: is required"):
         AskUserQuestionAnswerItem.from_dict({})
 
 
@@ -254,4 +254,30 @@ def test_from_dict_of_any_json_builds_or_raises_wire_format_error(data: object) 
         except WireFormatError as error:
             # Building is as valid an outcome as the error: pytest.raises does not apply here.
             assert error.problems  # noqa: PT017
-            assert all(": " in problem for problem in error.problems)  # noqa: PT017
+            assert all(": " in p or p.startswith("must be") for p in error.problems)  # noqa: PT017
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (
+            {"questions": [{"id": 7, "question": "?"}]},
+            "questions[0].id: must be a string, not a number",
+        ),
+        ({"questions": [{"id": "q"}]}, "questions[0].question: is required"),
+        ({"questions": "q"}, "questions: must be an array, not a string"),
+        ({"questions": [None]}, "questions[0]: must be an object, not null"),
+        ([], "must be an object, not an array"),
+    ],
+)
+def test_payloads_and_the_tool_word_a_problem_alike(data: object, problem: str) -> None:
+    """The same fault reads the same from a payload's from_dict and from the tool's check."""
+    from dsh_user_questions import UserQuestionError, tool
+
+    with pytest.raises(WireFormatError) as from_payload:
+        AskUserQuestionRequest.from_dict(data)
+    with pytest.raises(UserQuestionError) as from_tool:
+        tool.read_arguments(data)
+    assert from_tool.value.code == "INVALID_ARGS"
+    assert from_payload.value.problems == (problem,)
+    assert from_tool.value.problems == (problem,)

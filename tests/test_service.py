@@ -635,7 +635,7 @@ FREE = AskUserQuestionItem(id="name", question="Project name?")
         (["pnpm"], "expected an AskUserQuestionAnswer or a mapping in wire form, got list"),
         (
             {"answers": [{"id": "pkg", "selected": "pnpm"}]},
-            "it is not in wire form: answers[0].selected: expected an array, got string",
+            "it is not in wire form: answers[0].selected: must be an array, not a string",
         ),
     ],
 )
