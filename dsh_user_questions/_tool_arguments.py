@@ -205,8 +205,10 @@ def _count_rules(at: list[Any], count: int, multi_select: object) -> Iterator[st
         yield _json.at(
             [*at, "options"], "must have no items (for a free-text answer) or at least 2 (got 1)"
         )
-    elif count == 0 and multi_select is True:
-        yield _json.at([*at, "multi_select"], "may be true only with at least 2 options (got 0)")
+    if count < 2 and multi_select is True:
+        yield _json.at(
+            [*at, "multi_select"], f"may be true only with at least 2 options (got {count})"
+        )
 
 
 def _option_rules(at: list[Any], options: list[Any]) -> Iterator[str]:

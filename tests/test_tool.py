@@ -748,13 +748,22 @@ def test_multi_select_needs_two_options(options: list[Any] | None) -> None:
     )
 
 
-@pytest.mark.parametrize("multi_select", [False, True])
-def test_a_single_option_is_refused(multi_select: bool) -> None:
-    """A question has no options (free text) or at least two; one alone is refused once."""
-    arguments = args_of(pkg(options=[{"label": "npm"}], multi_select=multi_select))
+def test_a_single_option_is_refused() -> None:
+    """A question has no options (free text) or at least two; one alone is refused."""
+    arguments = args_of(pkg(options=[{"label": "npm"}]))
     assert invalid_message(arguments) == (
         "invalid arguments: questions[0].options: must have no items (for a free-text answer)"
         " or at least 2 (got 1)"
+    )
+
+
+def test_a_single_option_on_a_multi_select_breaks_both_rules() -> None:
+    """One option with multi_select true is refused for the options and for multi_select."""
+    arguments = args_of(pkg(options=[{"label": "npm"}], multi_select=True))
+    assert invalid_message(arguments) == (
+        "invalid arguments: questions[0].options: must have no items (for a free-text answer)"
+        " or at least 2 (got 1); questions[0].multi_select: may be true only with at least 2"
+        " options (got 1)"
     )
 
 
