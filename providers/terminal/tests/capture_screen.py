@@ -1,7 +1,8 @@
 """Capture the prompt's screens for the README: ``python tests/capture_screen.py [--write]``.
 
-Runs the driver in an 80x24 pseudo-terminal, reads the screen through pyte, and prints the
-screens (``--write`` puts them in README.md between the ``screen`` markers instead).
+Runs the driver in a pseudo-terminal (80x24, one of them 40x12), reads the screen through pyte,
+and prints the screens (``--write`` puts them in README.md between the ``screen`` markers
+instead).
 ``test_readme.py`` checks that the README shows what this captures.
 """
 
@@ -34,12 +35,59 @@ PACKAGE_MANAGER: dict[str, Any] = {
 }
 
 
-def capture(request: dict[str, Any], ready: str) -> str:
-    """The screen once ``ready`` shows, trailing blank lines dropped."""
+LONG_LIST: dict[str, Any] = {
+    "questions": [
+        {
+            "id": "region",
+            "header": "Region",
+            "question": "Where should the staging cluster run?",
+            "options": [
+                {"label": name, "description": f"{zone} zone"}
+                for name, zone in [
+                    ("eu-west-1", "Ireland"),
+                    ("eu-central-1", "Frankfurt"),
+                    ("eu-north-1", "Stockholm"),
+                    ("us-east-1", "Virginia"),
+                    ("us-east-2", "Ohio"),
+                    ("us-west-2", "Oregon"),
+                    ("ap-south-1", "Mumbai"),
+                    ("ap-northeast-1", "Tokyo"),
+                    ("sa-east-1", "Sao Paulo"),
+                    ("ca-central-1", "Canada"),
+                    ("af-south-1", "Cape Town"),
+                    ("me-south-1", "Bahrain"),
+                ]
+            ],
+        }
+    ]
+}
+
+
+def long_plan() -> dict[str, Any]:
+    """A plan review whose plan is longer than the screen."""
+    item = plan_review()
+    steps = [f"{n}. Move service {n} to pnpm and check its CI" for n in range(1, 31)]
+    item["detail"] = "# Migrate every service to pnpm\n\n" + "\n".join(steps)
+    return {"questions": [item]}
+
+
+def capture(
+    request: dict[str, Any],
+    ready: str,
+    size: tuple[int, int] = (24, 80),
+    keys: str = "",
+    after: str = "",
+) -> str:
+    """The screen once ``ready`` shows (or, with ``keys`` typed once it shows, once ``after``
+    shows too), trailing blank lines dropped."""
     with tempfile.TemporaryDirectory() as tmp:
-        term = Terminal(request, Path(tmp))
+        term = Terminal(request, Path(tmp), size=size)
         try:
-            return term.wait_for(ready)
+            screen = term.wait_for(ready)
+            if keys:
+                term.press(keys)
+                screen = term.wait_for(ready, after)
+            return screen
         finally:
             term.close()
 
@@ -49,8 +97,13 @@ def screens() -> str:
     parts = [
         capture(PACKAGE_MANAGER, "Esc cancel"),
         capture({"questions": [plan_review()]}, "Esc cancel"),
+        capture(LONG_LIST, "Esc cancel", (12, 40), keys="\x1b[B" * 9, after="\u276f 10."),
+        capture(long_plan(), "Esc cancel"),
     ]
-    return "\n".join(["```text", parts[0], "```", "", "```text", parts[1], "```"])
+    blocks = []
+    for part in parts:
+        blocks += ["```text", part, "```", ""]
+    return "\n".join(blocks[:-1])
 
 
 def _span(text: str) -> tuple[int, int]:
