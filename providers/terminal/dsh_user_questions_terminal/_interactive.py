@@ -17,19 +17,17 @@ import asyncio
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
-    AskUserQuestionItem,
     AskUserQuestionRequest,
     UserQuestionError,
 )
 from prompt_toolkit.application import Application, create_app_session
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import FormattedText, StyleAndTextTuples
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
@@ -43,114 +41,26 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.output import create_output
 from prompt_toolkit.shortcuts import print_formatted_text
-from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.widgets import TextArea
 
 from ._abort import AbortRelay, aborted_error
+from ._drawing import SEP, STYLE, boxed, continuation, join, mark_cut, recap, wrap_parts
 from ._inert import inert_text
-from ._labels import visible_labels
-from ._markdown import Fragment, Line, lines_to_plain, render_markdown
-from ._questions import describe_answer, is_plan_review, title, unusable_stream
+from ._markdown import Line
+from ._page import Page, TextPurpose
+from ._questions import describe_answer, title, unusable_stream
 from ._screen_guard import drop_type_ahead, output_above, restore_on_signals
 from ._turns import TERMINAL_TURNS
 from ._viewport import RowWindow, fit_rows, share_height
 from ._wrap import wrap_line
 
-__all__ = ["GUARD_SECONDS", "STYLE", "ask_interactive"]
+__all__ = ["GUARD_SECONDS", "ask_interactive"]
 
 GUARD_SECONDS = 0.25
 """How long keys are ignored after a page appears (its hint shows when keys count again)."""
 
 _DIGIT_PAUSE = 1.0  # seconds within which a second digit continues a number (1 then 2: row 12)
-
-STYLE = Style.from_dict(
-    {
-        "chip": "reverse bold",
-        "progress": "fg:ansibrightblack",
-        "question": "bold",
-        "pointer": "fg:ansicyan bold",
-        "current": "bold",
-        "number": "fg:ansibrightblack",
-        "checkbox": "fg:ansicyan",
-        "description": "fg:ansibrightblack",
-        "extra": "italic",
-        "hint": "fg:ansibrightblack",
-        "more": "fg:ansiyellow",
-        "notice": "fg:ansiyellow bold",
-        "frame.border": "fg:ansicyan",
-        "frame.label": "bold",
-        "md.code": "fg:ansiyellow",
-        "md.prefix": "fg:ansibrightblack",
-        "md.url": "fg:ansibrightblack",
-        "md.rule": "fg:ansibrightblack",
-        "recap": "fg:ansibrightblack",
-        "recap.mark": "fg:ansigreen",
-    }
-)
-
-RowKind = Literal["option", "other", "skip", "talk", "answer"]
-TextPurpose = Literal["other", "feedback", "free"]
-
-
-class _Row:
-    __slots__ = ("description", "index", "kind", "label")
-
-    def __init__(
-        self, kind: RowKind, label: str, description: str | None = None, index: int = -1
-    ) -> None:
-        self.kind = kind
-        self.index = index
-        self.label = label
-        self.description = description
-
-
-class _Page:
-    """One question and what the human has done with it so far."""
-
-    def __init__(self, item: AskUserQuestionItem) -> None:
-        self.item = item
-        self.plan = is_plan_review(item)
-        labels = visible_labels([option.label for option in item.options])
-        self.rows: list[_Row] = [
-            _Row("option", label, inert_text(o.description or "") or None, i)
-            for i, (o, label) in enumerate(zip(item.options, labels, strict=True))
-        ]
-        if self.plan:
-            self.rows.append(
-                _Row("talk", "Talk instead", "cancel this question and discuss the plan first")
-            )
-        else:
-            if item.options:
-                self.rows.append(_Row("other", "Other", "type your own answer"))
-            else:
-                self.rows.append(_Row("other", "Type your answer"))
-            self.rows.append(_Row("skip", "Skip", "leave this question unanswered"))
-        self.cursor = 0
-        self.row_top = 0
-        self.checked: set[int] = set()
-        self.touched = False  # a checkbox was toggled: Enter then sends exactly what is checked
-        self.other_checked = False
-        self.custom = ""
-        self.answer: AskUserQuestionAnswerItem | None = None
-        self.detail: list[Line] = (
-            render_markdown(item.detail) if item.detail is not None and item.detail.strip() else []
-        )
-        self.detail_top = 0
-        self.wrapped: list[Line] = []
-        self.wrapped_key: tuple[int, int] = (-1, -1)
-        self.seen = bytearray()  # per wrapped detail line: has it been drawn?
-        self.unseen = 0
-
-    @property
-    def approve(self) -> str | None:
-        return self.item.intent.approve if self.plan and self.item.intent else None
-
-    def mark_seen(self, start: int, end: int) -> None:
-        for index in range(start, end):
-            if not self.seen[index]:
-                self.seen[index] = 1
-                self.unseen -= 1
 
 
 class _Frame:
@@ -170,7 +80,7 @@ class _Form:
     """The state machine and the drawing of the prompt."""
 
     def __init__(self, request: AskUserQuestionRequest) -> None:
-        self.pages = [_Page(item) for item in request.questions]
+        self.pages = [Page(item) for item in request.questions]
         self.page = 0
         self.summary_cursor = 0
         self.summary_top = 0
@@ -210,7 +120,7 @@ class _Form:
         return self.page >= len(self.pages)
 
     @property
-    def current(self) -> _Page:
+    def current(self) -> Page:
         return self.pages[min(self.page, len(self.pages) - 1)]
 
     @property
@@ -262,7 +172,7 @@ class _Form:
     def _has_answers(self) -> bool:
         return any(p.answer or p.checked or p.other_checked or p.custom for p in self.pages)
 
-    def _plan_unread(self, page: _Page) -> bool:
+    def _plan_unread(self, page: Page) -> bool:
         return page.plan and (not page.seen or page.unseen > 0)
 
     def _activate(self, row_index: int) -> None:
@@ -584,7 +494,7 @@ class _Form:
                     filter=typing,
                 ),
                 Window(
-                    FormattedTextControl(lambda: _join(self._frame().hint)),
+                    FormattedTextControl(lambda: join(self._frame().hint)),
                     height=lambda: Dimension.exact(len(self._frame().hint)),
                 ),
             ]
@@ -669,7 +579,7 @@ class _Form:
     def _body(self) -> StyleAndTextTuples:
         frame = self._frame()
         self._commit(frame)
-        return _join(frame.body)
+        return join(frame.body)
 
     def _heading(self) -> Line:
         fragments: Line = []
@@ -707,7 +617,7 @@ class _Form:
             wrapped += [
                 piece
                 for line in page.detail
-                for piece in wrap_line(line, inner, lead=_continuation(line))
+                for piece in wrap_line(line, inner, lead=continuation(line))
             ]
             page.wrapped = wrapped
             page.wrapped_key = key
@@ -717,7 +627,7 @@ class _Form:
         return page.wrapped
 
     def _detail_window(
-        self, page: _Page, lines: list[Line], height: int, width: int, scrolls: bool
+        self, page: Page, lines: list[Line], height: int, width: int, scrolls: bool
     ) -> list[Line]:
         top = max(0, min(page.detail_top, len(lines) - height))
         page.detail_top = top
@@ -725,7 +635,7 @@ class _Form:
         page.mark_seen(top, top + len(shown))
         position = f"lines {top + 1}-{top + len(shown)} of {len(lines)}" if scrolls else ""
         if page.plan:
-            return _boxed(shown, width, "Plan", position)
+            return boxed(shown, width, "Plan", position)
         out: list[Line] = [[("", "  "), *line] for line in shown]
         if scrolls:
             out.append([("class:more", f"  \u2195 {position} \u00b7 PgUp/PgDn")])
@@ -785,7 +695,7 @@ class _Form:
             out += lines
         if window.clip is not None:  # the row alone is taller than the room: its head, marked
             out = out[: (1 if window.above else 0) + window.clip]
-            out[-1] = _mark_cut(out[-1], width)
+            out[-1] = mark_cut(out[-1], width)
         if window.below:
             out.append([("class:more", f"  \u2193 {window.below} more below")])
         return out
@@ -796,7 +706,7 @@ class _Form:
         return [("class:question", "  Your answer:")]
 
     def _hint_lines(self, width: int, *, scrolls: bool) -> list[Line]:
-        lines = _wrap_parts(self._hint_text(scrolls).split(_SEP), width, "class:hint")
+        lines = wrap_parts(self._hint_text(scrolls).split(SEP), width, "class:hint")
         if self.notice:
             lines = wrap_line([("class:notice", self.notice)], width) + lines
         if self.confirming:
@@ -831,113 +741,6 @@ class _Form:
         if self.text_purpose is None:
             text += " \u00b7 Esc cancel"
         return text
-
-
-_SEP = " \u00b7 "
-
-
-def _wrap_parts(parts: list[str], width: int, style: str) -> list[Line]:
-    """Join ``parts`` with middle dots, breaking lines between parts (a part is cut only when
-    it is wider than a line on its own)."""
-    lines: list[str] = []
-    for part in parts:
-        if lines and get_cwidth(lines[-1] + _SEP + part) <= width:
-            lines[-1] += _SEP + part
-        else:
-            lines.append(part)
-    out: list[Line] = []
-    for text in lines:
-        out += wrap_line([(style, text)], width)
-    return out
-
-
-def _boxed(lines: list[Line], width: int, label: str, position: str) -> list[Line]:
-    """``lines`` in a frame ``width`` cells wide, ``label`` on top, ``position`` at the bottom."""
-    inner = max(1, width - 2)
-
-    def border(left: str, text: str, right: str) -> Line:
-        text = f"| {text} |" if text else ""
-        room = max(0, inner - get_cwidth(text))
-        before = room // 2
-        return [
-            ("class:frame.border", left + "\u2500" * before),
-            ("class:frame.label", text),
-            ("class:frame.border", "\u2500" * (room - before) + right),
-        ]
-
-    out = [border("\u250c", label, "\u2510")]
-    for line in lines:
-        used = sum(get_cwidth(text) for _, text in line)
-        pad = max(0, width - 4 - used)
-        out.append(
-            [
-                ("class:frame.border", "\u2502 "),
-                *line,
-                ("", " " * pad),
-                ("class:frame.border", " \u2502"),
-            ]
-        )
-    out.append(border("\u2514", position, "\u2518"))
-    return out
-
-
-def _mark_cut(line: Line, width: int) -> Line:
-    """``line`` ending in `` …`` within ``width`` cells: the row goes on below the screen."""
-    mark = " \u2026"
-    room = width - get_cwidth(mark)
-    kept: Line = []
-    used = 0
-    for style, text in line:
-        cells = get_cwidth(text)
-        if used + cells > room:
-            text = text[: max(0, room - used)]
-            kept.append((style, text))
-            break
-        kept.append((style, text))
-        used += cells
-    return [*kept, ("class:more", mark)]
-
-
-def _join(lines: Sequence[Line]) -> StyleAndTextTuples:
-    fragments: StyleAndTextTuples = []
-    for number, line in enumerate(lines):
-        if number:
-            fragments.append(("", "\n"))
-        fragments.extend(line)
-    return fragments
-
-
-def _continuation(line: Line) -> Fragment | None:
-    """How a wrapped markdown line continues: its quote bars kept, list markers blanked."""
-    if line and line[0][0] == "class:md.prefix":
-        text = line[0][1]
-        kept = "".join(char if char == "\u2502" else " " for char in text)
-        return ("class:md.prefix", kept)
-    return None
-
-
-def _recap(pages: Sequence[_Page], width: int) -> FormattedText:
-    """What stays in the scrollback: each question, a plan's text, and the answer given."""
-    lines: list[Line] = []
-    for page in pages:
-        head = f"{inert_text(page.item.header)}: " if page.item.header else ""
-        lines += wrap_line(
-            [
-                ("class:recap.mark", "\u2714 "),
-                ("class:recap", head + inert_text(page.item.question)),
-            ],
-            width,
-            2,
-        )
-        if page.plan:
-            lines += [
-                [("class:md.prefix", "  \u2502 "), ("", text)]
-                for text in lines_to_plain(page.detail)
-            ]
-        lines += wrap_line(
-            [("class:recap", "  \u2192 "), ("", describe_answer(page.answer))], width, 4
-        )
-    return FormattedText(_join(lines))
 
 
 async def ask_interactive(
@@ -1009,7 +812,7 @@ async def _run_form(form: _Form, relay: AbortRelay, draws_on_stdout: bool) -> As
             except OSError as error:  # the terminal went away (EIO after a hangup, ...)
                 raise unusable_stream("the terminal", error.strerror or str(error)) from error
             width = app.output.get_size().columns
-            print_formatted_text(_recap(form.pages, width), style=STYLE, output=app.output)
+            print_formatted_text(recap(form.pages, width), style=STYLE, output=app.output)
     finally:
         stop_watching()
     return answer
