@@ -1,0 +1,14 @@
+"""One-line adapters of the ``ask_user_question`` tool for agent frameworks.
+
+Each module needs its framework, installed through this package's extra of the same name:
+
+- `dsh_user_questions.adapters.pydantic_ai` (``pip install 'dsh-user-questions[pydantic-ai]'``);
+- `dsh_user_questions.adapters.openai_agents` (``[openai-agents]``);
+- `dsh_user_questions.adapters.langchain` (``[langchain]``).
+
+Every adapter offers the same tool (`dsh_user_questions.tool`: schema, description, result
+text) as the framework's own tool type, turns ``INVALID_ARGS`` into the framework's way of
+asking the model to retry, and passes the agent and the abort signal through to ``ask()``.
+Cancelling the framework's run cancels the pending ask, and with it the provider's question.
+This package imports none of them: ``import dsh_user_questions`` stays light.
+"""

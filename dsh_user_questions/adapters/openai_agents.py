@@ -1,0 +1,60 @@
+"""``ask_user_question`` as an OpenAI Agents SDK `FunctionTool`.
+
+One line: ``Agent(name=..., tools=[ask_user_question_tool(ctx)])``, or leave ``ctx`` out and
+run with the harness context as the run context (``Runner.run(agent, input, context=ctx)``, or
+a context holding it as ``.harness``, with optional ``.agent`` and ``.signal``).
+
+Strictness: the tool's schema has optional fields and length limits, which OpenAI's strict
+mode does not accept, so the tool is declared with ``strict_json_schema=False`` and validated
+by the tool itself: a call that breaks the schema gets ``Error: invalid arguments: ...`` with
+every problem back as its output, and the model calls again (the SDK has no retry signal of its
+own; the tool's description tells the model to fix the problems and call again). Cancelling
+the run's task (or a streamed run's ``cancel()``) cancels the pending ask.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import tool
+from ._common import context_of, missing_framework
+
+try:
+    from agents import FunctionTool, RunContextWrapper
+except ImportError as err:  # pragma: no cover - depends on what is installed
+    raise missing_framework("openai_agents", "openai-agents", err) from err
+
+__all__ = ["ask_user_question_tool"]
+
+
+def ask_user_question_tool(
+    ctx: Any | None = None,
+    *,
+    agent: object | None = None,
+    signal: Any | None = None,
+) -> FunctionTool:
+    """The ``ask_user_question`` tool for an Agents SDK ``Agent``.
+
+    ``ctx`` is the harness context; ``None`` takes it from the run context. ``agent`` and
+    ``signal`` go into every ask (``None`` takes ``.agent`` / ``.signal`` of the run context
+    when it has them).
+    """
+
+    async def invoke(run: RunContextWrapper[Any], arguments: str) -> str:
+        given = run.context
+        harness = ctx if ctx is not None else context_of(given)
+        result = await tool.run(
+            harness,
+            arguments,
+            agent=agent if agent is not None else getattr(given, "agent", None),
+            signal=signal if signal is not None else getattr(given, "signal", None),
+        )
+        return result.content
+
+    return FunctionTool(
+        name=tool.NAME,
+        description=tool.DESCRIPTION,
+        params_json_schema=tool.input_schema(),
+        on_invoke_tool=invoke,
+        strict_json_schema=False,
+    )
