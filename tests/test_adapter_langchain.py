@@ -35,7 +35,11 @@ from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider
 
 GOOD = {
     "questions": [
-        {"id": "pkg", "question": "Which package manager?", "options": [{"label": "pnpm"}]}
+        {
+            "id": "pkg",
+            "question": "Which package manager?",
+            "options": [{"label": "pnpm"}, {"label": "npm"}],
+        }
     ]
 }
 BAD = {"questions": [{"id": "pkg", "question": "Which package manager?", "multiSelect": True}]}

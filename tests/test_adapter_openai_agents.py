@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("agents", reason="the openai-agents adapter tests need its extra")
 
 from agents import Agent, FunctionTool, RunConfig, Runner
+from agents.strict_schema import ensure_strict_json_schema
 from agents.testing import ModelCall, ModelStep, ScriptedModel, assistant_message, function_call
 
 from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, tool
@@ -26,7 +27,11 @@ from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider
 
 GOOD = {
     "questions": [
-        {"id": "pkg", "question": "Which package manager?", "options": [{"label": "pnpm"}]}
+        {
+            "id": "pkg",
+            "question": "Which package manager?",
+            "options": [{"label": "pnpm"}, {"label": "npm"}],
+        }
     ]
 }
 BAD = {"questions": [{"id": "pkg", "question": "Which package manager?", "multiSelect": True}]}
@@ -61,13 +66,51 @@ def _agent(model: ScriptedModel, made: FunctionTool) -> Agent[Any]:
     return Agent(name="assistant", model=model, tools=[made])
 
 
-def test_the_tool_is_not_strict_and_has_the_tool_schema(dsh_context: HarnessContext) -> None:
-    """The FunctionTool carries the tool's schema and description, declared non-strict."""
+def test_the_tool_is_strict_with_the_strict_schema(dsh_context: HarnessContext) -> None:
+    """By default the FunctionTool is strict, with the tool's strict-mode schema."""
     made = ask_user_question_tool(dsh_context)
     assert made.name == tool.NAME
     assert made.description == tool.DESCRIPTION
+    assert made.params_json_schema == tool.input_schema(strict=True)
+    assert made.strict_json_schema is True
+    # The SDK's own strict check leaves the schema as it is: nothing to fix.
+    assert ensure_strict_json_schema(tool.input_schema(strict=True)) == tool.input_schema(
+        strict=True
+    )
+
+
+def test_strict_false_gives_the_published_schema(dsh_context: HarnessContext) -> None:
+    """strict=False declares the tool non-strict with the published schema and its limits."""
+    made = ask_user_question_tool(dsh_context, strict=False)
     assert made.params_json_schema == tool.input_schema()
     assert made.strict_json_schema is False
+
+
+async def test_strict_mode_nulls_mean_left_out(
+    dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+) -> None:
+    """A strict-mode call, with null for each optional property, is asked as if they were absent."""
+    strict_call = {
+        "questions": [
+            {
+                "id": "name",
+                "question": "Project name?",
+                "header": None,
+                "options": None,
+                "multi_select": None,
+            }
+        ]
+    }
+    scripted_provider.push({"answers": [{"id": "name", "selected": [], "custom": "demo"}]})
+    model = _model(strict_call)
+    result = await Runner.run(
+        _agent(model, ask_user_question_tool(dsh_context)), "go", run_config=OFFLINE
+    )
+    assert json.loads(result.final_output)["answers"][0]["custom"] == "demo"
+    (question,) = scripted_provider.requests[0].questions
+    assert question.header is None
+    assert question.options == ()
+    assert question.multi_select is False
 
 
 async def test_an_answer_reaches_the_model(

@@ -175,8 +175,8 @@ async def test_lists_both_tools_with_the_tool_schema(
         async with server.client(mode) as client:
             listed = {t.name: t for t in (await client.list_tools()).tools}
     assert sorted(listed) == ["ask_user_question", "review_plan"]
-    assert listed["ask_user_question"].input_schema == tool.input_schema()
-    assert listed["ask_user_question"].description == tool.DESCRIPTION
+    asked = listed["ask_user_question"].model_dump(by_alias=True, exclude_none=True)
+    assert asked == tool.mcp_tool()
     assert listed["review_plan"].input_schema["required"] == ["plan"]
 
 

@@ -4,12 +4,16 @@ One line: ``Agent(name=..., tools=[ask_user_question_tool(ctx)])``, or leave ``c
 run with the harness context as the run context (``Runner.run(agent, input, context=ctx)``, or
 a context holding it as ``.harness``, with optional ``.agent`` and ``.signal``).
 
-Strictness: the tool's schema has optional fields and length limits, which OpenAI's strict
-mode does not accept, so the tool is declared with ``strict_json_schema=False`` and validated
-by the tool itself: a call that breaks the schema gets ``Error: invalid arguments: ...`` with
-every problem back as its output, and the model calls again (the SDK has no retry signal of its
-own; the tool's description tells the model to fix the problems and call again). Cancelling
-the run's task (or a streamed run's ``cancel()``) cancels the pending ask.
+Strictness: by default the tool is strict (``strict_json_schema=True``, as the SDK
+recommends) with the tool's strict-mode schema, ``tool.input_schema(strict=True)``: every
+property required, optional ones nullable, and only the keywords strict mode supports; the
+nulls the model then sends for optional properties mean "left out". ``strict=False`` gives the
+published schema (with its length limits) undeclared-strict instead, for models without strict
+mode. Either way the tool validates the arguments itself, with the full rules: a call that
+breaks them gets ``Error: invalid arguments: ...`` with every problem back as its output, and
+the model calls again (the SDK has no retry signal of its own; the tool's description tells the
+model to fix the problems and call again). Cancelling the run's task (or a streamed run's
+``cancel()``) cancels the pending ask.
 """
 
 from __future__ import annotations
@@ -32,12 +36,13 @@ def ask_user_question_tool(
     *,
     agent: object | None = None,
     signal: Any | None = None,
+    strict: bool = True,
 ) -> FunctionTool:
     """The ``ask_user_question`` tool for an Agents SDK ``Agent``.
 
     ``ctx`` is the harness context; ``None`` takes it from the run context. ``agent`` and
     ``signal`` go into every ask (``None`` takes ``.agent`` / ``.signal`` of the run context
-    when it has them).
+    when it has them). ``strict`` chooses OpenAI's strict mode and its schema variant.
     """
 
     async def invoke(run: RunContextWrapper[Any], arguments: str) -> str:
@@ -54,7 +59,7 @@ def ask_user_question_tool(
     return FunctionTool(
         name=tool.NAME,
         description=tool.DESCRIPTION,
-        params_json_schema=tool.input_schema(),
+        params_json_schema=tool.input_schema(strict=strict),
         on_invoke_tool=invoke,
-        strict_json_schema=False,
+        strict_json_schema=strict,
     )

@@ -54,7 +54,7 @@ _REVIEW_PLAN_SCHEMA: Final[dict[str, Any]] = {
 
 def _tools() -> list[types.Tool]:
     return [
-        types.Tool(name=tool.NAME, description=tool.DESCRIPTION, input_schema=tool.input_schema()),
+        types.Tool.model_validate(tool.mcp_tool()),
         types.Tool(
             name=REVIEW_PLAN,
             description=_REVIEW_PLAN_DESCRIPTION,
