@@ -96,7 +96,8 @@ class ConnectionTable:
         """Close the connection of the request whose ASGI ``scope["client"]`` is ``client``."""
         conn = self._by_client.get(client)
         if conn is not None:
-            _close(conn)
+            # Abort, not close: a page that reads nothing would never take the rest.
+            conn.transport.abort()
 
     def close_all(self) -> None:
         for conn in [*self._idle, *self._busy]:
@@ -197,7 +198,8 @@ async def start_server(
     `dsh_user_questions_web.app.create_app`) so the app can shed slow pages.
     """
     loop = asyncio.get_running_loop()
-    table = table or ConnectionTable(limits)
+    if table is None:
+        table = ConnectionTable(limits)
     config = uvicorn.Config(
         app,
         http=_protocol(table),

@@ -125,12 +125,6 @@ async def _chromium_page() -> AsyncIterator[Page]:
             await browser.close()
 
 
-_PAGE_SHOWS_CONTROLS = (
-    "the page puts control and bidi characters into text nodes as they are (a browser then"
-    " hides or obeys them); the web provider owns the fix: show them as visible stand-ins"
-)
-
-
 class TestWebConformance(ProviderConformance):
     """The web provider, through its entry point's plugin, passes the provider contract."""
 
@@ -145,13 +139,11 @@ class TestWebConformance(ProviderConformance):
             page = await stack.enter_async_context(_chromium_page()) if self.in_browser else None
             yield PageDriver(client, page)
 
-    @pytest.mark.xfail(strict=True, reason=_PAGE_SHOWS_CONTROLS)
     def test_escape_sequences_are_shown_inert(self) -> None:
         """Terminal escapes, BEL, backspace and CR in model text reach the page as text."""
         self.in_browser = True
         super().test_escape_sequences_are_shown_inert()
 
-    @pytest.mark.xfail(strict=True, reason=_PAGE_SHOWS_CONTROLS)
     def test_bidi_controls_are_shown_inert(self) -> None:
         """Bidirectional overrides and isolates in model text never reach the page live."""
         self.in_browser = True

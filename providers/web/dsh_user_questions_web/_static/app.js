@@ -20,14 +20,28 @@
   let uid = 0;
   const nextId = (prefix) => `${prefix}-${++uid}`;
 
+  // Control and bidirectional-formatting characters in model text would be hidden or obeyed by
+  // the browser (reordering what the human reads): show each as a visible stand-in instead.
+  // Input values keep the original text, so an answer names the option exactly.
+  const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  function visible(text) {
+    return String(text).replace(HIDDEN, (char) => {
+      const code = char.charCodeAt(0);
+      if (code < 0x20) return String.fromCharCode(0x2400 + code);
+      if (code === 0x7f) return "\u2421";
+      return `[U+${code.toString(16).toUpperCase().padStart(4, "0")}]`;
+    });
+  }
+
   function el(tag, props, ...children) {
     const node = document.createElement(tag);
     for (const [key, value] of Object.entries(props || {})) {
       if (value === null || value === undefined || value === false) continue;
-      if (key === "text") node.textContent = value;
+      if (key === "text") node.textContent = visible(value);
       else if (key === "className") node.className = value;
       else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-      else node.setAttribute(key, value === true ? "" : String(value));
+      else if (key === "value") node.setAttribute(key, String(value));
+      else node.setAttribute(key, value === true ? "" : visible(value));
     }
     for (const child of children) {
       if (child !== null && child !== undefined && child !== false) node.append(child);
@@ -43,7 +57,7 @@
   const SAFE_HREF = /^(https?:|mailto:)/i;
 
   function docNode(node) {
-    if (typeof node === "string") return document.createTextNode(node);
+    if (typeof node === "string") return document.createTextNode(visible(node));
     if (!Array.isArray(node) || !DOC_TAGS.has(node[0])) return document.createTextNode("");
     const [tag, attrs, ...kids] = node;
     const out = document.createElement(tag);
@@ -81,7 +95,7 @@
   let noticeTimer = null;
   function notice(text, outcome, askId) {
     const node = byId("notice");
-    node.textContent = text;
+    node.textContent = visible(text);
     node.dataset.outcome = outcome || "";
     node.dataset.askId = askId || "";
     node.hidden = false;
@@ -99,7 +113,7 @@
   function announce(text) {
     const node = byId("announcer");
     node.textContent = "";
-    setTimeout(() => { node.textContent = text; }, 50);
+    setTimeout(() => { node.textContent = visible(text); }, 50);
   }
 
   const OUTCOME_TEXT = {
@@ -336,7 +350,7 @@
         button("Submit answers", "primary submit-all", null, "submit"),
       ),
     );
-    review.fail = (text) => { error.textContent = text; };
+    review.fail = (text) => { error.textContent = visible(text); };
     review.fill = (rows) => {
       list.replaceChildren(
         ...rows.map((row, index) =>
@@ -374,7 +388,7 @@
       total > 1 ? el("span", { className: "progress", text: `Question ${index + 1} of ${total}` }) : null,
     );
     const error = el("p", { id: errorId, className: "error", role: "alert" });
-    page.fail = (text) => { error.textContent = text; };
+    page.fail = (text) => { error.textContent = visible(text); };
     page.section = section;
     section.append(meta, fieldset);
 
@@ -432,7 +446,7 @@
     if (typeof question.detail === "string" && question.detail) {
       const detail = el("div", { className: "detail" });
       if (detailDoc) detail.append(doc(detailDoc));
-      else detail.textContent = question.detail;
+      else detail.textContent = visible(question.detail);
       fieldset.append(detail);
     }
     const options = question.options || [];
