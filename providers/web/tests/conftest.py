@@ -70,7 +70,7 @@ async def start_ask(provider: WebProvider, req: AskUserQuestionRequest) -> Askin
     """Start ``provider.ask(req)`` and wait until the question is on the board."""
     before = provider.pending_count
     task = asyncio.ensure_future(provider.ask(req))
-    _started.append(task)
+    STARTED_ASKS.append(task)
     await wait_until(
         lambda: (provider.pending_count > before and provider.url is not None) or task.done(),
         "the question to be pending on a serving page",
@@ -84,7 +84,7 @@ async def start_ask(provider: WebProvider, req: AskUserQuestionRequest) -> Askin
 
 # Every ask a test started; the `web` fixture reads their outcomes after stopping the provider,
 # so a question a test left pending does not log "exception was never retrieved".
-_started: list[asyncio.Task[AskUserQuestionAnswer]] = []
+STARTED_ASKS: list[asyncio.Task[AskUserQuestionAnswer]] = []
 
 
 class EventStream:
@@ -118,10 +118,10 @@ async def web() -> AsyncIterator[WebProvider]:
     await provider.start()
     yield provider
     await provider.stop()
-    for task in _started:
+    for task in STARTED_ASKS:
         if task.done() and not task.cancelled():
             task.exception()
-    _started.clear()
+    STARTED_ASKS.clear()
 
 
 @pytest.fixture

@@ -10,12 +10,11 @@ import socket
 import threading
 import tracemalloc
 from collections.abc import AsyncIterator
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from conftest import WAIT_SECONDS, answer_of, item, request, start_ask, wait_until
+from conftest import STARTED_ASKS, WAIT_SECONDS, answer_of, item, request, start_ask, wait_until
 from dsh_user_questions import UserQuestionError, UserQuestionErrorCode
 from dsh_user_questions.harness import AbortController, HarnessContext
 from hypothesis import HealthCheck, given, settings
@@ -33,7 +32,9 @@ def address(provider: WebProvider) -> tuple[str, int, str]:
     return parts.hostname, parts.port, parts.path
 
 
-async def raw_connection(provider: WebProvider) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def raw_connection(
+    provider: WebProvider,
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """A bare TCP connection to the provider."""
     host, port, _ = address(provider)
     return await asyncio.open_connection(host, port)
@@ -223,8 +224,9 @@ async def test_stop_ends_every_event_stream(web: WebProvider) -> None:
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=20,
 )
 ANSWER_ITEMS = st.fixed_dictionaries(
@@ -259,7 +261,7 @@ BODIES = st.one_of(
 async def test_no_body_gives_500(web: WebProvider, body: bytes, route: str) -> None:
     """Whatever bytes a client posts, the answer is a 4xx (or 200), never a 500."""
     if web.pending_count == 0:
-        asyncio.ensure_future(web.ask(request()))
+        STARTED_ASKS.append(web.ask(request()))
         await wait_until(lambda: web.pending_count == 1 and web.url is not None, "a question")
     async with httpx.AsyncClient(base_url=web.url or "", timeout=WAIT_SECONDS) as client:
         response = await client.post(
@@ -315,7 +317,10 @@ async def test_accepted_always_means_the_agent_got_the_answer(web: WebProvider) 
                 task = asyncio.ensure_future(
                     ctx.user_questions.ask(request(signal=controller.signal))
                 )
-                await wait_until(lambda: web.pending_count > before, "the question")
+                await wait_until(
+                    lambda before=before: web.pending_count > before,  # type: ignore[misc]
+                    "the question",
+                )
                 ask_id = (await client.get("state")).json()["pending"][-1]["id"]
                 wire = answer_of({"id": "pkg", "selected": ["npm"]})
                 post = asyncio.ensure_future(
@@ -332,11 +337,13 @@ async def test_accepted_always_means_the_agent_got_the_answer(web: WebProvider) 
                 response = await post
                 receipt = response.json()["status"]
                 assert response.status_code in (200, 409), response.text
-                try:
-                    answer = await asyncio.wait_for(task, WAIT_SECONDS)
+                await asyncio.wait({task}, timeout=WAIT_SECONDS)
+                error = task.exception()
+                if error is None:
                     result = "answered"
-                    assert answer.answers[0].selected == ("npm",)
-                except UserQuestionError as error:
+                    assert task.result().answers[0].selected == ("npm",)
+                else:
+                    assert isinstance(error, UserQuestionError), error
                     assert error.code == UserQuestionErrorCode.ASK_ABORTED
                     result = "aborted"
                 if from_thread:
@@ -348,5 +355,3 @@ async def test_accepted_always_means_the_agent_got_the_answer(web: WebProvider) 
     # Both sides of the race happened, so the check above was exercised both ways.
     assert outcomes.get(("accepted", "answered"), 0) > 0, outcomes
     assert outcomes.get(("not-pending", "aborted"), 0) > 0, outcomes
-
-
