@@ -6,9 +6,10 @@ lines and its position. A key acts only on what the last render showed: a pick o
 never drawn moves the pointer there instead, and a plan can be approved only once each of its
 lines has been drawn.
 
-For a short moment after a page appears (`GUARD_SECONDS`) keys are ignored and the key hint is
-not drawn yet: a key typed for the previous question (the Enter after a ``2``) cannot answer a
-question the human has not seen. Keys: see the provider's README.
+When a page appears while the human is typing (a key within `TYPING_SECONDS` before it, or keys
+dropped as type-ahead when the prompt showed), keys are ignored for `GUARD_SECONDS` and the key
+hint is drawn only when they count again: the Enter typed after a ``2`` for the previous
+question cannot answer a question the human has not seen. Keys: see the provider's README.
 """
 
 from __future__ import annotations
@@ -58,7 +59,13 @@ from ._wrap import wrap_line
 __all__ = ["GUARD_SECONDS", "ask_interactive"]
 
 GUARD_SECONDS = 0.25
-"""How long keys are ignored after a page appears (its hint shows when keys count again)."""
+"""How long keys are ignored after a page appears while the human is typing (its key hint is
+drawn when keys count again)."""
+
+TYPING_SECONDS = 1.0
+"""A key this recent when a page appears means the human was typing (for the previous page)."""
+
+_last_key = [float("-inf")]  # when any prompt of the process last saw a key (monotonic)
 
 _DIGIT_PAUSE = 1.0  # seconds within which a second digit continues a number (1 then 2: row 12)
 
@@ -91,6 +98,7 @@ class _Form:
         self.digits = ""
         self.digit_time = 0.0
         self.shown_at: float | None = None
+        self.typed_ahead = False  # keys were dropped as type-ahead when the prompt showed
         self.visible: range = range(0)
         self._frame_cache: tuple[tuple[int, int, int], _Frame] | None = None
         self.last = _Frame()
@@ -125,7 +133,8 @@ class _Form:
 
     @property
     def armed(self) -> bool:
-        """Whether keys count: the page has been on screen for `GUARD_SECONDS`."""
+        """Whether keys count: the page is on screen, and, if it appeared while the human was
+        typing, has been for `GUARD_SECONDS`."""
         return self.shown_at is not None and time.monotonic() - self.shown_at >= GUARD_SECONDS
 
     def _enter_page(self, index: int) -> None:
@@ -465,6 +474,7 @@ class _Form:
         always = tuple(keys) == (Keys.ControlC,)
 
         def run(event: KeyPressEvent) -> None:
+            _last_key[0] = time.monotonic()
             if not always and not self.armed:
                 return
             if tuple(keys) != (Keys.Any,) and event.data not in "0123456789":
@@ -520,6 +530,8 @@ class _Form:
         key = (self.app.render_counter, width, height)
         if self._frame_cache is not None and self._frame_cache[0] == key:
             return self._frame_cache[1]
+        if self.shown_at is None:  # the page's first render: start its guard if need be
+            self._start_guard()
         frame = self._layout(width, height)
         self._frame_cache = (key, frame)
         self.last = frame
@@ -559,8 +571,18 @@ class _Form:
         frame.body += self._rows_window(row_lines, window, width)
         return frame
 
+    def _start_guard(self) -> None:
+        now = time.monotonic()
+        typing = self.typed_ahead or now - _last_key[0] < TYPING_SECONDS
+        self.typed_ahead = False
+        # Not typing: keys count at once (the page counts as shown long enough ago).
+        self.shown_at = now if typing else now - GUARD_SECONDS
+        loop = self.app.loop
+        if typing and loop is not None:  # draw the key hint once keys count
+            loop.call_later(GUARD_SECONDS * 1.05, self.app.invalidate)
+
     def _commit(self, frame: _Frame) -> None:
-        """What this render shows: rows a key may act on, plan lines read, the guard start."""
+        """What this render shows: the rows a key may act on."""
         window = frame.rows
         if window is not None:
             if self.summary:
@@ -568,11 +590,6 @@ class _Form:
             else:
                 self.current.row_top = window.start
             self.visible = range(window.start, window.end)
-        if self.shown_at is None:
-            self.shown_at = time.monotonic()
-            loop = self.app.loop
-            if loop is not None:
-                loop.call_later(GUARD_SECONDS * 1.05, self.app.invalidate)
 
     # --- drawing -----------------------------------------------------------------------------
 
@@ -790,7 +807,7 @@ async def _run_form(form: _Form, relay: AbortRelay, draws_on_stdout: bool) -> As
             app.exit(exception=aborted_error(relay.signal))
 
     def started() -> None:
-        drop_type_ahead(app)
+        form.typed_ahead = drop_type_ahead(app)
         relay.connect(loop, on_abort)
 
     def queue_changed() -> None:

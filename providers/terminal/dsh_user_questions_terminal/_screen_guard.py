@@ -17,7 +17,9 @@ terminal restored on SIGTERM and SIGHUP.
 
 from __future__ import annotations
 
+import array
 import contextlib
+import fcntl
 import io
 import logging
 import os
@@ -30,7 +32,7 @@ from types import FrameType
 from typing import Any, TextIO
 
 from prompt_toolkit.application import Application
-from prompt_toolkit.input.typeahead import clear_typeahead
+from prompt_toolkit.input.typeahead import clear_typeahead, get_typeahead
 from prompt_toolkit.output import Output
 
 __all__ = ["drop_type_ahead", "output_above", "restore_on_signals"]
@@ -38,11 +40,18 @@ __all__ = ["drop_type_ahead", "output_above", "restore_on_signals"]
 _SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
-def drop_type_ahead(app: Application[Any]) -> None:
-    """Forget every key typed before now: prompt_toolkit's stored ones and the terminal's."""
+def drop_type_ahead(app: Application[Any]) -> bool:
+    """Forget every key typed before now, prompt_toolkit's stored ones and the terminal's input
+    queue; whether there were any (the human was typing as the prompt appeared)."""
+    dropped = bool(get_typeahead(app.input))
     clear_typeahead(app.input)
     with contextlib.suppress(OSError, ValueError, termios.error):
-        termios.tcflush(app.input.fileno(), termios.TCIFLUSH)
+        fd = app.input.fileno()
+        waiting = array.array("i", [0])
+        fcntl.ioctl(fd, termios.FIONREAD, waiting)
+        dropped = dropped or waiting[0] > 0
+        termios.tcflush(fd, termios.TCIFLUSH)
+    return dropped
 
 
 def _is_tty(stream: TextIO | None) -> bool:

@@ -60,3 +60,22 @@ def test_asks_from_two_threads_take_turns(terminal):
     assert len(answers) == 2
     assert '"selected": ["npm"]' in answers[0]
     assert '"selected": ["pnpm"]' in answers[1]
+
+
+def test_enter_typed_with_the_answer_does_not_answer_the_next_page(terminal):
+    """On a form of two questions, ``2`` and Enter typed together answer the first; the second
+    page waits (its hint appears once keys count) for a key of its own."""
+    second = question("ci", header="CI", question="Which CI?", options=[{"label": "GitHub"}])
+    term = terminal({"questions": [question(), second]})
+    term.wait_for("question 1 of 2", HINT)
+    term.press("2\r")
+    term.wait_for("Which CI?", HINT)
+    screen = term.settle(0.5)
+    assert "Which CI?" in screen
+    assert "Summary" not in screen
+    term.press("1")
+    term.wait_for("Summary", "Enter submit")
+    term.press("enter")
+    assert term.outcome()["answer"] == {
+        "answers": [{"id": "pkg", "selected": ["npm"]}, {"id": "ci", "selected": ["GitHub"]}]
+    }
