@@ -82,6 +82,8 @@ def _drop_nulls(data: object) -> object:
     """
     if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
         return data
+    if not any(_has_null(question) for question in data["questions"]):
+        return data  # the common case: nothing to copy
     questions = []
     for question in data["questions"]:
         if isinstance(question, dict):
@@ -94,6 +96,20 @@ def _drop_nulls(data: object) -> object:
                 ]
         questions.append(question)
     return {**data, "questions": questions}
+
+
+def _has_null(question: object) -> bool:
+    if not isinstance(question, dict):
+        return False
+    if None in (question.get("header", ""), question.get("multi_select", False)):
+        return True
+    options = question.get("options", ())
+    if options is None:
+        return True
+    return isinstance(options, list) and any(
+        isinstance(option, dict) and "description" in option and option["description"] is None
+        for option in options
+    )
 
 
 def _without_nulls(obj: dict[Any, Any]) -> dict[Any, Any]:
