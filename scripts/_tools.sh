@@ -3,7 +3,7 @@
 # configurations test on, and keep tox in a tool environment of this checkout (.venv-tools/),
 # never in the system's or pyenv's own Python.
 #
-# After tools_setup:
+# DSH_TOOLS_DIR moves .venv-tools/ elsewhere (the tests use it). After tools_setup:
 #   TOOLS_PYTHON   the python of the tool environment .venv-tools/tox/ (tox runs as
 #                  "$TOOLS_PYTHON" -m tox)
 #   PYTHONS_FOUND / PYTHONS_MISSING   versions ("3.12") with / without an interpreter
@@ -13,7 +13,7 @@
 
 TOOLS_VERSIONS=(3.10 3.11 3.12 3.13)
 TOOLS_REQUIREMENTS=("tox>=4.20" "tox-uv>=1.11")
-TOOLS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.venv-tools"
+TOOLS_DIR="${DSH_TOOLS_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.venv-tools}"
 TOOLS_ENV="$TOOLS_DIR/tox"
 
 tools_say() { echo "${TOOLS_NAME:-scripts}: $*" >&2; }
