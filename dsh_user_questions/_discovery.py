@@ -22,10 +22,11 @@ if TYPE_CHECKING:
 
 
 def is_provider(pm: pluggy.PluginManager, plugin: object) -> bool:
-    """Whether ``plugin`` implements the provider hook."""
-    return (
-        hasattr(plugin, PROVIDER_HOOK) and pm.parse_hookimpl_opts(plugin, PROVIDER_HOOK) is not None
-    )
+    """Whether ``plugin`` implements the provider hook (a wrapper around it does not count)."""
+    if not hasattr(plugin, PROVIDER_HOOK):
+        return False
+    opts = pm.parse_hookimpl_opts(plugin, PROVIDER_HOOK)
+    return opts is not None and not (opts.get("wrapper") or opts.get("hookwrapper"))
 
 
 def describe(name: str, dist: metadata.Distribution) -> str:
@@ -59,10 +60,10 @@ def select_entrypoint_plugins(
             return others, error
         return others + picked, None
     if len(providers) > 1:
-        names = [describe(n, d) for n, d, _ in providers]
-        listed = ", ".join(names[:-1]) + " and " + names[-1]
         choices = " or ".join(f"{PROVIDER_ENV}={n}" for n, _, _ in providers)
         return others, UserQuestionError.duplicate_provider(
-            f"{listed} are all installed; choose one with {choices}, or uninstall the others"
+            *(describe(n, d) for n, d, _ in providers),
+            installed=True,
+            fix=f"choose one with {choices}, or uninstall the others",
         )
     return list(candidates), None

@@ -9,16 +9,23 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import attrs
 
-__all__ = ["HarnessError", "UserQuestionError", "UserQuestionErrorCode"]
+from ._abort import AbortError
+
+if TYPE_CHECKING:
+    from ._abort import AbortSignal
+
+__all__ = ["AskTimeoutError", "HarnessError", "UserQuestionError", "UserQuestionErrorCode"]
 
 
 class UserQuestionErrorCode(str, enum.Enum):
     """The stable codes of `UserQuestionError`; each compares equal to its plain string."""
 
     ASK_ABORTED = "ASK_ABORTED"
+    ASK_TIMED_OUT = "ASK_TIMED_OUT"
     EMPTY_QUESTIONS = "EMPTY_QUESTIONS"
     CALLER_NOT_LIVE = "CALLER_NOT_LIVE"
     DELEGATED_CALLER = "DELEGATED_CALLER"
@@ -38,8 +45,9 @@ class HarnessError(Exception):
     """An error a harness service reports to its caller: a message and a stable code.
 
     ``str(err)`` is the message alone. The cause, if any, is chained with ``raise ... from``.
-    ``problems`` lists each fault as data for errors about bad input (``INVALID_ARGS``); it
-    is empty for the other errors.
+    ``problems`` lists each fault as data, for errors about bad input (``BAD_ANSWER``,
+    ``INVALID_ARGS``): each is ``"<where>: <what is wrong>"`` or a sentence naming both;
+    it is empty for the other errors.
     """
 
     message: str
@@ -57,6 +65,7 @@ class HarnessError(Exception):
 
 
 _ABORTED = "ask_user_question was aborted before the user answered"
+_TIMED_OUT = "the user did not answer ask_user_question in time"
 _EMPTY = "ask_user_question requires at least one question"
 _NOT_LIVE = "human interaction requires the exact live calling agent when an agent is supplied"
 _DELEGATED = (
@@ -66,6 +75,13 @@ _DELEGATED = (
 _NO_PROVIDER = "no user-questions provider is registered"
 _DUPLICATE = "a user-questions provider is already registered"
 _CANCELLED = "the user cancelled ask_user_question"
+
+
+class AskTimeoutError(TimeoutError):
+    """The abort reason of an ask whose own timeout expired (``ask(request, timeout=...)``).
+
+    `UserQuestionError.aborted_by` turns a signal aborted with it into ``ASK_TIMED_OUT``.
+    """
 
 
 @attrs.define(auto_exc=True, init=False)
@@ -83,6 +99,28 @@ class UserQuestionError(HarnessError):
         """
         message = _ABORTED if detail is None else f"{_ABORTED}: {detail}"
         return cls(message, UserQuestionErrorCode.ASK_ABORTED)
+
+    @classmethod
+    def timed_out(cls) -> UserQuestionError:
+        """``ASK_TIMED_OUT``: the ask's own timeout expired before the user answered."""
+        return cls(_TIMED_OUT, UserQuestionErrorCode.ASK_TIMED_OUT)
+
+    @classmethod
+    def aborted_by(cls, signal: AbortSignal, detail: str | None = None) -> UserQuestionError:
+        """The error for an ask withdrawn by ``signal``: the one place it is built.
+
+        ``ASK_TIMED_OUT`` when the signal aborted because the ask's timeout expired (its reason
+        is an `AskTimeoutError`), else ``ASK_ABORTED`` (with ``detail``). Either is chained
+        from the signal's reason (wrapped in an `AbortError` when it is no exception), as
+        ``raise ... from reason`` would, so ``raise UserQuestionError.aborted_by(signal)``
+        is all a provider writes.
+        """
+        reason = signal.reason
+        error = cls.timed_out() if isinstance(reason, AskTimeoutError) else cls.aborted(detail)
+        if signal.aborted:
+            error.__cause__ = reason if isinstance(reason, BaseException) else AbortError(reason)
+            error.__suppress_context__ = True
+        return error
 
     @classmethod
     def empty_questions(cls) -> UserQuestionError:
@@ -123,13 +161,25 @@ class UserQuestionError(HarnessError):
         return cls(_NO_PROVIDER, UserQuestionErrorCode.NO_PROVIDER)
 
     @classmethod
-    def duplicate_provider(cls, detail: str | None = None) -> UserQuestionError:
-        """``DUPLICATE_PROVIDER``: a second provider while one is active.
+    def duplicate_provider(
+        cls, *providers: str, installed: bool = False, fix: str | None = None
+    ) -> UserQuestionError:
+        """``DUPLICATE_PROVIDER``: more than one provider where exactly one may be.
 
-        ``detail`` says which providers collide and how to choose one; it follows the exact
-        message after ``": "``.
+        With no ``providers`` the message is the exact one. Otherwise it names them and says
+        how to choose one: ``<exact>: <a> and <b> collide; <fix>`` (``installed``: ``<a> and
+        <b> are all installed; <fix>``). Every place that refuses a provider builds it here.
         """
-        message = _DUPLICATE if detail is None else f"{_DUPLICATE}: {detail}"
+        if not providers:
+            return cls(_DUPLICATE, UserQuestionErrorCode.DUPLICATE_PROVIDER)
+        listed = (
+            providers[0]
+            if len(providers) == 1
+            else ", ".join(providers[:-1]) + " and " + providers[-1]
+        )
+        message = f"{_DUPLICATE}: {listed} {'are all installed' if installed else 'collide'}"
+        if fix:
+            message += f"; {fix}"
         return cls(message, UserQuestionErrorCode.DUPLICATE_PROVIDER)
 
     @classmethod
@@ -138,9 +188,25 @@ class UserQuestionError(HarnessError):
         return cls(_CANCELLED, UserQuestionErrorCode.ASK_CANCELLED)
 
     @classmethod
-    def bad_answer(cls, problem: str) -> UserQuestionError:
-        """``BAD_ANSWER``: the provider's answer breaks a rule of the request."""
+    def bad_answer(cls, *problems: str, wire_form: bool = False) -> UserQuestionError:
+        """``BAD_ANSWER``: the provider's answer breaks a rule of the request.
+
+        Each problem names the answer item (or, with ``wire_form``, the path of a mapping that
+        is no answer in wire form) and the rule; the message joins them with ``"; "`` and
+        ``problems`` keeps them apart.
+        """
+        lead = "it is not in wire form: " if wire_form else ""
         return cls(
-            f"the user-questions provider gave a bad answer: {problem}",
+            "the user-questions provider gave a bad answer: " + lead + "; ".join(problems),
             UserQuestionErrorCode.BAD_ANSWER,
+            problems=problems,
+        )
+
+    @classmethod
+    def invalid_args(cls, *problems: str) -> UserQuestionError:
+        """``INVALID_ARGS``: tool arguments that break the schema; one problem per fault."""
+        return cls(
+            "invalid arguments: " + "; ".join(problems),
+            UserQuestionErrorCode.INVALID_ARGS,
+            problems=problems,
         )

@@ -43,6 +43,13 @@ class WireFormatError(ValueError):
         super().__init__("; ".join(self.problems))
 
 
+def _timeout(instance: object, attribute: object, value: float | None) -> None:
+    if value is not None:
+        from ._abort import check_seconds
+
+        check_seconds(value, "timeout")
+
+
 def _as_tuple(value: Iterable[T], field: str) -> tuple[T, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
         raise TypeError(
@@ -166,7 +173,9 @@ class AskUserQuestionItem:
 class AskUserQuestionRequest:
     """What a caller asks: one or more questions, and who asks, and a signal to withdraw it.
 
-    ``agent`` and ``signal`` never travel in the wire form.
+    ``timeout`` (seconds, ``None`` for none) withdraws the question when the user has not
+    answered in time: ``ask()`` then raises ``ASK_TIMED_OUT``. ``agent``, ``signal`` and
+    ``timeout`` never travel in the wire form.
     """
 
     questions: tuple[AskUserQuestionItem, ...] = attrs.field(
@@ -174,6 +183,7 @@ class AskUserQuestionRequest:
     )
     agent: object | None = None
     signal: AbortSignal | None = None
+    timeout: float | None = attrs.field(default=None, validator=_timeout)
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form: the questions only."""
@@ -181,11 +191,16 @@ class AskUserQuestionRequest:
 
     @classmethod
     def from_dict(
-        cls, data: object, *, agent: object | None = None, signal: AbortSignal | None = None
+        cls,
+        data: object,
+        *,
+        agent: object | None = None,
+        signal: AbortSignal | None = None,
+        timeout: float | None = None,
     ) -> AskUserQuestionRequest:
-        """Build from the wire form; ``agent`` and ``signal`` come from the caller."""
+        """Build from the wire form; ``agent``, ``signal`` and ``timeout`` come from the caller."""
         questions = _load(_read_request, data)
-        return cls(questions=questions, agent=agent, signal=signal)
+        return cls(questions=questions, agent=agent, signal=signal, timeout=timeout)
 
 
 @attrs.frozen(kw_only=True)

@@ -1,37 +1,37 @@
 """The user-questions service: ``ctx.user_questions``.
 
 A caller builds an `AskUserQuestionRequest` and awaits `UserQuestionService.ask`; exactly one
-provider shows it to the human. The service checks the request, refuses callers that may not
-reach the human, races the provider against the request's abort signal, and checks the answer.
+provider shows it to the human. The service checks the request (`dsh_user_questions.rules`),
+refuses callers that may not reach the human, races the provider against the request's abort
+signal and timeout (`dsh_user_questions._waiting`), and checks the answer.
+
+Where things go: a rule about requests or answers in ``rules.py``; a new outcome (error code)
+as a constructor in ``errors.py`` plus its README row; a new provider is a distribution of its
+own implementing the ``dsh_user_questions_ask`` hook (see ``providers/`` and the README's
+"Write a provider"), never a change here.
 """
 
 from __future__ import annotations
 
-import contextlib
 import inspect
-import json
-import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol
 
 import attrs
 import pluggy
 
+from . import rules
+from ._abort import AbortSignal, check_seconds
+from ._agents import SupportsAgentRegistry
 from ._discovery import PROVIDER_HOOK, is_provider
+from ._hookcalls import OneByOne
+from ._providercall import call_provider_impl, provider_impls
+from ._waiting import Deadline, wait_for_provider
 from .errors import UserQuestionError
-from .harness import AbortError, AbortSignal, SupportsAgentRegistry
-from .payloads import (
-    AskUserQuestionAnswer,
-    AskUserQuestionAnswerItem,
-    AskUserQuestionItem,
-    AskUserQuestionRequest,
-    WireFormatError,
-)
-
-if TYPE_CHECKING:
-    import asyncio
+from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest
+from .rules import check_answer
 
 __all__ = ["SupportsHarnessContext", "UserQuestionProvider", "UserQuestionService", "check_answer"]
 
@@ -68,17 +68,33 @@ class UserQuestionService:
 
     A provider comes either from `register_provider` or from a registered plugin implementing
     ``dsh_user_questions_ask``; at most one of all of them is active.
+
+    **Abort versus answer.** When the request's signal aborts (or its timeout expires) while the
+    provider is pending, exactly one outcome reaches the caller:
+
+    - an answer the provider has already handed back (its ``ask`` returned, or its awaitable
+      finished) before the service acts on the abort wins: the caller gets it;
+    - a `UserQuestionError` the provider raised (e.g. ``ASK_CANCELLED``) wins likewise;
+    - any other exception the provider raises once the signal has aborted becomes
+      ``ASK_ABORTED`` (chained from the abort's reason), and so does a provider still pending:
+      its work is cancelled.
+
+    So a provider tells its human "accepted" only if its answer is taken: in one event-loop
+    step, check that ``request.signal`` has not aborted and resolve what its ``ask`` awaits,
+    and let ``ask`` return right after that await, awaiting nothing else. An abort seen by the
+    service after that step cannot overtake the answer.
     """
 
     def __init__(self, ctx: SupportsHarnessContext) -> None:
         self._ctx = ctx
         self._lock = threading.Lock()
         self._registration: _Registration | None = None
-        hook = ctx.plugin_manager.hook
-        self._provider_hook = getattr(hook, PROVIDER_HOOK)
-        self._asked = hook.dsh_user_questions_asked
-        self._answered = hook.dsh_user_questions_answered
-        self._failed = hook.dsh_user_questions_failed
+        pm = ctx.plugin_manager
+        self._pm = pm
+        self._provider_hook: pluggy.HookCaller = getattr(pm.hook, PROVIDER_HOOK)
+        self._asked = OneByOne(pm, "dsh_user_questions_asked")
+        self._answered = OneByOne(pm, "dsh_user_questions_answered")
+        self._failed = OneByOne(pm, "dsh_user_questions_failed")
 
     # Providers ---------------------------------------------------------------------------------
 
@@ -98,8 +114,7 @@ class UserQuestionService:
             active = self._describe_active()
             if active:
                 raise UserQuestionError.duplicate_provider(
-                    f"{_describe(provider)} collides with the active {active[0]};"
-                    " dispose of the active provider first"
+                    *active, _describe(provider), fix="dispose of the active provider first"
                 )
             self._registration = registration
 
@@ -112,70 +127,86 @@ class UserQuestionService:
 
     def admit_plugin(self, plugin: object, name: str) -> None:
         """Refuse a plugin that would make a second provider (called on plugin registration)."""
-        if not is_provider(self._ctx.plugin_manager, plugin):
+        if not is_provider(self._pm, plugin):
             return
         with self._lock:
             others = [a for a in self._describe_active() if a != f"provider plugin {name!r}"]
             if others:
                 raise UserQuestionError.duplicate_provider(
-                    f"provider plugin {name!r} collides with the active {others[0]};"
-                    " unregister one of them, or with installed providers choose one with"
-                    " DSH_USER_QUESTIONS_PROVIDER=<entry-point name>"
+                    *others,
+                    f"provider plugin {name!r}",
+                    fix="unregister one of them, or with installed providers choose one with"
+                    " DSH_USER_QUESTIONS_PROVIDER=<entry-point name>",
                 )
 
     def _describe_active(self) -> list[str]:
-        active = [f"provider plugin {self._plugin_name(i.plugin)!r}" for i in self._hookimpls()]
-        if self._registration is not None:
-            active.append(_describe(self._registration.provider))
+        # HookImpl.plugin_name, not pm.get_name(): no iteration over the manager's plugins,
+        # which another thread may be changing.
+        impls = provider_impls(self._provider_hook.get_hookimpls())
+        active = [f"provider plugin {impl.plugin_name!r}" for impl in impls]
+        registration = self._registration
+        if registration is not None:
+            active.append(_describe(registration.provider))
         return active
-
-    def _plugin_name(self, plugin: object) -> str:
-        return self._ctx.plugin_manager.get_name(plugin) or repr(plugin)
-
-    def _hookimpls(self) -> list[pluggy.HookImpl]:
-        return self._provider_hook.get_hookimpls()  # type: ignore[no-any-return]
 
     # Asking ------------------------------------------------------------------------------------
 
-    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+    async def ask(
+        self, request: AskUserQuestionRequest, timeout: float | None = None
+    ) -> AskUserQuestionAnswer:
         """Ask the active provider and wait for the human's checked answer.
 
-        Checks, in order: the signal has not aborted (``ASK_ABORTED``); there is a question
-        (``EMPTY_QUESTIONS``); a given agent is the registry's live object of its id
-        (``CALLER_NOT_LIVE``) and a root (``DELEGATED_CALLER``); each intent approves one of its
-        question's options and has a detail (``BAD_INTENT``); a provider is active
-        (``NO_PROVIDER``). Then the provider is called with this very request. An abort while it
-        is pending raises ``ASK_ABORTED`` (chained from the reason) and cancels it; the answer
-        is checked (``BAD_ANSWER``).
+        Checks, in order: the signal has not aborted (``ASK_ABORTED``); the request's own rules
+        (`rules.check_request`: ``EMPTY_QUESTIONS``, ``BAD_INTENT``), with the caller checked
+        between them: a given agent is the registry's live object of its id
+        (``CALLER_NOT_LIVE``) and a root (``DELEGATED_CALLER``); a provider is active
+        (``NO_PROVIDER``). Then the provider is called with this very request (with a copy whose
+        ``signal`` also fires on the timeout, when there is one).
+
+        ``timeout`` (seconds; default ``request.timeout``; ``None``: wait as long as it takes)
+        withdraws the question when it expires, exactly like an abort, and raises
+        ``ASK_TIMED_OUT``. An abort while the provider is pending raises ``ASK_ABORTED``
+        (chained from the reason) and cancels it (see the class docstring for an abort racing
+        an answer); the answer is checked (``BAD_ANSWER``, `rules.check_answer`).
         """
-        if not (
-            self._asked.get_hookimpls()
-            or self._answered.get_hookimpls()
-            or self._failed.get_hookimpls()
-        ):
+        if timeout is None:
+            timeout = request.timeout
+        if not (self._asked or self._answered or self._failed):
             # The body of `_ask`, inlined: the unobserved ask is the hot path.
+            if timeout is not None:
+                return await self._ask_with_timeout(request, timeout)
             result = self._call_provider(request)
             if inspect.isawaitable(result):
                 signal = request.signal
-                result = await result if signal is None else await _wait(result, signal)
+                result = await result if signal is None else await wait_for_provider(result, signal)
             return check_answer(request.questions, result)
         started = time.perf_counter()
-        _notify(self._asked, request=request)
+        await self._asked.acall("user-questions observer %s failed", request=request)
         try:
-            answer = await self._ask(request)
+            if timeout is not None:
+                answer = await self._ask_with_timeout(request, timeout)
+            else:
+                answer = await self._ask(request)
         except BaseException as error:
             waited = time.perf_counter() - started
-            _notify(self._failed, request=request, error=error, wait_seconds=waited)
+            await self._failed.acall(
+                "user-questions observer %s failed",
+                request=request,
+                error=error,
+                wait_seconds=waited,
+            )
             raise
         waited = time.perf_counter() - started
-        _notify(self._answered, request=request, answer=answer, wait_seconds=waited)
+        await self._answered.acall(
+            "user-questions observer %s failed", request=request, answer=answer, wait_seconds=waited
+        )
         return answer
 
     async def _ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         result = self._call_provider(request)
         if inspect.isawaitable(result):
             signal = request.signal
-            result = await result if signal is None else await _wait(result, signal)
+            result = await result if signal is None else await wait_for_provider(result, signal)
         return check_answer(request.questions, result)
 
     async def resume(
@@ -191,9 +222,9 @@ class UserQuestionService:
         that keeps no questions a `NotImplementedError`. Observer hooks are not called.
         """
         if signal is not None and signal.aborted:
-            raise UserQuestionError.aborted() from _reason(signal)
+            raise UserQuestionError.aborted_by(signal)
         registration = self._registration
-        impls = self._hookimpls()
+        impls = provider_impls(self._provider_hook.get_hookimpls())
         result: object = None
         if registration is not None and not impls:
             method = getattr(registration.provider, "resume", None)
@@ -201,22 +232,20 @@ class UserQuestionService:
                 result = method(question_id, signal=signal)
             active = _describe(registration.provider)
         elif registration is None and len(impls) == 1:
-            result = self._ctx.plugin_manager.hook.dsh_user_questions_resume(
-                question_id=question_id, signal=signal
-            )
-            active = f"provider plugin {self._plugin_name(impls[0].plugin)!r}"
+            result = self._pm.hook.dsh_user_questions_resume(question_id=question_id, signal=signal)
+            active = f"provider plugin {impls[0].plugin_name!r}"
         elif registration is None and not impls:
             raise UserQuestionError.no_provider()
         else:
             raise UserQuestionError.duplicate_provider(
-                " and ".join(self._describe_active()) + " are all active"
+                *self._describe_active(), fix="a question needs exactly one provider"
             )
         if result is None:
             raise NotImplementedError(
                 f"the active {active} keeps no questions, so it cannot resume {question_id!r}"
             )
         if inspect.isawaitable(result):
-            result = await result if signal is None else await _wait(result, signal)
+            result = await result if signal is None else await wait_for_provider(result, signal)
         if isinstance(result, AskUserQuestionAnswer):
             return result
         if isinstance(result, Mapping):
@@ -225,36 +254,46 @@ class UserQuestionService:
             f"resume gave {type(result).__name__}, not an AskUserQuestionAnswer"
         )
 
+    async def _ask_with_timeout(
+        self, request: AskUserQuestionRequest, timeout: float
+    ) -> AskUserQuestionAnswer:
+        seconds = check_seconds(timeout, "timeout")
+        signal = request.signal
+        if signal is not None and signal.aborted:
+            raise UserQuestionError.aborted_by(signal)
+        with Deadline(seconds) as deadline:
+            # The provider sees the deadline through the request's signal, as it sees aborts.
+            combined = (
+                deadline.signal if signal is None else AbortSignal.any([signal, deadline.signal])
+            )
+            return await self._ask(attrs.evolve(request, signal=combined))
+
     def _call_provider(self, request: AskUserQuestionRequest) -> object:
         """Check the request in the documented order, then call the one provider."""
         signal = request.signal
         if signal is not None and signal.aborted:
-            raise UserQuestionError.aborted() from _reason(signal)
-        questions = request.questions
-        if not questions:
+            raise UserQuestionError.aborted_by(signal)
+        if not request.questions:
             raise UserQuestionError.empty_questions()
         if request.agent is not None:
             self._check_caller(request.agent)
-        for question in questions:
-            intent = question.intent
-            if intent is not None:
-                if not any(option.label == intent.approve for option in question.options):
-                    raise UserQuestionError.bad_intent_label(
-                        question.id, intent.kind, intent.approve
-                    )
-                if question.detail is None:
-                    raise UserQuestionError.bad_intent_detail(question.id, intent.kind)
+        rules.check_request(request)
         registration = self._registration
-        impls = self._hookimpls()
+        everything = self._provider_hook.get_hookimpls()
+        impls = provider_impls(everything) if everything else everything
         if registration is not None and not impls:
             return registration.provider.ask(request)
         if registration is None and len(impls) == 1:
-            return self._provider_hook(request=request)
+            # The implementation seen here is the one called, even if another thread
+            # unregisters it meanwhile (never a silent None from an empty hook).
+            return call_provider_impl(self._pm, self._provider_hook, everything, request)
         if registration is None and not impls:
             raise UserQuestionError.no_provider()
+        active = [f"provider plugin {impl.plugin_name!r}" for impl in impls]
+        if registration is not None:
+            active.append(_describe(registration.provider))
         raise UserQuestionError.duplicate_provider(
-            " and ".join(self._describe_active()) + " are all active; a question needs"
-            " exactly one provider"
+            *active, fix="a question needs exactly one provider"
         )
 
     def _check_caller(self, agent: object) -> None:
@@ -262,173 +301,14 @@ class UserQuestionService:
         agent_id = getattr(agent, "id", None)
         if agents is None or not isinstance(agent_id, str) or agents.get(agent_id) is not agent:
             raise UserQuestionError.caller_not_live()
-        if not any(root is agent for root in agents.roots()):
+        is_root = getattr(agents, "is_root", None)
+        if is_root is not None:
+            if not is_root(agent):
+                raise UserQuestionError.delegated_caller()
+        elif not any(root is agent for root in agents.roots()):
+            # A registry with only get() and roots(): one scan of its live roots.
             raise UserQuestionError.delegated_caller()
-
-
-async def _wait(awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
-    """Await the provider's work, unless the signal aborts first: then cancel it."""
-    import asyncio  # imported by whoever runs the loop; deferred to keep the import light
-
-    loop = asyncio.get_running_loop()
-    waker = _Waker(loop)
-    # Listen before the provider starts, so an abort during the wait is always ours to report
-    # (chained from its reason) even when the provider listens to the signal too.
-    remove = signal.add_listener(waker.on_abort)
-    try:
-        task = _start(loop, awaitable)
-    except BaseException:
-        remove()
-        raise
-    if task.done():
-        # An instant provider (eager start, Python 3.12+): no task switch at all.
-        remove()
-        return task.result()
-    task.add_done_callback(waker)
-    try:
-        await waker.waiter
-    except asyncio.CancelledError:
-        task.cancel()
-        raise
-    finally:
-        remove()
-    if task.done():
-        return task.result()
-    task.cancel()
-    raise UserQuestionError.aborted() from _reason(signal)
-
-
-class _Waker:
-    """Wakes the caller of one ask when the provider finishes or the signal aborts.
-
-    It stays the provider task's done callback for good, so a provider that finishes after
-    the ask has ended still has its exception retrieved. A slotted object rather than closures:
-    ten thousand pending asks each hold one.
-    """
-
-    __slots__ = ("_loop", "waiter")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self.waiter: asyncio.Future[None] = loop.create_future()
-
-    def __call__(self, task: asyncio.Future[Any] | None = None) -> None:
-        if task is not None and not task.cancelled():
-            # A provider left behind by an abort may still fail; nobody awaits it then, so
-            # fetch its exception here rather than have asyncio report it as never retrieved.
-            task.exception()
-        if not self.waiter.done():
-            self.waiter.set_result(None)
-
-    def on_abort(self) -> None:
-        import asyncio
-
-        loop = self._loop
-        if asyncio._get_running_loop() is loop:
-            # Aborted on the loop's own thread: wake the caller now; the loop runs it next.
-            self()
-            return
-        # RuntimeError: the loop is closed, so nobody waits any more.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(self)
-
-
-def _start(loop: asyncio.AbstractEventLoop, awaitable: Awaitable[Any]) -> asyncio.Future[Any]:
-    """The provider's work as a task of its own, so an abort can leave it behind."""
-    import asyncio
-
-    if sys.version_info >= (3, 12) and loop.get_task_factory() is None:
-        if asyncio.iscoroutine(awaitable):
-            # Runs the provider at once up to its first real wait, as awaiting it directly
-            # would; an instant provider then needs no task switch at all.
-            return asyncio.Task(awaitable, loop=loop, eager_start=True)
-    return asyncio.ensure_future(awaitable, loop=loop)
-
-
-def _reason(signal: AbortSignal) -> BaseException:
-    reason = signal.reason
-    return reason if isinstance(reason, BaseException) else AbortError(reason)
-
-
-def _notify(hook: pluggy.HookCaller, **kwargs: Any) -> None:
-    for impl in hook.get_hookimpls():
-        try:
-            impl.function(*[kwargs[name] for name in impl.argnames])
-        except Exception:
-            import logging  # only a failing observer needs it; the import is kept light
-
-            logging.getLogger(__name__).exception(
-                "user-questions observer %s failed", impl.plugin_name
-            )
 
 
 def _describe(provider: object) -> str:
     return f"provider {type(provider).__module__}.{type(provider).__qualname__}"
-
-
-def _q(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _bad_item(index: int, item: AskUserQuestionAnswerItem, problem: str) -> UserQuestionError:
-    # The message is built only on failure: quoting the id costs more than the whole check.
-    return UserQuestionError.bad_answer(f"answers[{index}] (question {_q(item.id)}) {problem}")
-
-
-def check_answer(questions: Sequence[AskUserQuestionItem], answer: object) -> AskUserQuestionAnswer:
-    """Check a provider's answer against the questions asked; return it as a payload.
-
-    ``answer`` is an `AskUserQuestionAnswer` or a mapping in its wire form. Every item must name
-    an asked question, at most once; selected labels must be options of that question, each at
-    most once; a single-select has at most one selection and never both a selection and
-    ``custom``; ``custom`` is never blank. Omitted questions are allowed (unanswered). A breach
-    raises ``BAD_ANSWER`` naming the item and the rule.
-    """
-    if isinstance(answer, AskUserQuestionAnswer):
-        checked = answer
-    elif isinstance(answer, Mapping):
-        try:
-            checked = AskUserQuestionAnswer.from_dict(answer)
-        except WireFormatError as error:
-            raise UserQuestionError.bad_answer(f"it is not in wire form: {error}") from error
-    else:
-        if inspect.iscoroutine(answer):
-            answer.close()  # refused, never awaited: close it so Python does not warn
-        raise UserQuestionError.bad_answer(
-            f"expected an AskUserQuestionAnswer or a mapping in wire form,"
-            f" got {type(answer).__name__}"
-        )
-    by_id = {question.id: question for question in questions}
-    seen: set[str] = set()
-    for index, item in enumerate(checked.answers):
-        question = by_id.get(item.id)
-        if question is None:
-            raise _bad_item(index, item, "names no question that was asked")
-        if item.id in seen:
-            raise _bad_item(index, item, "answers that question a second time")
-        seen.add(item.id)
-        selected = item.selected
-        custom = item.custom
-        if selected:
-            labels = {option.label for option in question.options}
-            for label in selected:
-                if label not in labels:
-                    raise _bad_item(
-                        index, item, f"selects {_q(label)}, which is not one of its options"
-                    )
-            if len(selected) > 1 and len(set(selected)) != len(selected):
-                raise _bad_item(index, item, "selects an option more than once")
-            if not question.multi_select:
-                if len(selected) > 1:
-                    raise _bad_item(
-                        index, item, f"selects {len(selected)} options of a single-select question"
-                    )
-                if custom is not None:
-                    raise _bad_item(
-                        index,
-                        item,
-                        "has both a selection and custom text on a single-select question",
-                    )
-        if custom is not None and not custom.strip():
-            raise _bad_item(index, item, "has blank custom text")
-    return checked

@@ -1,24 +1,82 @@
-"""A testing kit for harness authors: a provider that answers from a script.
+"""A testing kit for harness and provider authors: a scripted provider and request builders.
 
 ``ScriptedProvider`` records every request and answers each from the next step of its script.
 Register it with ``ctx.user_questions.register_provider(provider)`` or as a plugin with
 ``ctx.register(provider)``. The pytest plugin of this package offers it as the
 ``scripted_provider`` fixture.
+
+`make_question`, `make_plan_question` and `make_request` build the requests tests ask (the
+core's tests and both shipped providers' tests use them); ``.to_dict()`` gives their wire form.
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeAlias, cast
 
+import attrs
+
 from ._markers import hookimpl
 from .errors import UserQuestionError
-from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest
+from .payloads import (
+    AskUserQuestionAnswer,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+)
+from .plan_review import plan_review_question
 
-__all__ = ["WAIT_FOR_ABORT", "ScriptExhausted", "ScriptStep", "ScriptedProvider"]
+__all__ = [
+    "PLAN",
+    "WAIT_FOR_ABORT",
+    "ScriptExhausted",
+    "ScriptStep",
+    "ScriptedProvider",
+    "make_plan_question",
+    "make_question",
+    "make_request",
+]
+
+PLAN: Final = "# Plan\n\n1. Do it"
+"""The plan `make_plan_question` reviews unless told otherwise."""
+
+
+def make_question(**changes: Any) -> AskUserQuestionItem:
+    """A single-select question with two options: id ``pkg``, "Which package manager?".
+
+    Options ``pnpm`` ("Fast, disk-efficient") and ``npm`` ("The default"), header ``Tooling``;
+    ``changes`` override any field (e.g. ``id="other"``, ``multi_select=True``).
+    """
+    fields: dict[str, Any] = {
+        "id": "pkg",
+        "question": "Which package manager?",
+        "header": "Tooling",
+        "options": (
+            AskUserQuestionOption("pnpm", "Fast, disk-efficient"),
+            AskUserQuestionOption("npm", "The default"),
+        ),
+    }
+    fields.update(changes)
+    return AskUserQuestionItem(**fields)
+
+
+def make_plan_question(plan: str = PLAN, **changes: Any) -> AskUserQuestionItem:
+    """The plan-review question `plan_review_question` builds for ``plan``, with ``changes``.
+
+    Built by the core itself, so it never drifts from what an agent asks. ``changes`` may make
+    it invalid on purpose (e.g. ``detail=None``), to test the ``BAD_INTENT`` checks.
+    """
+    return attrs.evolve(plan_review_question(plan), **changes)
+
+
+def make_request(*questions: AskUserQuestionItem, **fields: Any) -> AskUserQuestionRequest:
+    """A request of ``questions`` (``make_question()`` when none); ``fields`` as keywords.
+
+    E.g. ``make_request(signal=controller.signal, agent=root, timeout=30)``.
+    """
+    return AskUserQuestionRequest(questions=questions or (make_question(),), **fields)
 
 
 class _WaitForAbort:
@@ -77,8 +135,12 @@ class ScriptedProvider:
             )
         step = self._script.popleft()
         if isinstance(step, _WaitForAbort):
-            await _until_aborted(request)
-            raise UserQuestionError.aborted()
+            signal = request.signal
+            if signal is None:
+                await _forever()
+                raise AssertionError("unreachable")  # pragma: no cover
+            await signal.wait()
+            raise UserQuestionError.aborted_by(signal)
         if isinstance(step, BaseException) or (
             isinstance(step, type) and issubclass(step, BaseException)
         ):
@@ -94,20 +156,7 @@ class ScriptedProvider:
         return self.ask(request)
 
 
-async def _until_aborted(request: AskUserQuestionRequest) -> None:
-    signal = request.signal
-    loop = asyncio.get_running_loop()
-    aborted = loop.create_future()
-    if signal is None:
-        await aborted  # only cancellation ends this wait
-        return
+async def _forever() -> None:
+    import asyncio
 
-    def wake() -> None:
-        if not aborted.done():
-            aborted.set_result(None)
-
-    remove = signal.add_listener(lambda: loop.call_soon_threadsafe(wake))
-    try:
-        await aborted
-    finally:
-        remove()
+    await asyncio.get_running_loop().create_future()  # only cancellation ends this wait

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from dsh_user_questions import HarnessError, UserQuestionError, UserQuestionErrorCode
+from dsh_user_questions.errors import AskTimeoutError
+from dsh_user_questions.harness import AbortController, AbortError, AbortSignal
 
 EXACT = [
     (
@@ -79,9 +81,64 @@ def test_user_question_error_is_a_harness_error_built_positionally() -> None:
 
 
 def test_duplicate_provider_may_say_which_and_how() -> None:
-    """DUPLICATE_PROVIDER keeps the exact message and appends the detail after a colon."""
-    error = UserQuestionError.duplicate_provider("a and b; pick one")
-    assert str(error) == "a user-questions provider is already registered: a and b; pick one"
+    """DUPLICATE_PROVIDER keeps the exact message, then names the providers and the fix."""
+    error = UserQuestionError.duplicate_provider("a", "b", fix="pick one")
+    assert (
+        str(error) == "a user-questions provider is already registered: a and b collide; pick one"
+    )
+    installed = UserQuestionError.duplicate_provider("a", "b", "c", installed=True, fix="pick one")
+    assert str(installed) == (
+        "a user-questions provider is already registered: a, b and c are all installed; pick one"
+    )
+    assert installed.code == "DUPLICATE_PROVIDER"
+
+
+def test_timed_out_has_its_own_code_and_exact_message() -> None:
+    """ASK_TIMED_OUT is distinct from ASK_ABORTED and says the user did not answer in time."""
+    error = UserQuestionError.timed_out()
+    assert error.code == UserQuestionErrorCode.ASK_TIMED_OUT == "ASK_TIMED_OUT"
+    assert str(error) == "the user did not answer ask_user_question in time"
+
+
+def test_aborted_by_chains_the_signal_reason() -> None:
+    """aborted_by gives ASK_ABORTED caused by the reason (an AbortError for a non-exception)."""
+    controller = AbortController()
+    reason = RuntimeError("the session ended")
+    controller.abort(reason)
+    error = UserQuestionError.aborted_by(controller.signal)
+    assert error.code == "ASK_ABORTED"
+    assert error.__cause__ is reason
+    assert error.__suppress_context__
+    text = AbortSignal.abort("plain text")
+    wrapped = UserQuestionError.aborted_by(text, "the page closed")
+    assert isinstance(wrapped.__cause__, AbortError)
+    assert str(wrapped) == (
+        "ask_user_question was aborted before the user answered: the page closed"
+    )
+
+
+def test_aborted_by_an_ask_timeout_is_timed_out() -> None:
+    """A signal aborted with an AskTimeoutError gives ASK_TIMED_OUT, chained from it."""
+    reason = AskTimeoutError("no answer within 5 s")
+    error = UserQuestionError.aborted_by(AbortSignal.abort(reason))
+    assert error.code == "ASK_TIMED_OUT"
+    assert error.__cause__ is reason
+    plain_timeout = UserQuestionError.aborted_by(AbortSignal.abort(TimeoutError("yours")))
+    assert plain_timeout.code == "ASK_ABORTED"
+
+
+def test_problems_are_data() -> None:
+    """BAD_ANSWER and INVALID_ARGS keep each problem apart; other errors have none."""
+    bad = UserQuestionError.bad_answer("answers[0] one", "answers[1] two")
+    assert bad.problems == ("answers[0] one", "answers[1] two")
+    assert (
+        str(bad) == "the user-questions provider gave a bad answer: answers[0] one; answers[1] two"
+    )
+    invalid = UserQuestionError.invalid_args("questions: required")
+    assert (invalid.code, invalid.problems) == ("INVALID_ARGS", ("questions: required",))
+    assert str(invalid) == "invalid arguments: questions: required"
+    assert UserQuestionError.cancelled().problems == ()
+    assert HarnessError("m", "C").problems == ()
 
 
 def test_bad_answer_names_the_problem() -> None:

@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from _builders import request_of
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -34,7 +33,10 @@ from dsh_user_questions import (
     plugin,
 )
 from dsh_user_questions.harness import AbortController, AbortSignal, Agent, HarnessContext
-from dsh_user_questions.testing import ScriptedProvider
+from dsh_user_questions.testing import (
+    ScriptedProvider,
+    make_request,
+)
 
 PNPM = {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
 PNPM_ANSWER = AskUserQuestionAnswer([AskUserQuestionAnswerItem(id="pkg", selected=["pnpm"])])
@@ -94,7 +96,7 @@ async def test_a_provider_exception_propagates_as_the_same_object(
     scripted_provider.push(error)
     signal = AbortController().signal if with_signal else None
     with pytest.raises(type(error)) as info:
-        await user_questions.ask(request_of(signal=signal))
+        await user_questions.ask(make_request(signal=signal))
     assert info.value is error
     if signal is not None:
         assert not signal._listeners
@@ -109,7 +111,7 @@ async def test_a_provider_user_question_error_keeps_its_code(
     error = UserQuestionError("the provider refused", code)
     dsh_context.register(ScriptedProvider(error), name="scripted")
     with pytest.raises(UserQuestionError) as info:
-        await dsh_context.user_questions.ask(request_of(signal=signal))
+        await dsh_context.user_questions.ask(make_request(signal=signal))
     assert info.value is error
     assert info.value.code == code
 
@@ -127,7 +129,7 @@ async def test_a_cancelled_error_from_the_provider_is_never_swallowed(
 
     user_questions.register_provider(GivesUp())
     with pytest.raises(asyncio.CancelledError):
-        await user_questions.ask(request_of(signal=signal))
+        await user_questions.ask(make_request(signal=signal))
 
 
 @pytest.mark.parametrize("instant", [True, False], ids=["instant", "after-a-turn"])
@@ -149,7 +151,7 @@ def test_system_exit_and_keyboard_interrupt_are_never_swallowed(
         ctx.register(plugin)
         ctx.user_questions.register_provider(Exits())
         signal = AbortController().signal if with_signal else None
-        await ctx.user_questions.ask(request_of(signal=signal))
+        await ctx.user_questions.ask(make_request(signal=signal))
 
     with pytest.raises(kind, match="bye"):
         asyncio.run(main())
@@ -191,7 +193,7 @@ async def test_a_result_that_is_no_answer_is_bad_answer(
 
     user_questions.register_provider(Returns())
     with pytest.raises(UserQuestionError) as info:
-        await user_questions.ask(request_of())
+        await user_questions.ask(make_request())
     assert info.value.code == "BAD_ANSWER"
     assert str(info.value).startswith("the user-questions provider gave a bad answer: ")
     assert problem in str(info.value)
@@ -207,7 +209,7 @@ async def test_a_provider_plugin_returning_none_is_bad_answer(dsh_context: Harne
 
     dsh_context.register(Nothing(), name="nothing")
     with pytest.raises(UserQuestionError) as info:
-        await dsh_context.user_questions.ask(request_of())
+        await dsh_context.user_questions.ask(make_request())
     assert info.value.code == "BAD_ANSWER"
 
 
@@ -226,7 +228,7 @@ async def test_answers_to_questions_never_asked_are_bad_answer(
     """An item for an id that was not asked, or for the same id twice, is BAD_ANSWER."""
     scripted_provider.push(answer)
     with pytest.raises(UserQuestionError) as info:
-        await user_questions.ask(request_of())
+        await user_questions.ask(make_request())
     assert info.value.code == "BAD_ANSWER"
     assert "answers[" in str(info.value)
 
@@ -276,7 +278,7 @@ async def test_an_answer_after_the_abort_is_ignored_and_never_reported(
     provider = Stubborn(outcome)
     user_questions.register_provider(provider)
     controller = AbortController()
-    task = asyncio.ensure_future(user_questions.ask(request_of(signal=controller.signal)))
+    task = asyncio.ensure_future(user_questions.ask(make_request(signal=controller.signal)))
     await provider.started.wait()
     controller.abort()
     with pytest.raises(UserQuestionError) as info:
@@ -298,7 +300,7 @@ async def test_a_hung_provider_is_left_behind_on_abort(
     provider = Stubborn(PNPM)
     user_questions.register_provider(provider)
     controller = AbortController()
-    task = asyncio.ensure_future(user_questions.ask(request_of(signal=controller.signal)))
+    task = asyncio.ensure_future(user_questions.ask(make_request(signal=controller.signal)))
     await provider.started.wait()
     controller.abort()
     with pytest.raises(UserQuestionError) as info:
@@ -326,7 +328,7 @@ async def test_a_sync_provider_returning_a_pending_future_is_aborted_and_cancell
     controller = AbortController()
     asyncio.get_running_loop().call_later(0.01, controller.abort)
     with pytest.raises(UserQuestionError) as info:
-        await asyncio.wait_for(user_questions.ask(request_of(signal=controller.signal)), 5)
+        await asyncio.wait_for(user_questions.ask(make_request(signal=controller.signal)), 5)
     assert info.value.code == "ASK_ABORTED"
     await settle()
     assert futures[0].cancelled()
@@ -346,7 +348,7 @@ async def test_an_abort_from_another_thread_wakes_the_caller(
         signal = controller.signal
         threading.Timer(0.01, controller.abort).start()
     with pytest.raises(UserQuestionError) as info:
-        await asyncio.wait_for(user_questions.ask(request_of(signal=signal)), 5)
+        await asyncio.wait_for(user_questions.ask(make_request(signal=signal)), 5)
     assert info.value.code == "ASK_ABORTED"
     if how == "timeout":
         assert isinstance(info.value.__cause__, TimeoutError)
@@ -466,7 +468,7 @@ async def race(
     log.clear()
     provider.turns = answer_after
     controller = AbortController()
-    request = request_of(signal=controller.signal)
+    request = make_request(signal=controller.signal)
 
     async def abort() -> None:
         for _ in range(abort_after):
@@ -539,7 +541,7 @@ async def test_an_abort_from_a_thread_racing_an_answer_has_exactly_one_outcome(
     dsh_context.user_questions.register_provider(Sleeps())
     for _ in range(150):
         controller = AbortController()
-        request = request_of(signal=controller.signal)
+        request = make_request(signal=controller.signal)
         timer = threading.Timer(rng.uniform(0, 0.002), controller.abort)
         timer.start()
         try:

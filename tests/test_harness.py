@@ -6,7 +6,9 @@ import asyncio
 import gc
 import threading
 import time
+import tracemalloc
 import weakref
+from collections.abc import Callable
 from types import SimpleNamespace
 
 import pytest
@@ -19,10 +21,25 @@ from dsh_user_questions.harness import (
     Agent,
     AgentRegistry,
     HarnessContext,
-    _Timers,
 )
 
 # Abort signals ---------------------------------------------------------------------------------
+
+
+def traced_growth(step: Callable[[], object], times: int = 10_000) -> float:
+    """Bytes still allocated per call after calling ``step`` ``times`` times (results dropped)."""
+    step()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(times):
+            step()
+        gc.collect()
+        after = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    return (after - before) / times
 
 
 def test_signal_starts_pending_and_aborts_once_with_its_reason() -> None:
@@ -120,15 +137,15 @@ async def test_timeout_signal_made_before_the_loop_wakes_an_awaiting_task() -> N
 
 def test_timeouts_fire_in_order_of_their_deadline() -> None:
     """The timer thread aborts signals in deadline order, whatever order they were scheduled in."""
-    timers = _Timers()
     order: list[float] = []
     done = threading.Event()
-    for seconds in (0.06, 0.02, 0.04):
-        signal = AbortSignal()
+    signals = []
+    for seconds in (0.6, 0.2, 0.4):
+        signal = AbortSignal.timeout(seconds)
         signal.add_listener(lambda s=seconds: (order.append(s), len(order) == 3 and done.set()))
-        timers.schedule(seconds, signal, TimeoutError())
-    assert done.wait(5)
-    assert order == [0.02, 0.04, 0.06]
+        signals.append(signal)
+    assert done.wait(10)
+    assert order == [0.2, 0.4, 0.6]
 
 
 def test_any_aborts_with_the_first_source_reason() -> None:
@@ -152,9 +169,10 @@ def test_any_of_an_aborted_signal_is_aborted_at_once() -> None:
 def test_any_releases_its_listeners_on_the_sources_once_aborted() -> None:
     """After the combined signal aborts, the other sources hold no listener for it."""
     a, b = AbortController(), AbortController()
-    AbortSignal.any([a.signal, b.signal])
+    combined = AbortSignal.any([a.signal, b.signal])
     a.abort()
-    assert not b.signal._listeners
+    assert traced_growth(lambda: AbortSignal.any([b.signal, a.signal])) < 100
+    assert combined.aborted and not b.signal.aborted
 
 
 async def test_abort_from_another_thread_wakes_an_asyncio_waiter() -> None:
@@ -376,3 +394,51 @@ async def test_aclose_runs_closing_hooks_newest_first_and_survives_failures(
     await ctx.aclose()
     assert closed == ["async", "sync"]
     assert "plugin broken failed to close" in caplog.text
+
+
+# Waiting for an abort --------------------------------------------------------------------------
+
+
+async def test_wait_returns_once_aborted_from_another_thread() -> None:
+    """await signal.wait() wakes when another thread aborts the signal."""
+    controller = AbortController()
+    waiting = asyncio.ensure_future(controller.signal.wait())
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    threading.Thread(target=controller.abort, args=("elsewhere",)).start()
+    await asyncio.wait_for(waiting, 10)
+    assert controller.signal.reason == "elsewhere"
+
+
+async def test_wait_returns_at_once_for_an_aborted_signal_and_on_the_loop_thread() -> None:
+    """wait() of an aborted signal returns at once; an abort on the loop's thread wakes it."""
+    await AbortSignal.abort("done").wait()
+    controller = AbortController()
+    waiting = asyncio.ensure_future(controller.signal.wait())
+    await asyncio.sleep(0)
+    controller.abort()
+    await asyncio.wait_for(waiting, 10)
+
+
+async def test_cancelling_a_wait_leaves_nothing_behind() -> None:
+    """A cancelled wait() stops waiting and keeps no listener (no memory per cancelled wait)."""
+    controller = AbortController()
+
+    async def cancelled_wait() -> None:
+        task = asyncio.ensure_future(controller.signal.wait())
+        await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    for _ in range(10):
+        await cancelled_wait()
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for _ in range(1000):
+        await cancelled_wait()
+    gc.collect()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert (after - before) / 1000 < 50

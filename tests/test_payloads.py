@@ -7,7 +7,6 @@ from typing import Any
 
 import attrs
 import pytest
-from _builders import pkg_question, plan_question
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,6 +20,8 @@ from dsh_user_questions import (
     WireFormatError,
 )
 from dsh_user_questions.harness import AbortController, Agent
+from dsh_user_questions.testing import make_plan_question as plan_question
+from dsh_user_questions.testing import make_question as pkg_question
 
 # Construction ----------------------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ import logging
 from typing import Any
 
 import pytest
-from _builders import pkg_question, plan_question, request_of
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,7 +26,13 @@ from dsh_user_questions import (
     plugin,
 )
 from dsh_user_questions.harness import AbortController, AbortError, Agent, HarnessContext
-from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider
+from dsh_user_questions.testing import (
+    WAIT_FOR_ABORT,
+    ScriptedProvider,
+    make_plan_question,
+    make_question,
+    make_request,
+)
 
 PNPM = {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
 PNPM_ANSWER = AskUserQuestionAnswer([AskUserQuestionAnswerItem(id="pkg", selected=["pnpm"])])
@@ -50,10 +55,10 @@ class Plugin:
 async def test_registered_provider_answers(user_questions: UserQuestionService) -> None:
     """A provider given to register_provider answers ask()."""
     user_questions.register_provider(ScriptedProvider(PNPM_ANSWER))
-    assert await user_questions.ask(request_of()) == PNPM_ANSWER
+    assert await user_questions.ask(make_request()) == PNPM_ANSWER
 
 
-def test_second_provider_is_refused_and_the_first_stays(
+async def test_second_provider_is_refused_and_the_first_stays(
     user_questions: UserQuestionService,
 ) -> None:
     """register_provider raises DUPLICATE_PROVIDER while one is active; the active one stays."""
@@ -63,8 +68,9 @@ def test_second_provider_is_refused_and_the_first_stays(
         user_questions.register_provider(ScriptedProvider())
     assert info.value.code == UserQuestionErrorCode.DUPLICATE_PROVIDER
     assert str(info.value).startswith("a user-questions provider is already registered")
-    assert user_questions._registration is not None
-    assert user_questions._registration.provider is first
+    first.push(PNPM)
+    assert await user_questions.ask(make_request()) == PNPM_ANSWER
+    assert first.remaining == 0
 
 
 def test_dispose_is_idempotent_and_removes_only_its_registration(
@@ -92,7 +98,7 @@ def test_a_provider_needs_an_ask_method(user_questions: UserQuestionService) -> 
 async def test_provider_plugin_answers(dsh_context: HarnessContext) -> None:
     """A registered plugin implementing dsh_user_questions_ask is the provider."""
     dsh_context.register(Plugin(), name="ui")
-    assert await dsh_context.user_questions.ask(request_of()) == PNPM_ANSWER
+    assert await dsh_context.user_questions.ask(make_request()) == PNPM_ANSWER
 
 
 def test_provider_plugin_is_refused_while_a_provider_is_registered(
@@ -103,7 +109,7 @@ def test_provider_plugin_is_refused_while_a_provider_is_registered(
     with pytest.raises(UserQuestionError) as info:
         dsh_context.register(Plugin(), name="web")
     assert info.value.code == "DUPLICATE_PROVIDER"
-    assert "provider plugin 'web' collides with the active provider" in str(info.value)
+    assert "and provider plugin 'web' collide; unregister one of them" in str(info.value)
     assert dsh_context.plugin_manager.get_plugin("web") is None
 
 
@@ -112,9 +118,7 @@ def test_second_provider_plugin_is_refused(dsh_context: HarnessContext) -> None:
     dsh_context.register(Plugin(), name="terminal")
     with pytest.raises(UserQuestionError) as info:
         dsh_context.register(Plugin(), name="web")
-    assert "provider plugin 'web' collides with the active provider plugin 'terminal'" in str(
-        info.value
-    )
+    assert "provider plugin 'terminal' and provider plugin 'web' collide" in str(info.value)
     assert dsh_context.plugin_manager.get_plugin("terminal") is not None
 
 
@@ -123,7 +127,9 @@ def test_register_provider_is_refused_while_a_provider_plugin_is_active(
 ) -> None:
     """register_provider raises DUPLICATE_PROVIDER when a provider plugin is registered."""
     dsh_context.register(Plugin(), name="terminal")
-    with pytest.raises(UserQuestionError, match="active provider plugin 'terminal'"):
+    with pytest.raises(
+        UserQuestionError, match=r"provider plugin 'terminal' and provider .* collide"
+    ):
         dsh_context.user_questions.register_provider(ScriptedProvider())
 
 
@@ -135,7 +141,7 @@ async def test_unregistering_the_provider_plugin_frees_the_slot(
     dsh_context.register(ui, name="ui")
     dsh_context.unregister(ui)
     dsh_context.user_questions.register_provider(ScriptedProvider(PNPM))
-    assert await dsh_context.user_questions.ask(request_of()) == PNPM_ANSWER
+    assert await dsh_context.user_questions.ask(make_request()) == PNPM_ANSWER
 
 
 async def test_ask_refuses_two_providers_that_slipped_in_before_the_service() -> None:
@@ -145,9 +151,12 @@ async def test_ask_refuses_two_providers_that_slipped_in_before_the_service() ->
     ctx.register(Plugin(), name="web")
     ctx.register(plugin)
     with pytest.raises(UserQuestionError) as info:
-        await ctx.user_questions.ask(request_of())
+        await ctx.user_questions.ask(make_request())
     assert info.value.code == "DUPLICATE_PROVIDER"
-    assert "provider plugin 'terminal' and provider plugin 'web' are all active" in str(info.value)
+    assert (
+        "provider plugin 'terminal' and provider plugin 'web' collide; a question needs exactly"
+        in (str(info.value))
+    )
 
 
 # The order of checks ---------------------------------------------------------------------------
@@ -194,9 +203,9 @@ async def test_empty_questions_come_before_the_caller_check(
 
 async def test_not_live_caller_comes_before_bad_intent(dsh_context: HarnessContext) -> None:
     """An agent the registry does not hold is CALLER_NOT_LIVE, before any intent check."""
-    bad = plan_question(detail=None)
+    bad = make_plan_question(detail=None)
     await expect_code(
-        dsh_context.user_questions, request_of(bad, agent=Agent("ghost")), "CALLER_NOT_LIVE"
+        dsh_context.user_questions, make_request(bad, agent=Agent("ghost")), "CALLER_NOT_LIVE"
     )
 
 
@@ -212,7 +221,7 @@ async def test_an_equal_but_different_agent_is_not_live(dsh_context: HarnessCont
     assert dsh_context.agents is not None
     dsh_context.agents.enter(ById("root"))  # type: ignore[attr-defined]
     impostor = ById("root")
-    await expect_code(dsh_context.user_questions, request_of(agent=impostor), "CALLER_NOT_LIVE")
+    await expect_code(dsh_context.user_questions, make_request(agent=impostor), "CALLER_NOT_LIVE")
 
 
 async def test_a_detached_agent_is_not_live(dsh_context: HarnessContext) -> None:
@@ -221,14 +230,14 @@ async def test_a_detached_agent_is_not_live(dsh_context: HarnessContext) -> None
     assert dsh_context.agents is not None
     detach = dsh_context.agents.enter(agent)  # type: ignore[attr-defined]
     detach()
-    await expect_code(dsh_context.user_questions, request_of(agent=agent), "CALLER_NOT_LIVE")
+    await expect_code(dsh_context.user_questions, make_request(agent=agent), "CALLER_NOT_LIVE")
 
 
 async def test_an_agent_without_a_registry_is_not_live() -> None:
     """With agents=None, any supplied agent is CALLER_NOT_LIVE."""
     ctx = HarnessContext(agents=None)
     ctx.register(plugin)
-    await expect_code(ctx.user_questions, request_of(agent=Agent("root")), "CALLER_NOT_LIVE")
+    await expect_code(ctx.user_questions, make_request(agent=Agent("root")), "CALLER_NOT_LIVE")
 
 
 async def test_an_owned_agent_is_a_delegated_caller(dsh_context: HarnessContext) -> None:
@@ -239,7 +248,7 @@ async def test_an_owned_agent_is_a_delegated_caller(dsh_context: HarnessContext)
     dsh_context.agents.enter(child, owner=root)  # type: ignore[attr-defined]
     error = await expect_code(
         dsh_context.user_questions,
-        request_of(plan_question(detail=None), agent=child),
+        make_request(make_plan_question(detail=None), agent=child),
         "DELEGATED_CALLER",
     )
     assert "include the unresolved question or decision" in str(error)
@@ -255,7 +264,7 @@ async def test_a_child_stays_delegated_after_its_owner_detaches(
     detach = dsh_context.agents.enter(owner)  # type: ignore[attr-defined]
     dsh_context.agents.enter(child, owner=owner)  # type: ignore[attr-defined]
     detach()
-    await expect_code(dsh_context.user_questions, request_of(agent=child), "DELEGATED_CALLER")
+    await expect_code(dsh_context.user_questions, make_request(agent=child), "DELEGATED_CALLER")
 
 
 async def test_a_live_root_may_ask(dsh_context: HarnessContext) -> None:
@@ -263,7 +272,7 @@ async def test_a_live_root_may_ask(dsh_context: HarnessContext) -> None:
     provider = ScriptedProvider(PNPM)
     dsh_context.user_questions.register_provider(provider)
     root = live_root(dsh_context)
-    assert await dsh_context.user_questions.ask(request_of(agent=root)) == PNPM_ANSWER
+    assert await dsh_context.user_questions.ask(make_request(agent=root)) == PNPM_ANSWER
 
 
 async def test_no_agent_means_no_registry_lookup() -> None:
@@ -279,7 +288,7 @@ async def test_no_agent_means_no_registry_lookup() -> None:
     ctx = HarnessContext(agents=Exploding())
     ctx.register(plugin)
     ctx.user_questions.register_provider(ScriptedProvider(PNPM))
-    assert await ctx.user_questions.ask(request_of()) == PNPM_ANSWER
+    assert await ctx.user_questions.ask(make_request()) == PNPM_ANSWER
 
 
 async def test_any_registry_with_get_and_roots_works() -> None:
@@ -296,13 +305,13 @@ async def test_any_registry_with_get_and_roots_works() -> None:
     ctx = HarnessContext(agents=Registry())
     ctx.register(plugin)
     ctx.user_questions.register_provider(ScriptedProvider(PNPM))
-    assert await ctx.user_questions.ask(request_of(agent=agent)) == PNPM_ANSWER
+    assert await ctx.user_questions.ask(make_request(agent=agent)) == PNPM_ANSWER
 
 
 async def test_bad_intent_label_names_the_question(user_questions: UserQuestionService) -> None:
     """An approve label that is none of the question's options is BAD_INTENT (label message)."""
-    bad = plan_question(intent=AskUserQuestionIntent("plan-review", "Approve ✓"))
-    error = await expect_code(user_questions, request_of(bad), "BAD_INTENT")
+    bad = make_plan_question(intent=AskUserQuestionIntent("plan-review", "Approve ✓"))
+    error = await expect_code(user_questions, make_request(bad), "BAD_INTENT")
     assert str(error) == (
         'question plan-review declares intent plan-review whose approve label "Approve ✓"'
         " names none of its options"
@@ -313,8 +322,8 @@ async def test_bad_intent_label_is_checked_before_the_detail(
     user_questions: UserQuestionService,
 ) -> None:
     """A question with both faults reports the label first."""
-    bad = plan_question(detail=None, intent=AskUserQuestionIntent("plan-review", "Yes"))
-    error = await expect_code(user_questions, request_of(bad), "BAD_INTENT")
+    bad = make_plan_question(detail=None, intent=AskUserQuestionIntent("plan-review", "Yes"))
+    error = await expect_code(user_questions, make_request(bad), "BAD_INTENT")
     assert "approve label" in str(error)
 
 
@@ -322,14 +331,16 @@ async def test_approve_must_name_an_option_of_that_same_question(
     user_questions: UserQuestionService,
 ) -> None:
     """An approve label found only on another question's options is still BAD_INTENT."""
-    other = pkg_question(options=[AskUserQuestionOption("Ship it")])
-    bad = plan_question(intent=AskUserQuestionIntent("plan-review", "Ship it"))
-    await expect_code(user_questions, request_of(other, bad), "BAD_INTENT")
+    other = make_question(options=[AskUserQuestionOption("Ship it")])
+    bad = make_plan_question(intent=AskUserQuestionIntent("plan-review", "Ship it"))
+    await expect_code(user_questions, make_request(other, bad), "BAD_INTENT")
 
 
 async def test_intent_without_detail(user_questions: UserQuestionService) -> None:
     """An intent on a question with no detail is BAD_INTENT (detail message)."""
-    error = await expect_code(user_questions, request_of(plan_question(detail=None)), "BAD_INTENT")
+    error = await expect_code(
+        user_questions, make_request(make_plan_question(detail=None)), "BAD_INTENT"
+    )
     assert str(error) == (
         "question plan-review declares intent plan-review without the detail it reviews"
     )
@@ -337,9 +348,9 @@ async def test_intent_without_detail(user_questions: UserQuestionService) -> Non
 
 async def test_first_offending_question_wins(user_questions: UserQuestionService) -> None:
     """Of several bad intents, the first question in order is reported."""
-    first = plan_question(id="one", detail=None)
-    second = plan_question(id="two", intent=AskUserQuestionIntent("plan-review", "No"))
-    error = await expect_code(user_questions, request_of(first, second), "BAD_INTENT")
+    first = make_plan_question(id="one", detail=None)
+    second = make_plan_question(id="two", intent=AskUserQuestionIntent("plan-review", "No"))
+    error = await expect_code(user_questions, make_request(first, second), "BAD_INTENT")
     assert str(error).startswith("question one ")
 
 
@@ -348,18 +359,18 @@ async def test_an_empty_detail_passes(
 ) -> None:
     """detail="" is a detail: the intent check passes."""
     scripted_provider.push({"answers": []})
-    answer = await user_questions.ask(request_of(plan_question(detail="")))
+    answer = await user_questions.ask(make_request(make_plan_question(detail="")))
     assert answer == AskUserQuestionAnswer([])
 
 
 async def test_bad_intent_comes_before_no_provider(user_questions: UserQuestionService) -> None:
     """With no provider, a bad intent is still BAD_INTENT."""
-    await expect_code(user_questions, request_of(plan_question(detail=None)), "BAD_INTENT")
+    await expect_code(user_questions, make_request(make_plan_question(detail=None)), "BAD_INTENT")
 
 
 async def test_no_provider(user_questions: UserQuestionService) -> None:
     """A valid request with nothing registered is NO_PROVIDER."""
-    error = await expect_code(user_questions, request_of(), "NO_PROVIDER")
+    error = await expect_code(user_questions, make_request(), "NO_PROVIDER")
     assert str(error) == "no user-questions provider is registered"
 
 
@@ -371,7 +382,7 @@ async def test_provider_gets_the_very_request_object(
 ) -> None:
     """The provider receives the same request object the caller gave."""
     scripted_provider.push(PNPM)
-    request = request_of()
+    request = make_request()
     await user_questions.ask(request)
     assert scripted_provider.requests[0] is request
 
@@ -384,7 +395,7 @@ async def test_sync_provider_returning_an_answer(user_questions: UserQuestionSer
             return PNPM_ANSWER
 
     user_questions.register_provider(Sync())
-    assert await user_questions.ask(request_of()) == PNPM_ANSWER
+    assert await user_questions.ask(make_request()) == PNPM_ANSWER
 
 
 async def test_sync_provider_returning_an_awaitable(user_questions: UserQuestionService) -> None:
@@ -397,7 +408,7 @@ async def test_sync_provider_returning_an_awaitable(user_questions: UserQuestion
             return future
 
     user_questions.register_provider(Later())
-    answer = await user_questions.ask(request_of(signal=AbortController().signal))
+    answer = await user_questions.ask(make_request(signal=AbortController().signal))
     assert answer == PNPM_ANSWER
 
 
@@ -406,7 +417,7 @@ async def test_wire_form_answer_is_turned_into_the_payload(
 ) -> None:
     """A mapping answer comes back as an AskUserQuestionAnswer."""
     scripted_provider.push({"answers": [{"id": "pkg", "selected": [], "custom": "bun"}]})
-    answer = await user_questions.ask(request_of())
+    answer = await user_questions.ask(make_request())
     assert answer == AskUserQuestionAnswer([AskUserQuestionAnswerItem(id="pkg", custom="bun")])
 
 
@@ -417,7 +428,7 @@ async def test_provider_exceptions_propagate_unchanged(
     boom = OSError("screen gone")
     scripted_provider.push(boom)
     with pytest.raises(OSError, match="screen gone") as info:
-        await user_questions.ask(request_of())
+        await user_questions.ask(make_request())
     assert info.value is boom
 
 
@@ -426,7 +437,7 @@ async def test_cancelled_by_the_user(
 ) -> None:
     """A provider's ASK_CANCELLED reaches the caller."""
     scripted_provider.push(UserQuestionError.cancelled())
-    error = await expect_code(user_questions, request_of(), "ASK_CANCELLED")
+    error = await expect_code(user_questions, make_request(), "ASK_CANCELLED")
     assert str(error) == "the user cancelled ask_user_question"
 
 
@@ -442,7 +453,7 @@ async def test_a_coroutine_as_answer_is_refused_and_closed(
         return inner()
 
     scripted_provider.push(returns_a_coroutine)
-    error = await expect_code(user_questions, request_of(), "BAD_ANSWER")
+    error = await expect_code(user_questions, make_request(), "BAD_ANSWER")
     assert str(error).endswith("got coroutine")
     gc.collect()  # an unclosed coroutine would warn here, an error under filterwarnings=error
 
@@ -474,7 +485,7 @@ async def test_abort_while_pending_raises_and_cancels_the_provider(
     provider = Hanging()
     user_questions.register_provider(provider)
     controller = AbortController()
-    task = asyncio.ensure_future(user_questions.ask(request_of(signal=controller.signal)))
+    task = asyncio.ensure_future(user_questions.ask(make_request(signal=controller.signal)))
     await provider.started.wait()
     reason = RuntimeError("harness shutting down")
     controller.abort(reason)
@@ -492,7 +503,7 @@ async def test_abort_with_a_plain_reason_is_chained_as_abort_error(
     scripted_provider.push(WAIT_FOR_ABORT)
     controller = AbortController()
     asyncio.get_running_loop().call_later(0.01, controller.abort, "user closed the tab")
-    error = await expect_code(user_questions, request_of(signal=controller.signal), "ASK_ABORTED")
+    error = await expect_code(user_questions, make_request(signal=controller.signal), "ASK_ABORTED")
     assert isinstance(error.__cause__, AbortError)
     assert error.__cause__.args == ("user closed the tab",)
 
@@ -508,7 +519,7 @@ async def test_a_provider_error_before_the_abort_wins(user_questions: UserQuesti
             raise UserQuestionError.cancelled()
 
     user_questions.register_provider(CancelsThenAborts())
-    await expect_code(user_questions, request_of(signal=controller.signal), "ASK_CANCELLED")
+    await expect_code(user_questions, make_request(signal=controller.signal), "ASK_CANCELLED")
 
 
 async def test_a_provider_that_finished_first_keeps_its_answer(
@@ -524,7 +535,7 @@ async def test_a_provider_that_finished_first_keeps_its_answer(
             return PNPM
 
     user_questions.register_provider(AnswersThenAborts())
-    assert await user_questions.ask(request_of(signal=controller.signal)) == PNPM_ANSWER
+    assert await user_questions.ask(make_request(signal=controller.signal)) == PNPM_ANSWER
 
 
 async def test_cancelling_the_caller_cancels_the_provider(
@@ -534,7 +545,7 @@ async def test_cancelling_the_caller_cancels_the_provider(
     for signal in (None, AbortController().signal):
         provider = Hanging()
         dispose = user_questions.register_provider(provider)
-        task = asyncio.ensure_future(user_questions.ask(request_of(signal=signal)))
+        task = asyncio.ensure_future(user_questions.ask(make_request(signal=signal)))
         await provider.started.wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -561,7 +572,7 @@ async def test_a_late_provider_failure_is_never_reported_as_unretrieved(
     user_questions.register_provider(FailsWhenCancelled())
     controller = AbortController()
     loop.call_later(0.01, controller.abort)
-    await expect_code(user_questions, request_of(signal=controller.signal), "ASK_ABORTED")
+    await expect_code(user_questions, make_request(signal=controller.signal), "ASK_ABORTED")
     for _ in range(3):
         await asyncio.sleep(0)
     gc.collect()
@@ -580,7 +591,7 @@ async def test_abort_listener_is_removed_after_the_ask(
         return PNPM
 
     scripted_provider.push(slow)
-    await user_questions.ask(request_of(signal=controller.signal))
+    await user_questions.ask(make_request(signal=controller.signal))
     assert not controller.signal._listeners
 
 
@@ -647,7 +658,9 @@ async def test_a_bad_answer_is_refused(
 ) -> None:
     """Each breach of the answer rules is BAD_ANSWER naming the item and the rule."""
     scripted_provider.push(answer)
-    error = await expect_code(user_questions, request_of(pkg_question(), MULTI, FREE), "BAD_ANSWER")
+    error = await expect_code(
+        user_questions, make_request(make_question(), MULTI, FREE), "BAD_ANSWER"
+    )
     assert str(error) == f"the user-questions provider gave a bad answer: {problem}"
 
 
@@ -671,7 +684,7 @@ async def test_valid_answers_pass(
 ) -> None:
     """Skips, custom overrides, multi-select with custom, any order, omitted items all pass."""
     scripted_provider.push(answer)
-    result = await user_questions.ask(request_of(pkg_question(), MULTI, FREE))
+    result = await user_questions.ask(make_request(make_question(), MULTI, FREE))
     assert result.to_dict() == answer
 
 
@@ -763,7 +776,7 @@ async def test_observers_see_asked_and_answered_with_the_wait(
     recorder = Recorder()
     dsh_context.register(recorder)
     scripted_provider.push(PNPM)
-    request = request_of()
+    request = make_request()
     answer = await dsh_context.user_questions.ask(request)
     assert [e[0] for e in recorder.events] == ["asked", "answered"]
     assert recorder.events[0][1] is request
@@ -777,7 +790,7 @@ async def test_observers_see_failures_with_the_error(dsh_context: HarnessContext
     """A failing ask is reported to failed with the very error the caller gets."""
     recorder = Recorder()
     dsh_context.register(recorder)
-    error = await expect_code(dsh_context.user_questions, request_of(), "NO_PROVIDER")
+    error = await expect_code(dsh_context.user_questions, make_request(), "NO_PROVIDER")
     assert [e[0] for e in recorder.events] == ["asked", "failed"]
     assert recorder.events[1][1] is error
 
@@ -803,7 +816,7 @@ async def test_a_failing_observer_never_breaks_an_ask(
     dsh_context.register(recorder)
     scripted_provider.push(PNPM)
     with caplog.at_level(logging.ERROR):
-        assert await dsh_context.user_questions.ask(request_of()) == PNPM_ANSWER
+        assert await dsh_context.user_questions.ask(make_request()) == PNPM_ANSWER
     assert [e[0] for e in recorder.events] == ["asked", "answered"]
     assert caplog.text.count("user-questions observer broken failed") == 2
 
@@ -814,7 +827,7 @@ async def test_observers_see_the_caller_cancelled(dsh_context: HarnessContext) -
     dsh_context.register(recorder)
     provider = Hanging()
     dsh_context.user_questions.register_provider(provider)
-    task = asyncio.ensure_future(dsh_context.user_questions.ask(request_of()))
+    task = asyncio.ensure_future(dsh_context.user_questions.ask(make_request()))
     await provider.started.wait()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from _builders import request_of
 
 from dsh_user_questions import (
     AskUserQuestionAnswer,
@@ -14,7 +13,12 @@ from dsh_user_questions import (
     UserQuestionService,
 )
 from dsh_user_questions.harness import AbortController, HarnessContext
-from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider, ScriptExhausted
+from dsh_user_questions.testing import (
+    WAIT_FOR_ABORT,
+    ScriptedProvider,
+    ScriptExhausted,
+    make_request,
+)
 
 PNPM = {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
 
@@ -32,7 +36,7 @@ async def test_scripted_provider_fixture_is_registered(
 ) -> None:
     """The scripted_provider fixture is the active provider of user_questions."""
     scripted_provider.push(PNPM)
-    answer = await user_questions.ask(request_of())
+    answer = await user_questions.ask(make_request())
     assert answer == AskUserQuestionAnswer.from_dict(PNPM)
     assert scripted_provider.remaining == 0
 
@@ -40,7 +44,7 @@ async def test_scripted_provider_fixture_is_registered(
 async def test_steps_are_played_in_order_and_requests_recorded() -> None:
     """Each ask plays the next step; requests lists every request received."""
     provider = ScriptedProvider(PNPM, {"answers": []})
-    first, second = request_of(), request_of()
+    first, second = make_request(), make_request()
     assert await provider.ask(first) == PNPM
     assert await provider.ask(second) == {"answers": []}
     assert provider.requests == [first, second]
@@ -50,9 +54,9 @@ async def test_exception_steps_are_raised() -> None:
     """An exception instance or class in the script is raised."""
     provider = ScriptedProvider(UserQuestionError.cancelled(), KeyError)
     with pytest.raises(UserQuestionError, match="cancelled"):
-        await provider.ask(request_of())
+        await provider.ask(make_request())
     with pytest.raises(KeyError):
-        await provider.ask(request_of())
+        await provider.ask(make_request())
 
 
 async def test_callable_steps_compute_the_answer() -> None:
@@ -66,22 +70,22 @@ async def test_callable_steps_compute_the_answer() -> None:
         return {"answers": [{"id": request.questions[0].id, "custom": "async"}]}
 
     provider = ScriptedProvider(echo, later)
-    assert await provider.ask(request_of()) == {"answers": [{"id": "pkg", "custom": "sync"}]}
-    assert await provider.ask(request_of()) == {"answers": [{"id": "pkg", "custom": "async"}]}
+    assert await provider.ask(make_request()) == {"answers": [{"id": "pkg", "custom": "sync"}]}
+    assert await provider.ask(make_request()) == {"answers": [{"id": "pkg", "custom": "async"}]}
 
 
 async def test_running_out_of_script_says_so() -> None:
     """Asking past the end of the script raises ScriptExhausted naming the questions."""
     provider = ScriptedProvider()
     with pytest.raises(ScriptExhausted, match="asked 1 times but scripted 0 steps; questions: pkg"):
-        await provider.ask(request_of())
+        await provider.ask(make_request())
 
 
 async def test_wait_for_abort_ends_with_ask_aborted() -> None:
     """WAIT_FOR_ABORT waits for the request's signal, then raises ASK_ABORTED."""
     controller = AbortController()
     provider = ScriptedProvider(WAIT_FOR_ABORT)
-    task = asyncio.ensure_future(provider.ask(request_of(signal=controller.signal)))
+    task = asyncio.ensure_future(provider.ask(make_request(signal=controller.signal)))
     await asyncio.sleep(0.01)
     assert not task.done()
     controller.abort()
@@ -94,6 +98,6 @@ async def test_scripted_provider_works_as_a_plugin(dsh_context: HarnessContext) 
     """Registered with ctx.register, the scripted provider answers through the hook."""
     provider = ScriptedProvider(PNPM)
     dsh_context.register(provider, name="script")
-    answer = await dsh_context.user_questions.ask(request_of())
+    answer = await dsh_context.user_questions.ask(make_request())
     assert answer == AskUserQuestionAnswer.from_dict(PNPM)
     assert len(provider.requests) == 1

@@ -1,0 +1,157 @@
+"""The harness context: a plugin manager, an agent registry and the services plugins add.
+
+Re-exported by `dsh_user_questions.harness`, the one public path to these names.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pluggy
+
+from . import hookspecs
+from ._agents import AgentRegistry, SupportsAgentRegistry
+from ._discovery import select_entrypoint_plugins
+from ._hookcalls import OneByOne
+
+__all__ = ["HarnessContext"]
+
+
+class _PluginManager(pluggy.PluginManager):
+    """A plugin manager that lets plugins veto a registration and own the services they add.
+
+    Registrations and unregistrations take one (re-entrant) lock, so threads registering and
+    unregistering at once never see each other's half-done work.
+    """
+
+    def __init__(self, context: HarnessContext) -> None:
+        super().__init__(hookspecs.PROJECT)
+        self._context = context
+        self._changing = threading.RLock()
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        with self._changing:
+            context = self._context
+            before = set(context._services)
+            plugin_name = super().register(plugin, name)
+            if plugin_name is None:
+                return None
+            try:
+                self.hook.dsh_plugin_registered(ctx=context, plugin=plugin, name=plugin_name)
+            except BaseException:
+                super().unregister(plugin)
+                for added in set(context._services) - before:
+                    del context._services[added]
+                raise
+            for added in set(context._services) - before:
+                context._owners[added] = plugin
+            return plugin_name
+
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any | None:
+        with self._changing:
+            removed = super().unregister(plugin, name)
+            if removed is not None:
+                context = self._context
+                for service_name, owner in list(context._owners.items()):
+                    if owner is removed:
+                        del context._owners[service_name]
+                        context._services.pop(service_name, None)
+            return removed
+
+
+class _Default:
+    """The type of the "make a fresh registry" default of `HarnessContext`."""
+
+
+_DEFAULT = _Default()
+
+
+class HarnessContext:
+    """A harness's context: its plugin manager, its agent registry and the services plugins add.
+
+    Registering `dsh_user_questions.plugin` (or loading the ``"dsh"`` entry points) adds the
+    ``user_questions`` service: ``ctx.user_questions``, or ``ctx.get("user_questions")``.
+    """
+
+    def __init__(self, agents: SupportsAgentRegistry | _Default | None = _DEFAULT) -> None:
+        self.agents: SupportsAgentRegistry | None = (
+            AgentRegistry() if isinstance(agents, _Default) else agents
+        )
+        self._services: dict[str, object] = {}
+        self._owners: dict[str, object] = {}
+        self.plugin_manager: pluggy.PluginManager = _PluginManager(self)
+        self.plugin_manager.add_hookspecs(hookspecs)
+        self.plugin_manager.hook.dsh_context_services.call_historic(
+            kwargs={"ctx": self}, result_callback=self._add_services
+        )
+
+    def _add_services(self, services: Any) -> None:
+        for name, service in dict(services).items():
+            if name in self._services:
+                raise ValueError(f"the harness context has a service named {name!r} already")
+            self._services[name] = service
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        """Register a plugin (a module or object with hook implementations)."""
+        return self.plugin_manager.register(plugin, name)
+
+    def unregister(self, plugin: object) -> None:
+        """Unregister a plugin; the services it added go with it."""
+        self.plugin_manager.unregister(plugin)
+
+    def load_entrypoints(self, group: str = hookspecs.PROJECT) -> list[str]:
+        """Register the plugins installed under the ``group`` entry points; returns their names.
+
+        Plugins blocked or already registered are skipped. User-questions providers are
+        chosen by `DSH_USER_QUESTIONS_PROVIDER`: set to an entry-point name, it blocks every
+        other provider; unset, two installed providers raise ``DUPLICATE_PROVIDER`` naming
+        both, after the other plugins were registered. Unknown hook names fail loudly
+        (``check_pending``).
+        """
+        from importlib import metadata  # slow to import; only needed here
+
+        pm = self.plugin_manager
+        candidates = []
+        seen = set()
+        for dist in metadata.distributions():
+            for ep in dist.entry_points:
+                if ep.group != group or ep.name in seen:
+                    continue
+                seen.add(ep.name)
+                if pm.is_blocked(ep.name) or pm.get_plugin(ep.name) is not None:
+                    continue
+                candidates.append((ep.name, dist, ep.load()))
+        chosen, conflict = select_entrypoint_plugins(candidates, pm)
+        names = []
+        for name, _dist, plugin in chosen:
+            if pm.get_plugin(name) is None and self.register(plugin, name=name):
+                names.append(name)
+        pm.check_pending()
+        if conflict is not None:
+            raise conflict
+        return names
+
+    async def aclose(self) -> None:
+        """Close the context: every ``dsh_context_closing`` implementation runs, newest first.
+
+        Each is called through pluggy on its own (arguments matched by name, wrappers run
+        around it); awaitables they return are awaited in turn; a failing one is logged and the
+        rest still run. Plugins stay registered.
+        """
+        closing = OneByOne(self.plugin_manager, "dsh_context_closing")
+        await closing.acall("plugin %s failed to close", ctx=self)
+
+    def get(self, name: str) -> Any | None:
+        """The service named ``name``, or ``None`` when no registered plugin provides it."""
+        return self._services.get(name)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        service = self.__dict__.get("_services", {}).get(name)
+        if service is None:
+            raise AttributeError(
+                f"the harness context has no service {name!r}: register the plugin that provides it"
+            )
+        return service

@@ -1,0 +1,155 @@
+"""Waiting for a provider while its request's signal may abort: the service's race.
+
+The rule (documented on `UserQuestionService`): an answer the provider has handed back before
+the service acts on the abort wins; a `UserQuestionError` from the provider wins; any other
+provider exception once the signal aborted becomes ``ASK_ABORTED``; a provider still pending is
+cancelled and the caller gets ``ASK_ABORTED`` (``ASK_TIMED_OUT`` for the ask's own timeout).
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from collections.abc import Awaitable, Generator
+from typing import TYPE_CHECKING, Any
+
+from ._abort import AbortSignal, LoopWaker, _Entry, _timers
+from .errors import AskTimeoutError, UserQuestionError
+
+if TYPE_CHECKING:
+    import asyncio
+
+__all__ = ["Deadline", "wait_for_provider"]
+
+
+async def wait_for_provider(awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
+    """Await the provider's work, unless the signal aborts first: then cancel it."""
+    import asyncio  # imported by whoever runs the loop; deferred to keep the import light
+
+    if type(awaitable) is types.CoroutineType:
+        # Take the provider's first step here, in the caller's task, as awaiting it directly
+        # would: an instant provider then needs no task, no listener and no loop turn.
+        try:
+            first = awaitable.send(None)
+        except StopIteration as stop:
+            return stop.value
+        except Exception as error:
+            _raise_unless_it_wins(error, signal)
+            raise
+        task = asyncio.get_running_loop().create_task(_finish(awaitable, first))
+    else:
+        task = asyncio.ensure_future(awaitable)
+        if task.done():
+            return _outcome(task, signal)
+    loop = task.get_loop()
+    waker = _Waker(loop, loop.create_future())
+    # Listen only now that the provider is pending: an abort that came meanwhile runs the
+    # waker at once.
+    remove = signal.add_listener(waker)
+    task.add_done_callback(waker.task_done)
+    try:
+        await waker.waiter
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    finally:
+        remove()
+    if task.done():
+        return _outcome(task, signal)
+    task.cancel()
+    raise UserQuestionError.aborted_by(signal)
+
+
+def _outcome(task: asyncio.Future[Any], signal: AbortSignal) -> Any:
+    """The finished provider's result, or its error (unless the abort beats it)."""
+    if not task.cancelled():
+        error = task.exception()
+        if error is None:
+            return task.result()
+        if isinstance(error, Exception):
+            _raise_unless_it_wins(error, signal)
+        raise error
+    if signal.aborted:
+        raise UserQuestionError.aborted_by(signal)
+    return task.result()  # raises the provider's own cancellation
+
+
+def _raise_unless_it_wins(error: Exception, signal: AbortSignal) -> None:
+    """After an abort, only a `UserQuestionError` of the provider beats it."""
+    if signal.aborted and not isinstance(error, UserQuestionError):
+        raise UserQuestionError.aborted_by(signal) from error
+
+
+class _Waker(LoopWaker):
+    """Wakes the caller of one ask when the provider finishes or the signal aborts.
+
+    It stays the provider task's done callback for good, so a provider that finishes after the
+    ask has ended still has its exception retrieved. A slotted object rather than closures:
+    ten thousand pending asks each hold one.
+    """
+
+    __slots__ = ()
+
+    def task_done(self, task: asyncio.Future[Any]) -> None:
+        if not task.cancelled():
+            # A provider left behind by an abort may still fail; nobody awaits it then, so
+            # fetch its exception here rather than have asyncio report it as never retrieved.
+            task.exception()
+        if not self.waiter.done():
+            self.waiter.set_result(None)
+
+
+async def _finish(coro: types.CoroutineType[Any, Any, Any], first: object) -> Any:
+    """The rest of a provider coroutine whose first step already ran, as a task of its own."""
+    return await _resume(coro, first)
+
+
+@types.coroutine
+def _resume(coro: types.CoroutineType[Any, Any, Any], first: object) -> Generator[Any, Any, Any]:
+    # What ``await coro`` does, starting from a step already taken: hand what the coroutine
+    # waits on to the task, and hand back what the task sends or throws.
+    yielded = first
+    while True:
+        try:
+            sent = yield yielded
+        except GeneratorExit:
+            coro.close()
+            raise
+        except BaseException as error:
+            try:
+                yielded = coro.throw(error)
+            except StopIteration as stop:
+                return stop.value
+        else:
+            try:
+                yielded = coro.send(sent)
+            except StopIteration as stop:
+                return stop.value
+
+
+class Deadline:
+    """An ask's own timeout: a signal aborted with `AskTimeoutError` when it expires.
+
+    Used as a context manager around the ask: leaving it takes the timer off the shared timer
+    thread at once, so a finished ask holds nothing until its deadline.
+    """
+
+    __slots__ = ("_entry", "_seconds", "signal")
+
+    def __init__(self, seconds: float) -> None:
+        self._seconds = seconds
+        self.signal = AbortSignal()
+        self._entry: _Entry | None = None
+
+    def __enter__(self) -> Deadline:
+        if self._seconds != math.inf:
+            self._entry = _timers.schedule(self._seconds, self._expire)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        entry, self._entry = self._entry, None
+        if entry is not None:
+            _timers.cancel(entry)
+
+    def _expire(self) -> None:
+        self.signal._abort(AskTimeoutError(f"the user did not answer within {self._seconds:g} s"))
