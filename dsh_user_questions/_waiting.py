@@ -9,8 +9,8 @@ cancelled and the caller gets ``ASK_ABORTED`` (``ASK_TIMED_OUT`` for the ask's o
 from __future__ import annotations
 
 import math
-import types
-from collections.abc import Awaitable, Generator
+import sys
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ._abort import AbortSignal, LoopWaker, _Entry, _timers
@@ -26,22 +26,11 @@ async def wait_for_provider(awaitable: Awaitable[Any], signal: AbortSignal) -> A
     """Await the provider's work, unless the signal aborts first: then cancel it."""
     import asyncio  # imported by whoever runs the loop; deferred to keep the import light
 
-    if type(awaitable) is types.CoroutineType:
-        # Take the provider's first step here, in the caller's task, as awaiting it directly
-        # would: an instant provider then needs no task, no listener and no loop turn.
-        try:
-            first = awaitable.send(None)
-        except StopIteration as stop:
-            return stop.value
-        except Exception as error:
-            _raise_unless_it_wins(error, signal)
-            raise
-        task = asyncio.get_running_loop().create_task(_finish(awaitable, first))
-    else:
-        task = asyncio.ensure_future(awaitable)
-        if task.done():
-            return _outcome(task, signal)
-    loop = task.get_loop()
+    loop = asyncio.get_running_loop()
+    task = _start(loop, awaitable)
+    if task.done():
+        # An instant provider (eager start, Python 3.12+): no listener, no loop turn.
+        return _outcome(task, signal)
     waker = _Waker(loop, loop.create_future())
     # Listen only now that the provider is pending: an abort that came meanwhile runs the
     # waker at once.
@@ -99,32 +88,20 @@ class _Waker(LoopWaker):
             self.waiter.set_result(None)
 
 
-async def _finish(coro: types.CoroutineType[Any, Any, Any], first: object) -> Any:
-    """The rest of a provider coroutine whose first step already ran, as a task of its own."""
-    return await _resume(coro, first)
+def _start(loop: asyncio.AbstractEventLoop, awaitable: Awaitable[Any]) -> asyncio.Future[Any]:
+    """The provider's work as a task of its own, so an abort can leave it behind.
 
+    The whole provider runs in that one task (context variables, anyio cancel scopes and
+    ``current_task()`` stay consistent across its steps).
+    """
+    import asyncio
 
-@types.coroutine
-def _resume(coro: types.CoroutineType[Any, Any, Any], first: object) -> Generator[Any, Any, Any]:
-    # What ``await coro`` does, starting from a step already taken: hand what the coroutine
-    # waits on to the task, and hand back what the task sends or throws.
-    yielded = first
-    while True:
-        try:
-            sent = yield yielded
-        except GeneratorExit:
-            coro.close()
-            raise
-        except BaseException as error:
-            try:
-                yielded = coro.throw(error)
-            except StopIteration as stop:
-                return stop.value
-        else:
-            try:
-                yielded = coro.send(sent)
-            except StopIteration as stop:
-                return stop.value
+    if sys.version_info >= (3, 12) and loop.get_task_factory() is None:
+        if asyncio.iscoroutine(awaitable):
+            # Runs the provider at once up to its first real wait, as awaiting it directly
+            # would; an instant provider then needs no task switch at all.
+            return asyncio.Task(awaitable, loop=loop, eager_start=True)
+    return asyncio.ensure_future(awaitable, loop=loop)
 
 
 class Deadline:

@@ -172,7 +172,8 @@ def test_any_releases_its_listeners_on_the_sources_once_aborted() -> None:
     combined = AbortSignal.any([a.signal, b.signal])
     a.abort()
     assert traced_growth(lambda: AbortSignal.any([b.signal, a.signal])) < 100
-    assert combined.aborted and not b.signal.aborted
+    assert combined.aborted
+    assert not b.signal.aborted
 
 
 async def test_abort_from_another_thread_wakes_an_asyncio_waiter() -> None:

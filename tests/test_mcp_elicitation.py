@@ -15,7 +15,6 @@ import pytest
 pytest.importorskip("mcp", reason="the MCP tests need the mcp extra")
 
 import mcp_types as types
-from _builders import plan_question
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
@@ -42,6 +41,7 @@ from dsh_user_questions.mcp import (
 )
 from dsh_user_questions.plan_review import read_plan_review
 from dsh_user_questions.testing import ScriptedProvider
+from dsh_user_questions.testing import make_plan_question as plan_question
 
 TIMEOUT = 30
 

@@ -78,7 +78,7 @@ def test_check_answer_reports_wire_form_problems_with_their_paths() -> None:
     with pytest.raises(UserQuestionError) as info:
         check_answer(make_request(), {"answers": [{"id": "pkg", "selected": "pnpm"}]})
     assert info.value.code == "BAD_ANSWER"
-    assert info.value.problems == ("answers[0].selected: expected an array, got string",)
+    assert info.value.problems == ("answers[0].selected: must be an array, not a string",)
     assert "it is not in wire form: answers[0].selected" in str(info.value)
 
 
