@@ -532,7 +532,12 @@ class _Form:
             return self._frame_cache[1]
         if self.shown_at is None:  # the page's first render: start its guard if need be
             self._start_guard()
+        unread = not self.summary and self._plan_unread(self.current)
         frame = self._layout(width, height)
+        if unread and not self._plan_unread(self.current):
+            # This render shows the plan's last unread lines: lay out again so the Approve row
+            # drawn with them no longer asks to read on.
+            frame = self._layout(width, height)
         self._frame_cache = (key, frame)
         self.last = frame
         return frame
