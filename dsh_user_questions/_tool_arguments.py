@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import fastjsonschema
 
 from . import _json
-from ._tool_schema import ID_PATTERN, OPTIONAL_KEYS, internal_schema
+from ._tool_schema import ID_PATTERN, LEADING_SPACES, OPTIONAL_KEYS, internal_schema
 
 if TYPE_CHECKING:
     import jsonschema
@@ -30,10 +30,10 @@ MAX_REPORTED_VIOLATIONS = 20
 TEXT_PROBLEM = (
     "must not contain control characters, terminal escape sequences or bidirectional overrides"
 )
-# What the published text pattern cannot say portably: the line and paragraph separators and
-# the bidirectional embeddings, overrides and isolates of "Trojan Source".
-_SEPARATOR_OR_BIDI = re.compile("[\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# Why a text breaks the text pattern, for the report: a character no text may hold, or white
+# space first.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069]")
+_LEADING_SPACE = re.compile(f"[{LEADING_SPACES}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _TEXT_FIELDS = {"question", "header", "label", "description"}
 
@@ -178,10 +178,10 @@ def _describe(error: jsonschema.ValidationError) -> Iterator[str]:
 
 
 def _text_problems(keys: list[Any], text: str) -> Iterator[str]:
-    """Why a non-empty text breaks the text pattern: a leading space, or a control."""
-    if text[0] == " ":
+    """Why a non-empty text breaks the text pattern: white space first, or an unsafe character."""
+    if _LEADING_SPACE.match(text):
         yield _json.at(keys, "must not start with whitespace")
-    found = _CONTROL.search(text)
+    found = _UNSAFE.search(text)
     if found:
         yield _json.at(keys, _found(found))
 
@@ -255,18 +255,9 @@ def _option_rules(at: list[Any], options: list[Any]) -> Iterator[str]:
 
 
 def _text_rules(keys: list[Any], text: object) -> Iterator[str]:
-    """What the text pattern leaves to code (all of it outside ASCII)."""
-    if not isinstance(text, str) or text.isascii():
-        return
-    if _SURROGATE.search(text):
+    """What the text pattern cannot say: a lone surrogate is no text (only Python sees one)."""
+    if isinstance(text, str) and not text.isascii() and _SURROGATE.search(text):
         yield _json.at(keys, "must not contain unpaired surrogates (it is not valid Unicode text)")
-        return
-    first = text[0]
-    if first.isspace() and first != " " and not _CONTROL.match(first):
-        yield _json.at(keys, "must not start with whitespace")
-    found = _SEPARATOR_OR_BIDI.search(text)
-    if found:
-        yield _json.at(keys, _found(found))
 
 
 def _first_line(text: str) -> str:

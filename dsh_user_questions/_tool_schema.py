@@ -2,14 +2,14 @@
 
 Every published ``pattern`` means the same in Python ``re``, RE2 (Gemini's schema handling) and
 ECMA-262 (``new RegExp(p, "u")``): no lookaround, no ``\\u`` or ``\\p`` escapes, no ``\\s`` (its
-meaning differs between the three), only ``\\xHH`` escapes, and a plain ``$``. Python's ``$``
-also matches before a final newline, so the validators in this package compile the same
-patterns with ``\\Z`` instead (`internal_schema`); the two mean the same on every string.
+meaning differs between the three), only ``\\xHH`` escapes and the characters themselves, and a
+plain ``$``. Python's ``$`` also matches before a final newline, so the validators in this
+package compile the same patterns with ``\\Z`` instead (`internal_schema`); the two mean the
+same on every string.
 
-What no portable pattern says is checked in code right after the schema (see
-``_tool_arguments``) and stated in prose: unique ids and labels, no line separators or
-bidirectional controls, no leading Unicode white space, no unpaired surrogates, no "Other"
-option, and 0 or at least 2 options (at least 2 for ``multi_select``).
+What no pattern can say is checked in code right after the schema (see ``_tool_arguments``)
+and stated in prose: unique ids and labels, no unpaired surrogates (RE2 and ECMA-262 never see
+one), no "Other" option, and 0 or at least 2 options (at least 2 for ``multi_select``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any, Final
 
 __all__ = [
     "ID_PATTERN",
+    "LEADING_SPACES",
     "MAX_DESCRIPTION_LENGTH",
     "MAX_HEADER_LENGTH",
     "MAX_ID_LENGTH",
@@ -42,12 +43,22 @@ MAX_QUESTION_LENGTH: Final = 500
 MAX_LABEL_LENGTH: Final = 80
 MAX_DESCRIPTION_LENGTH: Final = 300
 
-# C0 and C1 controls: newline, tab, ESC and CSI (the start of every terminal escape sequence)
-# are all among them. Written as \xHH, which the three engines read alike.
+# What no text may hold: the C0 and C1 controls (newline, tab, ESC and CSI, which starts every
+# terminal escape sequence, are all among them), the line and paragraph separators, and the
+# bidirectional embeddings, overrides and isolates of "Trojan Source". Controls are written as
+# \xHH, which the three engines read alike; the others as the characters themselves, since
+# each engine spells a \u escape differently.
 _CONTROLS = r"\x00-\x1F\x7F-\x9F"
-# Not a space or a control first, then no control at all. A plain space is the only white
-# space left to exclude by hand; the other Unicode spaces are checked in code (\s differs).
-TEXT_PATTERN: Final = f"^[^ {_CONTROLS}][^{_CONTROLS}]*$"
+_SEPARATORS_AND_BIDI = "\u2028-\u202e\u2066-\u2069"
+# What no text may start with besides: white space. \s differs between the engines, so these
+# are the characters Python's str.isspace() names, the controls among them already excluded:
+# the space, U+00A0 (written \xA0, next to the C1 range), U+1680, U+2000-U+200A, U+202F,
+# U+205F and U+3000 (U+2028 and U+2029 are separators).
+LEADING_SPACES: Final = " \xa0\u1680\u2000-\u200a\u202f\u205f\u3000"
+TEXT_PATTERN: Final = (
+    "^[^ \\x00-\\x1F\\x7F-\\xA0\u1680\u2000-\u200a\u2028-\u202f\u205f\u2066-\u2069\u3000]"
+    f"[^{_CONTROLS}{_SEPARATORS_AND_BIDI}]*$"
+)
 ID_PATTERN: Final = "^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 
 

@@ -3,11 +3,10 @@
 One JSON Schema is the single source of truth: every shape (`openai_tool`,
 `openai_responses_tool`, `anthropic_tool`, `gemini_tool`, `mcp_tool`) publishes it, and
 `read_arguments` validates against it. Its patterns mean the same in Python ``re``, RE2 and
-ECMA-262; the rules no portable keyword can carry are checked in the same step and stated in
-the schema's descriptions: unique ids, labels unique within a question ignoring case and
-surrounding spaces, no option labelled "Other" (the UI always adds one), either no options or
-at least two (at least two for ``multi_select``), no line separators or bidirectional controls,
-no leading white space and no unpaired surrogates in any text.
+ECMA-262; the rules no keyword can carry are checked in the same step and stated in the
+schema's descriptions: unique ids, labels unique within a question ignoring case and surrounding
+spaces, no option labelled "Other" (the UI always adds one), either no options or at least two
+(at least two for ``multi_select``), and no unpaired surrogates in any text.
 """
 
 from __future__ import annotations

@@ -154,3 +154,28 @@ def test_the_validator_uses_the_internal_reading() -> None:
             tool.read_arguments(arguments)
         assert caught.value.code == "INVALID_ARGS"
         assert f"questions[0].{field}: must not contain control characters" in str(caught.value)
+
+
+def accepted(field: str, text: str) -> bool:
+    """Whether read_arguments accepts ``text`` in ``field`` of an otherwise valid call."""
+    question: dict[str, Any] = {"id": "q", "question": "Which?"}
+    question[field] = text
+    try:
+        tool.read_arguments({"questions": [question]})
+    except UserQuestionError as err:
+        assert err.code == "INVALID_ARGS"
+        return False
+    return True
+
+
+@pytest.mark.parametrize(("field", "pattern_of"), [("question", "question"), ("id", "id")])
+def test_the_whole_check_agrees_with_the_pattern_on_text(field: str, pattern_of: str) -> None:
+    """For any text within the length limit (and no lone surrogate, which no engine but Python
+    sees), read_arguments accepts it exactly when RE2 matches the published pattern: the
+    pattern says every rule of the text, nothing is left to prose."""
+    schema = tool.input_schema()["properties"]["questions"]["items"]["properties"]
+    compiled = re2.compile(schema[pattern_of]["pattern"])
+    disagreements = [
+        text for text in STRINGS if (compiled.search(text) is not None) != accepted(field, text)
+    ]
+    assert disagreements == []
