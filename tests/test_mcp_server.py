@@ -30,6 +30,7 @@ from dsh_user_questions import tool
 
 TIMEOUT = 60
 PROVIDER = "mcpscripted"
+TTY_PROVIDER = "mcptty"
 SCRIPT_ENV = "DSH_MCP_TEST_SCRIPT"
 LOG_ENV = "DSH_MCP_TEST_LOG"
 
@@ -66,17 +67,38 @@ async def dsh_user_questions_ask(request):
     raise UserQuestionError.cancelled()
 '''
 
+_TTY_PROVIDER_MODULE = """\
+\"\"\"A provider that asks on standard input and output, as a terminal provider does.\"\"\"
+
+import asyncio
+import os
+
+from dsh_user_questions import hookimpl
+
+
+@hookimpl
+async def dsh_user_questions_ask(request):
+    question = request.questions[0]
+    print(f"{question.question} ", end="", flush=True)
+    line = await asyncio.get_running_loop().run_in_executor(None, os.read, 0, 1024)
+    words = f"{line.decode().strip()} (stdin is a tty: {os.isatty(0)})"
+    return {"answers": [{"id": question.id, "selected": [], "custom": words}]}
+"""
+
 _SETUP_CFG = f"""\
 [metadata]
 name = dsh-mcp-test-provider
 version = 1.0
 
 [options]
-py_modules = dsh_mcp_test_provider
+py_modules =
+    dsh_mcp_test_provider
+    dsh_mcp_test_tty_provider
 
 [options.entry_points]
 dsh =
     {PROVIDER} = dsh_mcp_test_provider
+    {TTY_PROVIDER} = dsh_mcp_test_tty_provider
 """
 
 PKG_ARGS = {
@@ -98,6 +120,7 @@ def provider_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = root / "project"
     project.mkdir()
     (project / "dsh_mcp_test_provider.py").write_text(_PROVIDER_MODULE, encoding="utf-8")
+    (project / "dsh_mcp_test_tty_provider.py").write_text(_TTY_PROVIDER_MODULE, encoding="utf-8")
     (project / "setup.cfg").write_text(_SETUP_CFG, encoding="utf-8")
     (project / "pyproject.toml").write_text(
         textwrap.dedent(
@@ -114,6 +137,15 @@ def provider_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
+_WITH_TERMINAL = """\
+import os, sys
+if os.getsid(0) != os.getpid():  # the SDK may have started a new session already
+    os.setsid()
+os.close(os.open(sys.argv[1], os.O_RDWR))  # the first terminal a session opens is its own
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
 def _command() -> list[str]:
     """``dsh-ask mcp`` as installed next to this Python, or through ``-m`` in a source tree."""
     script = shutil.which("dsh-ask", path=str(Path(sys.executable).parent))
@@ -125,15 +157,26 @@ def _command() -> list[str]:
 class Server:
     """One ``dsh-ask mcp`` process's script and log."""
 
-    def __init__(self, provider_dir: Path, tmp_path: Path, steps: list[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        provider_dir: Path,
+        tmp_path: Path,
+        steps: list[dict[str, Any]],
+        *,
+        provider: str = PROVIDER,
+        terminal: str | None = None,
+    ) -> None:
         self.log = tmp_path / "asked.jsonl"
         command = _command()
+        if terminal is not None:
+            # A new session whose controlling terminal is ``terminal``, as a shell gives.
+            command = [sys.executable, "-c", _WITH_TERMINAL, terminal, *command]
         python_path = os.pathsep.join(
             [str(provider_dir), *filter(None, [os.environ.get("PYTHONPATH")])]
         )
         self.parameters = StdioServerParameters(
             command=command[0],
-            args=[*command[1:], "--provider", PROVIDER],
+            args=[*command[1:], "--provider", provider],
             env={
                 "PYTHONPATH": python_path,
                 SCRIPT_ENV: json.dumps(steps),
@@ -260,3 +303,37 @@ async def test_review_plan_returns_the_decision(provider_dir: Path, tmp_path: Pa
     asked = [e["request"] for e in server.events() if e["event"] == "asked"]
     assert asked[0]["questions"][0]["detail"] == PLAN
     assert len(asked) == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+async def test_prompts_go_to_the_terminal_while_stdio_carries_the_protocol(
+    provider_dir: Path, tmp_path: Path
+) -> None:
+    """A provider using stdin and stdout talks to the controlling terminal, not the protocol."""
+    master, slave = os.openpty()
+    screen = bytearray()
+
+    async def read_until(text: bytes) -> None:
+        while text not in screen:
+            screen.extend(await anyio.to_thread.run_sync(os.read, master, 1024))
+
+    try:
+        server = Server(
+            provider_dir, tmp_path, [], provider=TTY_PROVIDER, terminal=os.ttyname(slave)
+        )
+        with anyio.fail_after(TIMEOUT):
+            async with server.client() as client, anyio.create_task_group() as tg:
+
+                async def answer() -> None:
+                    await read_until(b"Which package manager?")
+                    os.write(master, b"bun\n")
+
+                tg.start_soon(answer)
+                result = await client.call_tool("ask_user_question", PKG_ARGS)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert not result.is_error
+    assert json.loads(_text(result)) == {
+        "answers": [{"id": "pkg", "selected": [], "custom": "bun (stdin is a tty: True)"}]
+    }
