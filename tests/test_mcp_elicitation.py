@@ -530,3 +530,69 @@ async def test_provider_abort_withdraws_the_elicitation() -> None:
             text = await _ask_client(_asking_server(request), never_answers)
         await withdrawn.wait()
     assert text == f"error {UserQuestionErrorCode.ASK_ABORTED}"
+
+
+class FakeSession:
+    """Stands in for the SDK's server session: replies to every form with one result."""
+
+    def __init__(self, result: types.ElicitResult) -> None:
+        self.result = result
+
+    async def elicit_form(self, *_args: Any, **_kwargs: Any) -> types.ElicitResult:
+        return self.result
+
+
+class FakeMcpContext:
+    """An MCP request context (``session`` and ``request_id``) around a FakeSession."""
+
+    def __init__(self, result: types.ElicitResult) -> None:
+        self.session = FakeSession(result)
+        self.request_id = 1
+
+
+_CLIENT_VALUES = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.sampled_from(["pnpm", "npm", "linux", "mac", " ", ""])
+    | st.text(max_size=6)
+    | st.lists(st.sampled_from(["linux", "mac", "pnpm", "x"]) | st.text(max_size=3), max_size=4)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    content=st.dictionaries(
+        st.sampled_from(["pkg", "pkg.other", "targets", "targets.other", "name", "x"]),
+        _CLIENT_VALUES,
+    )
+)
+async def test_any_client_content_is_an_answer_or_bad_answer(content: dict[str, Any]) -> None:
+    """Whatever an MCP client sends back, ask() gives a checked answer or BAD_ANSWER."""
+    harness = _harness(
+        ElicitationProvider(FakeMcpContext(types.ElicitResult(action="accept", content=content)))
+    )
+    outcome: AskUserQuestionAnswer | UserQuestionError
+    try:
+        outcome = await harness.user_questions.ask(THREE)
+    except UserQuestionError as err:
+        outcome = err
+    if isinstance(outcome, UserQuestionError):
+        assert outcome.code == UserQuestionErrorCode.BAD_ANSWER
+    else:
+        assert {item.id for item in outcome.answers} <= {"pkg", "targets", "name"}
+
+
+async def test_a_wrongly_typed_or_unasked_field_is_bad_answer() -> None:
+    """A client's value of the wrong type, or a field nobody asked, is BAD_ANSWER naming it."""
+    content = {"pkg": 5, "targets": "linux", "surprise": "x"}
+    harness = _harness(
+        ElicitationProvider(FakeMcpContext(types.ElicitResult(action="accept", content=content)))
+    )
+    with pytest.raises(UserQuestionError) as caught:
+        await harness.user_questions.ask(THREE)
+    assert caught.value.code == UserQuestionErrorCode.BAD_ANSWER
+    assert '"surprise", which was not asked' in caught.value.message
+    assert '"pkg" is not a string' in caught.value.message
+    assert '"targets" is not a list of option labels' in caught.value.message

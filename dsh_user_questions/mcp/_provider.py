@@ -10,13 +10,15 @@ MCP forms have no place for a detail, so the details go into the message. A plan
 degrades to a labelled choice (``Approve`` / ``Keep planning``) with the plan in the message
 and feedback in the "Other" field; ``read_plan_review`` reads the answer as usual.
 
-``accept`` gives the answer; ``decline`` and ``cancel`` raise ``ASK_CANCELLED``. An abort of the
+``accept`` gives the answer (a value of the wrong type, or a field nobody asked, is
+``BAD_ANSWER``); ``decline`` and ``cancel`` raise ``ASK_CANCELLED``. An abort of the
 request cancels the pending elicitation (the SDK tells the client with
 ``notifications/cancelled``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -99,25 +101,51 @@ def _is_plan_review(question: AskUserQuestionItem) -> bool:
 
 
 def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUserQuestionAnswer:
-    """The answer in the accepted form ``content`` (the service checks it against the request)."""
+    """The answer in the accepted form ``content``; the service then checks it against the request.
+
+    A value of the wrong type, or a field that was not asked, is ``BAD_ANSWER`` naming it:
+    a client's reply is never half read. ``null`` means the field was left empty.
+    """
+    expected: dict[str, type] = {}
+    for question in request.questions:
+        expected[question.id] = list if question.options and question.multi_select else str
+        if question.options:
+            expected[question.id + OTHER_SUFFIX] = str
+    problems = [
+        f"the MCP client answered {json.dumps(name)}, which was not asked"
+        for name in content
+        if name not in expected
+    ]
+    for name, kind in expected.items():
+        value = content.get(name)
+        if value is None:
+            continue
+        if kind is list:
+            fits = isinstance(value, list) and all(isinstance(entry, str) for entry in value)
+        else:
+            fits = isinstance(value, str)
+        if not fits:
+            wanted = "a list of option labels" if kind is list else "a string"
+            problems.append(f"the MCP client's {json.dumps(name)} is not {wanted}")
+    if problems:
+        raise UserQuestionError.bad_answer("; ".join(problems))
     items = []
     for question in request.questions:
         value = content.get(question.id)
         other = content.get(question.id + OTHER_SUFFIX) if question.options else None
-        custom = other.strip() if isinstance(other, str) and other.strip() else None
+        custom = other.strip() or None if isinstance(other, str) else None
         selected: tuple[str, ...] = ()
         if not question.options:
-            custom = value.strip() if isinstance(value, str) and value.strip() else None
+            custom = value.strip() or None if isinstance(value, str) else None
         elif isinstance(value, str):
             selected = (value,)
         elif isinstance(value, list):
-            selected = tuple(str(entry) for entry in value)
+            selected = tuple(value)
         if question.options and not question.multi_select and custom is not None:
             selected = ()  # a single select's own words replace the choice
         if selected or custom is not None:
-            items.append(
-                AskUserQuestionAnswerItem(id=question.id, selected=selected, custom=custom)
-            )
+            item = AskUserQuestionAnswerItem(id=question.id, selected=selected, custom=custom)
+            items.append(item)
     return AskUserQuestionAnswer(answers=tuple(items))
 
 
