@@ -15,10 +15,10 @@ said, until it is right or the human closes the form. Defaults are shown as text
 field is left out of the content so the server applies its own default.
 
 Outcomes: every field answered as required is ``accept``; nothing answered, or a required
-field skipped, is ``decline``; the human closing the question (``ASK_CANCELLED``) or an abort
-is ``cancel``. A field that maps to no question (a nested object, an array of free values, a
-type union...) refuses the whole elicitation with an ``INVALID_PARAMS`` error naming it, rather
-than dropping it; so does URL mode, which has nothing to ask.
+field skipped, is ``decline``; the human closing the question (``ASK_CANCELLED``), an abort
+or a timeout is ``cancel``. A field that maps to no question (a nested object, an array of free
+values, a type union...) refuses the whole elicitation with an ``INVALID_PARAMS`` error naming
+it, rather than dropping it; so does URL mode, which has nothing to ask.
 """
 
 from __future__ import annotations
@@ -377,7 +377,7 @@ def elicitation_callback(
             if err.code in (
                 UserQuestionErrorCode.ASK_CANCELLED,
                 UserQuestionErrorCode.ASK_ABORTED,
-                "ASK_TIMED_OUT",
+                UserQuestionErrorCode.ASK_TIMED_OUT,
             ):
                 return types.ElicitResult(action="cancel")
             return types.ErrorData(code=types.INTERNAL_ERROR, message=err.message)

@@ -29,6 +29,7 @@ from ..payloads import (
     AskUserQuestionItem,
     AskUserQuestionRequest,
 )
+from ..rules import is_plan_review
 
 __all__ = ["OTHER_SUFFIX", "ElicitationProvider", "elicitation_schema"]
 
@@ -84,7 +85,7 @@ def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, 
                 }
             properties[question.id + OTHER_SUFFIX] = {
                 "type": "string",
-                "title": "Other: your own words" if not _is_plan_review(question) else "Feedback",
+                "title": "Other: your own words" if not is_plan_review(question) else "Feedback",
                 "description": (
                     "Your own answer instead of a choice."
                     if not question.multi_select
@@ -94,10 +95,6 @@ def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, 
         else:
             properties[question.id] = {"type": "string", "title": title}
     return "\n\n".join(lines), {"type": "object", "properties": properties}
-
-
-def _is_plan_review(question: AskUserQuestionItem) -> bool:
-    return question.intent is not None and question.intent.kind == "plan-review"
 
 
 def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUserQuestionAnswer:
