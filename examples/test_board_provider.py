@@ -26,8 +26,10 @@ class BoardDriver:
     async def screen(self):
         return self.provider.board()
 
-    def key(self, request):
-        return next(k for k, (r, _) in self.provider.pending.items() if r is request)
+    def key(self, request):  # the provider may get a copy (with a timeout's signal)
+        return next(
+            k for k, (r, _) in self.provider.pending.items() if r.questions == request.questions
+        )
 
     async def reply(self, request, replies):
         items = []

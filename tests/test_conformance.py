@@ -190,6 +190,7 @@ def test_a_provider_that_leaves_withdrawn_questions_fails_the_withdrawal_checks(
     _fails(suite, "test_abort_withdraws_the_question", still + ".* after the signal aborted")
     _fails(suite, "test_abort_from_another_thread_withdraws_the_question", still)
     _fails(suite, "test_cancelled_caller_task_withdraws_the_question", still)
+    _fails(suite, "test_timeout_withdraws_the_question", still + ".* after the ask's timeout")
     _fails(suite, "test_aborting_one_ask_leaves_the_other_answerable", "still shown")
 
 
@@ -339,5 +340,6 @@ def test_the_report_names_each_failed_check(tmp_path: Path) -> None:
         "test_aborting_one_ask_leaves_the_other_answerable",
         "test_cancelled_caller_task_withdraws_the_question",
         "test_plan_review_talk_instead_cancels",
+        "test_timeout_withdraws_the_question",
         "test_user_cancel_raises_ask_cancelled",
     ], output

@@ -11,6 +11,7 @@ from typing import TypeAlias
 import attrs
 
 from ..payloads import AskUserQuestionAnswerItem, AskUserQuestionItem
+from ..rules import is_plan_review
 
 __all__ = ["Approve", "Choose", "KeepPlanning", "Other", "Reply", "Skip", "TalkInstead"]
 
@@ -72,8 +73,8 @@ def expected_item(question: AskUserQuestionItem, reply: Reply) -> AskUserQuestio
         return AskUserQuestionAnswerItem(id=question.id, selected=reply.labels, custom=reply.text)
     if isinstance(reply, Skip):
         return AskUserQuestionAnswerItem(id=question.id)
-    if question.intent is None:
-        raise ValueError(f"{reply!r} is a plan-review reply, but {question.id!r} has no intent")
+    if question.intent is None or not is_plan_review(question):
+        raise ValueError(f"{reply!r} is a plan-review reply, but {question.id!r} is no plan review")
     if isinstance(reply, Approve):
         return AskUserQuestionAnswerItem(id=question.id, selected=(question.intent.approve,))
     if isinstance(reply, KeepPlanning):

@@ -41,10 +41,12 @@ class Session:
         self.closed = False
         self._tasks: list[asyncio.Task[AskUserQuestionAnswer]] = []
 
-    def ask(self, request: AskUserQuestionRequest) -> asyncio.Task[AskUserQuestionAnswer]:
-        """Start ``ctx.user_questions.ask(request)`` as the caller's own task."""
+    def ask(
+        self, request: AskUserQuestionRequest, timeout: float | None = None
+    ) -> asyncio.Task[AskUserQuestionAnswer]:
+        """Start ``ctx.user_questions.ask(request, timeout)`` as the caller's own task."""
         service: UserQuestionService = self.ctx.user_questions
-        task = asyncio.ensure_future(service.ask(request))
+        task = asyncio.ensure_future(service.ask(request, timeout))
         self._tasks.append(task)
         return task
 

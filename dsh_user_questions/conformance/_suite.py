@@ -34,6 +34,8 @@ __all__ = ["ProviderConformance"]
 
 Check = Callable[[Session], Awaitable[None]]
 
+_TIMEOUT_SECONDS = 3.0
+
 
 class ProviderConformance:
     """The provider contract, one test per rule; subclass it in a test module and `connect`.
@@ -139,6 +141,10 @@ class ProviderConformance:
     def test_abort_from_another_thread_withdraws_the_question(self) -> None:
         """An abort from another thread raises ASK_ABORTED and takes the question off screen."""
         self._run(_abort(in_thread=True))
+
+    def test_timeout_withdraws_the_question(self) -> None:
+        """An ask whose timeout expires raises ASK_TIMED_OUT and takes the question off screen."""
+        self._run(_timeout)
 
     def test_cancelled_caller_task_withdraws_the_question(self) -> None:
         """Cancelling the task awaiting ask() takes the question off screen."""
@@ -326,6 +332,16 @@ def _abort(*, in_thread: bool) -> Check:
         await session.gone(PKG.question, after)
 
     return check
+
+
+async def _timeout(session: Session) -> None:
+    # Long enough for any UI to show the question first, short enough not to slow the suite.
+    task = session.ask(request(PKG), timeout=_TIMEOUT_SECONDS)
+    await session.shown(PKG.question, task)
+    after = f"the ask's timeout of {_TIMEOUT_SECONDS:g} s expired"
+    await asyncio.wait({task}, timeout=_TIMEOUT_SECONDS)
+    expect_code(await session.error_of(task, after), UserQuestionErrorCode.ASK_TIMED_OUT, after)
+    await session.gone(PKG.question, after)
 
 
 async def _cancel_caller(session: Session) -> None:
