@@ -44,6 +44,7 @@ class PostgresEngine:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[psycopg.Connection[Any]] = []
+        self._closed = False
         self._run(self._create_schema)
 
     @staticmethod
@@ -59,6 +60,8 @@ class PostgresEngine:
     def _conn(self) -> psycopg.Connection[Any]:
         conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
         if conn is None or conn.closed:
+            if self._closed:
+                raise RuntimeError("the inbox is closed")
             conn = psycopg.connect(self._conninfo, autocommit=True)
             self._local.conn = conn
             with self._lock:
@@ -104,6 +107,7 @@ class PostgresEngine:
     def close(self) -> None:
         """Close the connections of every thread."""
         with self._lock:
+            self._closed = True
             conns, self._all = self._all, []
         for conn in conns:
             conn.close()

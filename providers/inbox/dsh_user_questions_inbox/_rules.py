@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
@@ -16,15 +17,23 @@ from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
 __all__ = ["check_answer"]
 
 
+def _rules() -> ModuleType | None:
+    try:
+        return importlib.import_module("dsh_user_questions.rules")
+    except ImportError:
+        return None
+
+
+_RULES = _rules()
+
+
 def check_answer(
     request: AskUserQuestionRequest, answer: AskUserQuestionAnswer | Mapping[str, Any]
 ) -> AskUserQuestionAnswer:
     """The checked answer, or ``BAD_ANSWER`` naming the rule it breaks."""
-    try:
-        rules = importlib.import_module("dsh_user_questions.rules")
-    except ImportError:
+    if _RULES is None:
         from dsh_user_questions import check_answer as core_check
 
         return core_check(request.questions, answer)
-    checked: AskUserQuestionAnswer = rules.check_answer(request, answer)
+    checked: AskUserQuestionAnswer = _RULES.check_answer(request, answer)
     return checked

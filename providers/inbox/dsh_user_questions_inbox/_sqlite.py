@@ -40,6 +40,7 @@ class SQLiteEngine:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[sqlite3.Connection] = []
+        self._closed = False
         conn = self._conn()
         # WAL is a property of the file: the first opener sets it, for good.
         conn.execute("PRAGMA journal_mode = WAL")
@@ -65,6 +66,8 @@ class SQLiteEngine:
     def _conn(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
+            if self._closed:
+                raise RuntimeError("the inbox is closed")
             conn = _connect(self._path)
             self._local.conn = conn
             with self._lock:
@@ -97,6 +100,7 @@ class SQLiteEngine:
     def close(self) -> None:
         """Close the connections of every thread."""
         with self._lock:
+            self._closed = True
             conns, self._all = self._all, []
         for conn in conns:
             conn.close()

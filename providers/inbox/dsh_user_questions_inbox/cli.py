@@ -1,7 +1,7 @@
 """``dsh-inbox``: see and answer the inbox's questions from a shell.
 
-``dsh-inbox list [--json] [--all]``, ``dsh-inbox answer ID``, ``dsh-inbox serve`` and
-``dsh-inbox prune``. Exit
+``dsh-inbox list [--json] [--all]``, ``dsh-inbox show ID``, ``dsh-inbox answer ID``,
+``dsh-inbox cancel ID``, ``dsh-inbox serve`` and ``dsh-inbox prune``. Exit
 status of ``answer``: 0 this answer was applied; 2 the answer is invalid (not JSON, or refused
 by the question's rules); 3 the question was already answered or closed; 4 it was withdrawn or
 expired, so the answer was kept as late; 1 anything else (unknown id, no store).
@@ -50,6 +50,14 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true", help="print one JSON array of records")
     listing.add_argument(
         "--all", action="store_true", help="every record kept, final ones included"
+    )
+    show = commands.add_parser("show", help="one question in full: header, detail, options")
+    show.add_argument("id", help="the question's id (see dsh-inbox list)")
+    show.add_argument("--json", action="store_true", help="print the record as JSON")
+    cancel = commands.add_parser("cancel", help="close a pending question (ASK_CANCELLED)")
+    cancel.add_argument("id", help="the question's id")
+    cancel.add_argument(
+        "--surface", default="cli", help="who closes it, as the record will say (default: cli)"
     )
     answer = commands.add_parser(
         "answer",
@@ -103,6 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list(inbox, as_json=args.json, everything=args.all)
         if args.command == "answer":
             return _answer(inbox, args.id, surface=args.surface)
+        if args.command == "show":
+            return _show(inbox, args.id, as_json=args.json)
+        if args.command == "cancel":
+            return _cancel(inbox, args.id, surface=args.surface)
         if args.command == "prune":
             return _prune(inbox, args.older_than)
         from ._serve import serve
@@ -162,6 +174,59 @@ def _age(seconds: float) -> str:
         if seconds >= size:
             return f"{int(seconds // size)}{unit}"
     return f"{int(seconds)}s"
+
+
+# show and cancel ---------------------------------------------------------------------------------
+
+
+def _show(inbox: Inbox, question_id: str, *, as_json: bool) -> int:
+    record = inbox.get(question_id)
+    if record is None:
+        print(f"dsh-inbox: no question {question_id!r} in the inbox", file=sys.stderr)
+        return EXIT_ERROR
+    if as_json:
+        print(json.dumps(record.to_dict(), ensure_ascii=False))
+        return 0
+    print(render(record))
+    return 0
+
+
+def render(record: QuestionRecord) -> str:
+    """A record as ``dsh-inbox show`` prints it: every question in full, model text inert."""
+    who = inert(record.harness) + (f"/{inert(record.agent)}" if record.agent else "")
+    lines = [f"question {record.id}: {_state(record)}, asked by {who}"]
+    for question in record.request.get("questions", []):
+        lines.append("")
+        if question.get("header"):
+            lines.append(f"[{inert(question['header'])}]")
+        kind = " (pick any)" if question.get("multiSelect") else ""
+        lines.append(f"{inert(question['id'])}: {inert(question['question'])}{kind}")
+        if question.get("detail") is not None:
+            lines.extend(f"    {inert(line)}" for line in question["detail"].split("\n"))
+        for option in question.get("options", []):
+            text = f"  - {inert(option['label'])}"
+            if option.get("description"):
+                text += f": {inert(option['description'])}"
+            lines.append(text)
+    if record.answer is not None:
+        lines += ["", f"answer: {inert(json.dumps(record.answer, ensure_ascii=False))}"]
+    if record.late_answer is not None:
+        late = inert(json.dumps(record.late_answer, ensure_ascii=False))
+        lines += ["", f"late answer: {late}"]
+    return "\n".join(lines)
+
+
+def _cancel(inbox: Inbox, question_id: str, *, surface: str) -> int:
+    if inbox.settle(question_id, State.CANCELLED, surface=surface):
+        print(f"closed question {question_id}")
+        return EXIT_APPLIED
+    record = inbox.get(question_id)
+    if record is None:
+        print(f"dsh-inbox: no question {question_id!r} in the inbox", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"dsh-inbox: question {question_id} was not changed: it is {_state(record)}",
+          file=sys.stderr)  # fmt: skip
+    return EXIT_TAKEN
 
 
 # answer ------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ waits again for a question asked before, by this process or by one that died.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import os
@@ -84,6 +85,8 @@ class InboxProvider:
         self.inbox = inbox if isinstance(inbox, Inbox) else open_inbox(inbox)
         self.harness = harness or default_harness_label()
         self._watcher = Watcher(self.inbox, harness=self.harness, on_late_answer=on_late_answer)
+        # Withdrawals run here, not on the loop's executor, so close() can wait for them.
+        self._ending = concurrent.futures.ThreadPoolExecutor(2, "dsh-inbox-end")
         self._closed = False
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
@@ -148,8 +151,10 @@ class InboxProvider:
     def _end_soon(self, question_id: str, signal: AbortSignal | None) -> None:
         """Withdraw (or expire) the question without holding up the cancelled caller."""
         state = State.EXPIRED if _timed_out(signal) else State.WITHDRAWN
-        loop = asyncio.get_running_loop()
-        ending = loop.run_in_executor(None, self._end, question_id, state)
+        try:
+            ending = self._ending.submit(self._end, question_id, state)
+        except RuntimeError:  # closed: the question stays pending for a later resume
+            return
         ending.add_done_callback(_log_failure)
 
     def _end(self, question_id: str, state: State) -> None:
@@ -170,6 +175,7 @@ class InboxProvider:
         if self._closed:
             return
         self._closed = True
+        self._ending.shutdown(wait=True)
         self._watcher.close()
         if self._owns_inbox:
             self.inbox.close()
@@ -187,8 +193,8 @@ def _result(record: QuestionRecord) -> AskUserQuestionAnswer:
     raise UserQuestionError.aborted("the question was withdrawn")
 
 
-def _log_failure(done: asyncio.Future[None]) -> None:
-    with contextlib.suppress(asyncio.CancelledError):
+def _log_failure(done: concurrent.futures.Future[None]) -> None:
+    with contextlib.suppress(concurrent.futures.CancelledError):
         error = done.exception()
         if error is not None:
             _log.error("could not end an inbox question", exc_info=error)

@@ -31,7 +31,7 @@ def find_bin() -> Path | None:
 class PostgresServer:
     """One throwaway cluster: `start`, `stop`, `restart`, and connection URLs."""
 
-    def __init__(self, bindir: Path) -> None:
+    def __init__(self, bindir: Path, *, fsync: bool = False) -> None:
         self._bin = bindir
         self.root = Path(tempfile.mkdtemp(prefix="dsh-inbox-pg-"))
         self.data = self.root / "data"
@@ -39,6 +39,7 @@ class PostgresServer:
         if self._as_root:
             shutil.chown(self.root, "postgres", "postgres")
         self._running = False
+        self._fsync = "on" if fsync else "off"  # tests need no durability across power cuts
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync")
         self._databases = 0
 
@@ -51,7 +52,9 @@ class PostgresServer:
 
     def start(self) -> None:
         """Start the server (``pg_ctl start -w``: it takes connections when this returns)."""
-        options = f"-k {self.root} -c listen_addresses= -c fsync=off -c max_connections=200"
+        options = (
+            f"-k {self.root} -c listen_addresses= -c fsync={self._fsync} -c max_connections=200"
+        )
         try:
             self._run(
                 "pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"),
