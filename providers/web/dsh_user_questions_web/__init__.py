@@ -12,17 +12,37 @@ so they are not imported here.
 
 from __future__ import annotations
 
-from .answers import MAX_CUSTOM_CHARS, check_page_answer
-from .board import BoardEvent, QuestionBoard, Receipt
-from .limits import Limits
-from .provider import (
-    ENV_ALLOWED_HOSTS,
-    ENV_HOST,
-    ENV_PORT,
-    ENV_TOKEN,
-    WebProvider,
-    WebProviderWarning,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .answers import MAX_CUSTOM_CHARS, check_page_answer
+    from .board import BoardEvent, QuestionBoard, Receipt
+    from .limits import Limits
+    from .provider import (
+        ENV_ALLOWED_HOSTS,
+        ENV_HOST,
+        ENV_PORT,
+        ENV_TOKEN,
+        WebProvider,
+        WebProviderWarning,
+    )
+
+# Each public name and the module that defines it: loaded on first use, so that loading the
+# plugin (which imports this package) costs no more than the core does.
+_HOMES = {
+    "MAX_CUSTOM_CHARS": "answers",
+    "check_page_answer": "answers",
+    "BoardEvent": "board",
+    "QuestionBoard": "board",
+    "Receipt": "board",
+    "Limits": "limits",
+    "ENV_ALLOWED_HOSTS": "provider",
+    "ENV_HOST": "provider",
+    "ENV_PORT": "provider",
+    "ENV_TOKEN": "provider",
+    "WebProvider": "provider",
+    "WebProviderWarning": "provider",
+}
 
 __all__ = [
     "ENV_ALLOWED_HOSTS",
@@ -42,3 +62,18 @@ __all__ = [
 
 __version__ = "0.1.0.dev0"
 """This distribution's version (setup.cfg reads it from here: the one place it is written)."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -6,7 +6,8 @@ implementations hand every ask to one `WebProvider` configured from the environm
 contexts using it: each context this plugin is registered in counts, and the page stops when
 the last of them closes (``await ctx.aclose()``), not when the first does.
 
-Importing this module loads neither uvicorn nor Starlette; they load when the server starts.
+Importing this module loads no more than the core: the provider loads with the first ask, and
+uvicorn, Starlette and markdown-it-py when the server starts.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from typing import TYPE_CHECKING
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, hookimpl
 
-from .provider import WebProvider
-
 if TYPE_CHECKING:
     from dsh_user_questions.harness import HarnessContext
+
+    from .provider import WebProvider
 
 __all__ = ["dsh_context_closing", "dsh_context_services", "dsh_user_questions_ask", "get_provider"]
 
@@ -34,6 +35,8 @@ def get_provider() -> WebProvider:
     """The provider this plugin asks through (made from the environment on first use)."""
     global _provider
     if _provider is None:
+        from .provider import WebProvider  # loaded with the first ask, not with the plugin
+
         _provider = WebProvider.from_env()
     return _provider
 
