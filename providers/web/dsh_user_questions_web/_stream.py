@@ -24,6 +24,9 @@ from .limits import Limits
 
 __all__ = ["EventHub", "encode"]
 
+# Bytes of the snapshot written at a time.
+_SNAPSHOT_CHUNK = 64 * 1024
+
 
 def encode(data: object) -> bytes:
     """JSON on one line, ASCII only: CR and LF (SSE's line ends) and lone surrogates escaped."""
@@ -175,14 +178,18 @@ class EventHub:
         if not await self._write(send, gone, start):
             return False
         asks = await self.snapshot()
-        head = b'retry: 2000\n\nevent: snapshot\ndata: {"pending":[\n'
-        if not await self._body(send, gone, head):
-            return False
+        chunk = [b'retry: 2000\n\nevent: snapshot\ndata: {"pending":[\n']
+        size = 0
         for index, ask in enumerate(asks):
             # Data lines join with LF in the browser, and JSON allows LF between values.
-            if not await self._body(send, gone, b"data: " + (b"," if index else b"") + ask + b"\n"):
-                return False
-        if not await self._body(send, gone, b"data: ]}\n\n"):
+            chunk.append(b"data: " + (b"," if index else b"") + ask + b"\n")
+            size += len(ask)
+            if size >= _SNAPSHOT_CHUNK:  # written in pieces: one page never holds it all
+                if not await self._body(send, gone, b"".join(chunk)):
+                    return False
+                chunk, size = [], 0
+        chunk.append(b"data: ]}\n\n")
+        if not await self._body(send, gone, b"".join(chunk)):
             return False
         ping = b"event: ping\ndata: {}\n\n"
         while not gone.is_set():

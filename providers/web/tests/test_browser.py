@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import card, item, request, start_ask
+from conftest import OpenPage, card, item, request, start_ask
 from dsh_user_questions import (
     AskUserQuestionItem,
     AskUserQuestionOption,
@@ -20,6 +20,7 @@ from playwright.async_api import Page, expect
 from dsh_user_questions_web import WebProvider
 
 SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "screenshot.png"
+PHONE_SCREENSHOT = SCREENSHOT.with_name("screenshot-phone.png")
 
 pytestmark = pytest.mark.browser
 
@@ -293,8 +294,11 @@ async def test_stopping_the_provider_tells_the_page(web: WebProvider, page: Page
     assert caught.value.code == UserQuestionErrorCode.ASK_ABORTED
 
 
-async def test_screenshot_for_the_readme(web: WebProvider, page: Page, tmp_path: Path) -> None:
-    """The suite renders a realistic page (saved as docs/screenshot.png on request)."""
+async def test_screenshot_for_the_readme(
+    web: WebProvider, page: Page, open_page: OpenPage, tmp_path: Path
+) -> None:
+    """The suite renders a realistic page, on a desktop and on a phone (saved as
+    docs/screenshot.png and docs/screenshot-phone.png on request)."""
     first = await start_ask(
         web,
         request(
@@ -302,7 +306,7 @@ async def test_screenshot_for_the_readme(web: WebProvider, page: Page, tmp_path:
                 id="pkg",
                 header="Package manager",
                 question="Which package manager should the new workspace use?",
-                detail="The repository has no lockfile yet; CI caches whichever you pick.",
+                detail="The repository has **no lockfile** yet; CI caches whichever you pick.",
                 options=(
                     AskUserQuestionOption("pnpm", "Fast, strict, disk-efficient (recommended)"),
                     AskUserQuestionOption("npm", "Ships with Node; no extra install"),
@@ -318,12 +322,16 @@ async def test_screenshot_for_the_readme(web: WebProvider, page: Page, tmp_path:
     await expect(page.locator("#queue-count")).to_have_text("3")
     await page.get_by_role("radio", name="pnpm").check()
     await expect(card(page, first.id)).to_be_visible()
-    # Rendering differs by a few bytes from run to run: refresh the committed picture only when
-    # asked (or when it is missing), so running the tests leaves the work tree clean.
-    refresh = os.environ.get("DSH_WEB_UPDATE_SCREENSHOT") == "1" or not SCREENSHOT.exists()
-    target = SCREENSHOT if refresh else tmp_path / "screenshot.png"
-    target.parent.mkdir(exist_ok=True)
-    await page.screenshot(path=str(target), animations="disabled", caret="hide")
-    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert target.stat().st_size > 20_000  # a blank page compresses far smaller
+    assert web.url is not None
+    phone = await open_page(web.url, width=390, height=844)
+    await phone.get_by_role("radio", name="pnpm").check()
+    # Rendering differs by a few bytes from run to run: refresh the committed pictures only
+    # when asked (or when missing), so running the tests leaves the work tree clean.
+    for shown, path in ((page, SCREENSHOT), (phone, PHONE_SCREENSHOT)):
+        refresh = os.environ.get("DSH_WEB_UPDATE_SCREENSHOT") == "1" or not path.exists()
+        target = path if refresh else tmp_path / path.name
+        target.parent.mkdir(exist_ok=True)
+        await shown.screenshot(path=str(target), animations="disabled", caret="hide")
+        assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert target.stat().st_size > 20_000  # a blank page compresses far smaller
     await web.stop()
