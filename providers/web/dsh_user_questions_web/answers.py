@@ -16,13 +16,8 @@ import json
 import re
 from collections.abc import Sequence
 
-from dsh_user_questions import (
-    AskUserQuestionAnswer,
-    AskUserQuestionItem,
-    UserQuestionError,
-    WireFormatError,
-    check_answer,
-)
+from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionItem, UserQuestionError
+from dsh_user_questions.rules import check_answer
 
 __all__ = ["MAX_CUSTOM_CHARS", "check_page_answer", "problems_of"]
 
@@ -71,8 +66,7 @@ def _quote(value: object) -> str:
 
 
 def problems_of(err: UserQuestionError) -> tuple[str, ...]:
-    """The problems a ``BAD_ANSWER`` lists, or its message as the one problem."""
-    problems = getattr(err, "problems", ())
-    if not problems and isinstance(err.__cause__, WireFormatError):
-        problems = tuple(f"answer.{problem}" for problem in err.__cause__.problems)
-    return tuple(problems) or (err.message,)
+    """The problems a ``BAD_ANSWER`` lists (paths from the posted body, ``answer.answers[0]...``),
+    or its message as the one problem."""
+    problems = err.problems or (err.message,)
+    return tuple(f"answer.{p}" if p.startswith("answers") else p for p in problems)

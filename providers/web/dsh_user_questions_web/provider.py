@@ -22,8 +22,6 @@ from ._local_board import LocalBoard
 from .limits import Limits
 
 if TYPE_CHECKING:
-    from dsh_user_questions.harness import AbortSignal
-
     from .server import RunningServer
 
 __all__ = [
@@ -271,7 +269,7 @@ class WebProvider:
         signal = request.signal
         if signal is not None and signal.aborted:
             failed: asyncio.Future[AskUserQuestionAnswer] = loop.create_future()
-            failed.set_exception(_aborted_by(signal))
+            failed.set_exception(UserQuestionError.aborted_by(signal))
             return failed
         ask = self._board.add(request, _agent_label(request.agent))
         if not self.running:
@@ -280,7 +278,7 @@ class WebProvider:
             board, ask_id = self._board, ask.id
 
             def withdraw() -> None:
-                board.withdraw(ask_id, _aborted_by(signal))
+                board.withdraw(ask_id, UserQuestionError.aborted_by(signal))
 
             def on_abort() -> None:
                 # May run on the aborting thread: hop onto the loop that owns the board.
@@ -314,17 +312,6 @@ class WebProvider:
 def _start_failed(message: str, err: BaseException) -> RuntimeError:
     error = RuntimeError(message)
     error.__cause__ = err
-    return error
-
-
-def _aborted_by(signal: AbortSignal) -> UserQuestionError:
-    build = getattr(UserQuestionError, "aborted_by", None)
-    if build is not None:
-        error: UserQuestionError = build(signal)
-        return error
-    error = UserQuestionError.aborted()
-    reason = signal.reason
-    error.__cause__ = reason if isinstance(reason, BaseException) else None
     return error
 
 

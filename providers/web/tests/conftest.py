@@ -16,6 +16,7 @@ from dsh_user_questions import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
+from dsh_user_questions.testing import make_question, make_request
 from playwright.async_api import Browser, Locator, Page, async_playwright, expect
 
 from dsh_user_questions_web import WebProvider
@@ -31,18 +32,19 @@ def item(
     options: Iterable[str] = ("pnpm", "npm", "yarn"),
     **fields: Any,
 ) -> AskUserQuestionItem:
-    """A question with plain options."""
-    return AskUserQuestionItem(
-        id=question_id,
-        question=question,
-        options=tuple(AskUserQuestionOption(label) for label in options),
-        **fields,
-    )
+    """A question with plain options and no header (the core's `make_question`, changed)."""
+    changes: dict[str, Any] = {
+        "id": question_id,
+        "question": question,
+        "header": None,
+        "options": tuple(AskUserQuestionOption(label) for label in options),
+    }
+    return make_question(**{**changes, **fields})
 
 
 def request(*items: AskUserQuestionItem, **fields: Any) -> AskUserQuestionRequest:
-    """A request of the given questions (one default question when none)."""
-    return AskUserQuestionRequest(questions=items or (item(),), **fields)
+    """A request of the given questions (one default `item` when none)."""
+    return make_request(*(items or (item(),)), **fields)
 
 
 async def wait_until(predicate: Callable[[], bool], what: str) -> None:
