@@ -4,7 +4,8 @@
 the ``ask_user_question`` tool validates a model's), asks through the installed provider and
 prints the compact answer JSON on stdout. Exit status: 0 answered; 2 invalid input (the
 ``Error: invalid arguments: ...`` text on stderr); 1 any other failure (``Error: <message>`` on
-stderr, with the fix when there is one); 130 cancelled, aborted or interrupted.
+stderr, with the fix when there is one); 124 no answer within ``--timeout`` (``ASK_TIMED_OUT``,
+the status of ``timeout(1)``); 130 cancelled, aborted or interrupted.
 """
 
 from __future__ import annotations
@@ -22,16 +23,25 @@ from typing import IO, Any, Final
 
 from . import hookspecs, plugin, tool
 from ._discovery import PROVIDER_ENV, describe, is_provider
+from ._waiting import Deadline
 from .errors import HarnessError, UserQuestionError, UserQuestionErrorCode
 from .harness import AbortSignal, HarnessContext
 from .payloads import AskUserQuestionRequest
 from .plan_review import PlanReviewDecision, review_plan
 
-__all__ = ["EXIT_CANCELLED", "EXIT_FAILURE", "EXIT_INVALID", "EXIT_OK", "main"]
+__all__ = [
+    "EXIT_CANCELLED",
+    "EXIT_FAILURE",
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "EXIT_TIMED_OUT",
+    "main",
+]
 
 EXIT_OK: Final = 0
 EXIT_FAILURE: Final = 1
 EXIT_INVALID: Final = 2
+EXIT_TIMED_OUT: Final = 124
 EXIT_CANCELLED: Final = 130
 
 PLAIN_ENV: Final = "DSH_USER_QUESTIONS_PLAIN"
@@ -40,7 +50,7 @@ INSTALL_HINT: Final = "install one, e.g. pip install dsh-user-questions-terminal
 
 _EPILOG = f"""\
 exit status: 0 answered; 2 invalid input; 1 any other failure (e.g. no provider installed);
-130 cancelled, aborted (--timeout) or interrupted.
+124 no answer within --timeout SECONDS; 130 cancelled, aborted or interrupted.
 
 dsh-ask mcp [--provider NAME] serves the same questions to an MCP client over stdio
 (needs the mcp extra: pip install 'dsh-user-questions[mcp]'); see dsh-ask mcp --help.
@@ -82,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
         "--timeout",
         type=_positive_seconds,
         metavar="SECONDS",
-        help="give up (exit 130) when the human has not answered after SECONDS",
+        help="give up (exit 124) when the human has not answered after SECONDS",
     )
     parser.add_argument(
         "--provider",
@@ -178,8 +188,7 @@ def _ask(path: str | None, timeout: float | None) -> int:
     ctx = _context()
     if ctx is None:
         return EXIT_FAILURE
-    signal = None if timeout is None else AbortSignal.timeout(timeout)
-    request = AskUserQuestionRequest(questions=questions, signal=signal)
+    request = AskUserQuestionRequest(questions=questions, timeout=timeout)
     try:
         answer = asyncio.run(_ask_then_close(ctx, request))
     except HarnessError as err:
@@ -265,10 +274,12 @@ def _report_code(message: str, code: str, timeout: float | None) -> int:
             message += f"; {INSTALL_HINT}"
     elif code == UserQuestionErrorCode.DUPLICATE_PROVIDER:
         message += " (dsh-ask: --provider NAME)"
-    elif code == UserQuestionErrorCode.ASK_ABORTED and timeout is not None:
+    elif code == UserQuestionErrorCode.ASK_TIMED_OUT and timeout is not None:
         message += f" (no answer within {timeout:g} s)"
     if code == UserQuestionErrorCode.INVALID_ARGS:
         status = EXIT_INVALID
+    elif code == UserQuestionErrorCode.ASK_TIMED_OUT:
+        status = EXIT_TIMED_OUT
     elif code in (UserQuestionErrorCode.ASK_CANCELLED, UserQuestionErrorCode.ASK_ABORTED):
         status = EXIT_CANCELLED
     else:
@@ -344,7 +355,14 @@ async def _demo(timeout: float | None) -> int:
 
 
 async def _demo_session(ctx: HarnessContext, timeout: float | None) -> int:
-    signal = None if timeout is None else AbortSignal.timeout(timeout)
+    # One deadline for the whole session; it ends the pending ask with ASK_TIMED_OUT.
+    with Deadline(math.inf if timeout is None else timeout) as deadline:
+        return await _demo_steps(ctx, timeout, None if timeout is None else deadline.signal)
+
+
+async def _demo_steps(
+    ctx: HarnessContext, timeout: float | None, signal: AbortSignal | None
+) -> int:
     out = sys.stdout
 
     def say(line: str) -> None:

@@ -275,15 +275,18 @@ async def run(
     *,
     agent: object | None = None,
     signal: AbortSignal | None = None,
+    timeout: float | None = None,
 ) -> ToolResult:
     """Run the tool: validate ``arguments``, ask through ``ctx.user_questions``, report.
 
     ``arguments`` is the JSON text the model sent or the value already parsed from it. Every
     value gives a `ToolResult`: the compact answer JSON, or ``Error: <message>`` for invalid
     arguments (``INVALID_ARGS``) and every `HarnessError` of the ask (a context without the
-    user-questions service is ``NO_PROVIDER``). Cancelling the awaiting task propagates
-    `asyncio.CancelledError`; any other exception from a provider propagates unchanged, as
-    from `UserQuestionService.ask`, for the harness's own error handling.
+    user-questions service is ``NO_PROVIDER``). ``timeout`` (seconds) ends an unanswered ask
+    with ``ASK_TIMED_OUT``, whose text tells the model the user did not answer in time.
+    Cancelling the awaiting task propagates `asyncio.CancelledError`; any other exception from
+    a provider propagates unchanged, as from `UserQuestionService.ask`, for the harness's own
+    error handling.
     """
     try:
         questions = read_arguments(arguments)
@@ -291,7 +294,7 @@ async def run(
         if service is None:
             raise UserQuestionError.no_provider()
         answer = await service.ask(
-            AskUserQuestionRequest(questions=questions, agent=agent, signal=signal)
+            AskUserQuestionRequest(questions=questions, agent=agent, signal=signal, timeout=timeout)
         )
     except HarnessError as err:
         return ToolResult.from_error(err)

@@ -301,14 +301,20 @@ def test_cancelled_exits_130(cli: Cli) -> None:
     )
 
 
-def test_timeout_aborts_with_130(cli: Cli) -> None:
-    """--timeout aborts a provider that never answers, exit 130."""
+def test_timeout_exits_124(cli: Cli) -> None:
+    """--timeout ends an ask nobody answers with ASK_TIMED_OUT: exit 124, like timeout(1)."""
     result = cli("--timeout", "0.3", stdin=PKG_ARGS, steps=[{"hang": True}])
     assert (result.returncode, result.stdout, result.stderr) == (
-        130,
+        124,
         "",
-        "Error: ask_user_question was aborted before the user answered (no answer within 0.3 s)\n",
+        "Error: the user did not answer ask_user_question in time (no answer within 0.3 s)\n",
     )
+
+
+def test_a_huge_timeout_still_lets_the_answer_through(cli: Cli) -> None:
+    """--timeout 1e10 (beyond what a thread can wait at once) neither fails nor hangs."""
+    result = cli("--timeout", "1e10", stdin=PKG_ARGS, steps=[{"answer": PKG_ANSWER}])
+    assert result.returncode == 0, result.stderr
 
 
 def test_interrupt_exits_130(cli: Cli) -> None:
@@ -442,4 +448,6 @@ def test_console_script_help() -> None:
     result = subprocess.run([script, "--help"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0
     assert result.stdout.startswith("usage: dsh-ask [-h] [--timeout SECONDS] [--provider NAME]")
-    assert "130 cancelled, aborted (--timeout) or interrupted." in result.stdout
+    assert "124 no answer within --timeout SECONDS; 130 cancelled, aborted or interrupted." in (
+        result.stdout
+    )
