@@ -66,7 +66,9 @@ def _outcome(task: asyncio.Future[Any], signal: AbortSignal) -> Any:
 def _raise_unless_it_wins(error: Exception, signal: AbortSignal) -> None:
     """After an abort, only a `UserQuestionError` of the provider beats it."""
     if signal.aborted and not isinstance(error, UserQuestionError):
-        raise UserQuestionError.aborted_by(signal) from error
+        aborted = UserQuestionError.aborted_by(signal)  # caused by the abort's reason
+        aborted.__context__ = error  # and shows what the provider raised meanwhile
+        raise aborted
 
 
 class _Waker(LoopWaker):

@@ -42,6 +42,14 @@ PNPM = {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
 PNPM_ANSWER = AskUserQuestionAnswer([AskUserQuestionAnswerItem(id="pkg", selected=["pnpm"])])
 
 
+def holds_no_listener(signal: AbortSignal) -> bool:
+    """Whether the signal keeps nothing to call (no mapping of listeners among its referents).
+
+    Read through the garbage collector's view of the object, not a private attribute name.
+    """
+    return not any(isinstance(ref, dict) and ref for ref in gc.get_referents(signal))
+
+
 @pytest.fixture
 async def loop_reports() -> AsyncIterator[list[dict[str, Any]]]:
     """What the running loop's exception handler receives ("never retrieved" and the like)."""
@@ -99,7 +107,7 @@ async def test_a_provider_exception_propagates_as_the_same_object(
         await user_questions.ask(make_request(signal=signal))
     assert info.value is error
     if signal is not None:
-        assert not signal._listeners
+        assert holds_no_listener(signal)
 
 
 @pytest.mark.parametrize("signal", signals(), ids=["no-signal", "signal"])
@@ -290,7 +298,7 @@ async def test_an_answer_after_the_abort_is_ignored_and_never_reported(
     del task, info
     await settle()
     assert loop_reports == []
-    assert not controller.signal._listeners
+    assert holds_no_listener(controller.signal)
 
 
 async def test_a_hung_provider_is_left_behind_on_abort(
@@ -489,7 +497,7 @@ async def race(
     await aborter
     for _ in range(3):  # a cancelled provider finishes a turn or two after the caller
         await asyncio.sleep(0)
-    assert not controller.signal._listeners
+    assert holds_no_listener(controller.signal)
     assert observer.of(request) == [{"answered": "answered", "aborted": "failed"}[outcome]]
     # A provider that finished before the abort keeps its answer; one still working when the
     # abort is observed is cancelled, and the ask is aborted.
@@ -555,7 +563,7 @@ async def test_an_abort_from_a_thread_racing_an_answer_has_exactly_one_outcome(
         timer.join()
         seen.add(outcome)
         assert observer.of(request) == [outcome]
-        assert not controller.signal._listeners
+        assert holds_no_listener(controller.signal)
     await settle()
     assert loop_reports == []
     assert seen  # at least one ask ran to an outcome; which ones depends on the machine
@@ -629,7 +637,7 @@ async def _ask_each(scenarios: list[Scenario]) -> None:
         finally:
             dispose()
         if isinstance(signal, AbortSignal):
-            assert not signal._listeners
+            assert holds_no_listener(signal)
 
 
 @pytest.mark.fuzz
@@ -639,3 +647,146 @@ def test_random_requests_never_crash_and_every_failure_has_a_code(
 ) -> None:
     """Random requests, callers, signals and provider results: an answer or a coded error."""
     asyncio.run(_ask_each(scenarios))
+
+
+# Abort versus a provider's late outcome --------------------------------------------------------
+
+
+class SettledTogether:
+    """A provider whose awaited future is settled in the same loop step as the abort."""
+
+    def __init__(self, outcome: object) -> None:
+        self.outcome = outcome
+        self.future: asyncio.Future[None] | None = None
+
+    async def ask(self, request: object) -> object:
+        self.future = asyncio.get_running_loop().create_future()
+        await self.future
+        if isinstance(self.outcome, BaseException):
+            raise self.outcome
+        return self.outcome
+
+
+async def settle_with_abort(
+    user_questions: UserQuestionService, provider: SettledTogether
+) -> asyncio.Future[AskUserQuestionAnswer]:
+    user_questions.register_provider(provider)
+    controller = AbortController()
+    asking = asyncio.ensure_future(user_questions.ask(make_request(signal=controller.signal)))
+    await settle()
+    assert provider.future is not None
+    provider.future.set_result(None)  # the provider resumes first...
+    controller.abort(RuntimeError("the session ended"))  # ...the abort comes in the same step
+    return asking
+
+
+async def test_a_plain_exception_after_the_abort_becomes_ask_aborted(
+    user_questions: UserQuestionService,
+) -> None:
+    """A provider failing with a plain exception once the signal aborted gives ASK_ABORTED."""
+    boom = OSError("the screen went away as the user left")
+    asking = await settle_with_abort(user_questions, SettledTogether(boom))
+    with pytest.raises(UserQuestionError) as info:
+        await asyncio.wait_for(asking, 30)
+    assert info.value.code == "ASK_ABORTED"
+    assert isinstance(info.value.__cause__, RuntimeError)
+    assert info.value.__context__ is boom
+
+
+async def test_a_user_question_error_beats_the_abort(user_questions: UserQuestionService) -> None:
+    """A UserQuestionError from the provider (ASK_CANCELLED) wins over a simultaneous abort."""
+    asking = await settle_with_abort(user_questions, SettledTogether(UserQuestionError.cancelled()))
+    with pytest.raises(UserQuestionError) as info:
+        await asyncio.wait_for(asking, 30)
+    assert info.value.code == "ASK_CANCELLED"
+
+
+async def test_an_answer_handed_back_before_the_abort_is_acted_on_wins(
+    user_questions: UserQuestionService,
+) -> None:
+    """The provider returned its answer before the service acted on the abort: it is taken."""
+    answer = {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+    asking = await settle_with_abort(user_questions, SettledTogether(answer))
+    assert await asyncio.wait_for(asking, 30) == AskUserQuestionAnswer.from_dict(answer)
+
+
+# Threads registering providers while others ask ------------------------------------------------
+
+
+class PluginProvider:
+    @hookimpl
+    def dsh_user_questions_ask(self, request: object) -> object:
+        return {"answers": []}
+
+
+class Always:
+    def ask(self, request: object) -> object:
+        return {"answers": []}
+
+
+async def test_providers_registered_from_threads_never_confuse_an_ask(
+    dsh_context: HarnessContext,
+) -> None:
+    """register_provider, ctx.register and ctx.unregister racing asks: only clean outcomes.
+
+    Every ask gets an answer, NO_PROVIDER or DUPLICATE_PROVIDER (never BAD_ANSWER or a crash),
+    and once the threads stop at most one provider is active and the state is consistent.
+    """
+    service: UserQuestionService = dsh_context.user_questions
+    stop = threading.Event()
+    crashes: list[BaseException] = []
+
+    def plugins() -> None:
+        plugin = PluginProvider()
+        try:
+            while not stop.is_set():
+                try:
+                    dsh_context.register(plugin, name="ui")
+                except UserQuestionError as error:
+                    codes.add(f"register: {error.code}")
+                else:
+                    dsh_context.unregister(plugin)
+        except BaseException as error:  # reported below
+            crashes.append(error)
+
+    def registered() -> None:
+        try:
+            while not stop.is_set():
+                try:
+                    dispose = service.register_provider(Always())
+                except UserQuestionError as error:
+                    codes.add(f"register_provider: {error.code}")
+                else:
+                    time.sleep(0)
+                    dispose()
+        except BaseException as error:  # reported below
+            crashes.append(error)
+
+    codes: set[str] = set()
+    threads = [threading.Thread(target=plugins), threading.Thread(target=registered)]
+    for thread in threads:
+        thread.start()
+    try:
+        for _ in range(3_000):
+            try:
+                await service.ask(make_request())
+                codes.add("answered")
+            except UserQuestionError as error:
+                codes.add(str(error.code))
+            await asyncio.sleep(0)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(30)
+    assert not crashes
+    assert codes <= {
+        "answered",
+        "NO_PROVIDER",
+        "DUPLICATE_PROVIDER",
+        "register: DUPLICATE_PROVIDER",
+        "register_provider: DUPLICATE_PROVIDER",
+    }
+    # Quiet now: no provider plugin was left registered, and one provider works.
+    assert dsh_context.plugin_manager.get_plugin("ui") is None
+    service.register_provider(Always())
+    assert await service.ask(make_request()) == AskUserQuestionAnswer([])

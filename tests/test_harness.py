@@ -443,3 +443,149 @@ async def test_cancelling_a_wait_leaves_nothing_behind() -> None:
     after = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     assert (after - before) / 1000 < 50
+
+
+# Signals that never die ------------------------------------------------------------------------
+
+
+def fires_within(seconds: float) -> bool:
+    """Whether a fresh short timeout signal aborts within ``seconds`` (the timer is alive)."""
+    fired = threading.Event()
+    signal = AbortSignal.timeout(0.01)
+    signal.add_listener(fired.set)
+    return fired.wait(seconds)
+
+
+@pytest.mark.parametrize("seconds", [float("inf"), 1e10, threading.TIMEOUT_MAX * 2])
+def test_a_huge_timeout_never_stops_later_timeouts(seconds: float) -> None:
+    """AbortSignal.timeout(inf / 1e10) stays pending and the timer still fires short timeouts."""
+    huge = AbortSignal.timeout(seconds)
+    huge.add_listener(lambda: None)
+    assert fires_within(10)
+    assert not huge.aborted
+
+
+@pytest.mark.parametrize("bad", [KeyboardInterrupt, SystemExit, asyncio.CancelledError])
+def test_a_listener_raising_a_base_exception_skips_no_other_listener(
+    bad: type[BaseException],
+) -> None:
+    """Every listener runs; the first non-Exception is raised to the aborting code afterwards."""
+    controller = AbortController()
+    heard: list[str] = []
+
+    def raising() -> None:
+        heard.append("raising")
+        raise bad()
+
+    controller.signal.add_listener(lambda: heard.append("first"))
+    controller.signal.add_listener(raising)
+    controller.signal.add_listener(lambda: heard.append("last"))
+    with pytest.raises(bad):
+        controller.abort()
+    assert heard == ["first", "raising", "last"]
+    assert controller.signal.aborted
+
+
+@pytest.mark.parametrize("bad", [KeyboardInterrupt, SystemExit, asyncio.CancelledError])
+def test_a_timed_listener_raising_a_base_exception_never_kills_the_timer(
+    bad: type[BaseException],
+) -> None:
+    """A timeout's listener raising SystemExit & co is logged; the next timeout still fires."""
+    signal = AbortSignal.timeout(0.01)
+    after = threading.Event()
+
+    def raising() -> None:
+        raise bad()
+
+    signal.add_listener(raising)
+    signal.add_listener(after.set)
+    assert after.wait(10)
+    assert fires_within(10)
+
+
+def test_a_deep_chain_of_any_aborts() -> None:
+    """any(any(any(...))) 5,000 deep aborts at the far end (no recursion limit)."""
+    root = AbortController()
+    chain = [root.signal]
+    for _ in range(5_000):
+        chain.append(AbortSignal.any([chain[-1]]))
+    root.abort("deep")
+    assert chain[-1].aborted
+    assert chain[-1].reason == "deep"
+
+
+def test_any_signals_that_are_dropped_leave_their_sources() -> None:
+    """Per-ask any([session, ask]) signals cost the session nothing once dropped."""
+    session = AbortController()
+    growth = traced_growth(lambda: AbortSignal.any([session.signal, AbortController().signal]))
+    assert growth < 100
+    heard: list[str] = []
+    kept = AbortSignal.any([session.signal])
+    kept.add_listener(lambda: heard.append("kept"))
+    session.abort()
+    assert heard == ["kept"]
+
+
+def test_timeout_signals_that_are_dropped_leave_the_timer() -> None:
+    """10,000 AbortSignal.timeout(300) made and dropped hold (almost) no memory."""
+    assert traced_growth(lambda: AbortSignal.timeout(300)) < 100
+
+
+def test_a_dropped_timeout_signal_with_a_listener_still_fires() -> None:
+    """A timeout signal nobody holds but that has a listener still aborts (the timer keeps it)."""
+    fired = threading.Event()
+    AbortSignal.timeout(0.01).add_listener(fired.set)
+    gc.collect()
+    assert fired.wait(10)
+
+
+def test_a_bad_timeout_is_refused() -> None:
+    """A negative or NaN timeout is a ValueError, a non-number a TypeError."""
+    with pytest.raises(ValueError, match="seconds must be a number of seconds >= 0"):
+        AbortSignal.timeout(-1)
+    with pytest.raises(ValueError, match="got nan"):
+        AbortSignal.timeout(float("nan"))
+    with pytest.raises(TypeError, match="got str"):
+        AbortSignal.timeout("5")  # type: ignore[arg-type]
+
+
+# Hooks through pluggy --------------------------------------------------------------------------
+
+
+async def test_aclose_matches_arguments_by_name() -> None:
+    """A closing hook taking no ctx (def dsh_context_closing(self)) is called, as pluggy allows."""
+    ctx = HarnessContext()
+    closed: list[str] = []
+
+    class NoArgs:
+        @hookimpl
+        def dsh_context_closing(self) -> None:
+            closed.append("no args")
+
+    ctx.register(NoArgs())
+    await ctx.aclose()
+    assert closed == ["no args"]
+
+
+async def test_aclose_runs_wrappers_around_closing_hooks() -> None:
+    """A wrapper=True implementation of dsh_context_closing runs around the closing call."""
+    ctx = HarnessContext()
+    events: list[str] = []
+
+    class Wrapper:
+        @hookimpl(wrapper=True)
+        def dsh_context_closing(self, ctx: HarnessContext) -> object:
+            events.append("before")
+            result = yield
+            events.append("after")
+            return result
+
+    class Closer:
+        @hookimpl
+        def dsh_context_closing(self, ctx: HarnessContext) -> None:
+            events.append("close")
+
+    ctx.register(Wrapper())
+    ctx.register(Closer())
+    await ctx.aclose()
+    assert events == ["before", "close", "after"]

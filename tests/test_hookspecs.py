@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 
 import pluggy
 
 import dsh_user_questions
-from dsh_user_questions import hookspecs
+from dsh_user_questions import hookimpl, hookspecs
 from dsh_user_questions.harness import HarnessContext
+from dsh_user_questions.testing import ScriptedProvider, make_request
 
 SPECS = [getattr(hookspecs, name) for name in dir(hookspecs) if name.startswith("dsh_")]
 
@@ -55,3 +57,50 @@ def test_package_root_exports_its_public_names() -> None:
     """Every name in __all__ is importable from the package root."""
     for name in dsh_user_questions.__all__:
         assert getattr(dsh_user_questions, name) is not None
+
+
+# Observers are called through pluggy -----------------------------------------------------------
+
+
+async def test_async_observers_are_awaited(
+    dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+) -> None:
+    """An async def observer runs to its end before ask() returns (never silently dropped)."""
+    seen: list[str] = []
+
+    class AsyncObserver:
+        @hookimpl
+        async def dsh_user_questions_answered(self, request: object, answer: object) -> None:
+            await asyncio.sleep(0)
+            seen.append("answered")
+
+    dsh_context.register(AsyncObserver())
+    scripted_provider.push({"answers": []})
+    await dsh_context.user_questions.ask(make_request())
+    assert seen == ["answered"]
+
+
+async def test_observer_wrappers_run_and_arguments_match_by_name(
+    dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+) -> None:
+    """A wrapper=True observer wraps each observer call; observers take any subset of args."""
+    events: list[str] = []
+
+    class Wrapper:
+        @hookimpl(wrapper=True)
+        def dsh_user_questions_asked(self) -> object:
+            events.append("before")
+            result = yield
+            events.append("after")
+            return result
+
+    class Observer:
+        @hookimpl
+        def dsh_user_questions_asked(self) -> None:
+            events.append("asked")
+
+    dsh_context.register(Wrapper())
+    dsh_context.register(Observer())
+    scripted_provider.push({"answers": []})
+    await dsh_context.user_questions.ask(make_request())
+    assert events == ["before", "asked", "after"]
