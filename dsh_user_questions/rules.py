@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from collections.abc import Mapping, Sequence
 
 from .errors import UserQuestionError
@@ -27,6 +28,8 @@ from .payloads import (
 from .plan_review import PLAN_REVIEW_INTENT
 
 __all__ = ["check_answer", "check_request", "is_plan_review"]
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def check_request(request: AskUserQuestionRequest) -> None:
@@ -72,7 +75,8 @@ def check_answer(
     ``request`` is the request (or its questions); ``answer`` is an `AskUserQuestionAnswer` or
     a mapping in its wire form. Every item must name an asked question, at most once; selected
     labels must be options of that question, each at most once; a single-select has at most
-    one selection and never both a selection and ``custom``; ``custom`` is never blank. Omitted
+    one selection and never both a selection and ``custom``; ``custom`` is never blank and
+    holds no unpaired surrogate (it is handed on to a model, and no model API takes one). Omitted
     questions are allowed (unanswered). Breaches raise one ``BAD_ANSWER`` whose ``problems``
     lists each, naming the item and the rule.
     """
@@ -134,6 +138,12 @@ def check_answer(
                     )
         if custom is not None and not custom.strip():
             problems = _add(problems, index, item, "has blank custom text")
+        elif custom is not None and not custom.isascii() and _LONE_SURROGATE.search(custom):
+            # Refused, not repaired: no model API takes a lone surrogate, and replacing it
+            # would hand the model words the human never wrote.
+            problems = _add(
+                problems, index, item, "has custom text with an unpaired surrogate (not Unicode)"
+            )
     if problems:
         raise UserQuestionError.bad_answer(*problems)
     return checked

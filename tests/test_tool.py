@@ -830,3 +830,34 @@ async def test_result_content_never_holds_a_lone_surrogate(
     assert result.content == "Error: bad \ufffd text"
     result.content.encode("utf-8")
     assert tool.ToolResult("\U0001f600 ok").content == "\U0001f600 ok"
+
+
+async def test_custom_text_with_a_lone_surrogate_is_a_bad_answer(
+    dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+) -> None:
+    """A provider's custom text holding a lone surrogate is refused (BAD_ANSWER), never passed
+    on: the result names the item and stays valid Unicode."""
+    arguments = args_of({"id": "name", "question": "Project name?"})
+    scripted_provider.push({"answers": [{"id": "name", "selected": [], "custom": "demo\udc80"}]})
+    result = await tool.run(dsh_context, arguments)
+    assert result.error == {"name": "UserQuestionError", "code": "BAD_ANSWER"}
+    assert "unpaired surrogate" in result.content
+    assert "name" in result.content
+    result.content.encode("utf-8")
+
+
+def test_the_answer_rules_refuse_a_lone_surrogate_in_custom() -> None:
+    """rules.check_answer refuses custom text holding a lone surrogate, naming the item."""
+    from dsh_user_questions import AskUserQuestionItem, rules
+
+    question = AskUserQuestionItem(id="name", question="Project name?")
+    with pytest.raises(UserQuestionError) as caught:
+        rules.check_answer([question], {"answers": [{"id": "name", "custom": "x\ud83d"}]})
+    assert caught.value.code == UserQuestionErrorCode.BAD_ANSWER
+    assert caught.value.problems == (
+        'answers[0] (question "name") has custom text with an unpaired surrogate (not Unicode)',
+    )
+    paired = rules.check_answer(
+        [question], {"answers": [{"id": "name", "custom": "ok \U0001f600"}]}
+    )
+    assert paired.answers[0].custom == "ok \U0001f600"
