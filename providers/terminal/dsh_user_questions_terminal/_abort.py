@@ -14,12 +14,8 @@ __all__ = ["AbortRelay", "aborted_error"]
 
 
 def aborted_error(signal: AbortSignal) -> UserQuestionError:
-    """``ASK_ABORTED``, with the signal's reason as its cause when that is an exception."""
-    error = UserQuestionError.aborted()
-    reason = signal.reason
-    if isinstance(reason, BaseException):
-        error.__cause__ = reason
-    return error
+    """``ASK_ABORTED`` (``ASK_TIMED_OUT`` for an ask's timeout), caused by the signal's reason."""
+    return UserQuestionError.aborted_by(signal)
 
 
 class AbortRelay:

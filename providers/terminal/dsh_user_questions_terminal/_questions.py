@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem, UserQuestionError
+from dsh_user_questions import (
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    UserQuestionError,
+    rules,
+)
 
 from ._inert import inert_text
 
@@ -12,13 +17,8 @@ PLAN_REVIEW = "plan-review"
 
 
 def is_plan_review(item: AskUserQuestionItem) -> bool:
-    """Whether ``item`` is shown as a plan-review card (its intent names one of its options)."""
-    intent = item.intent
-    return (
-        intent is not None
-        and intent.kind == PLAN_REVIEW
-        and any(option.label == intent.approve for option in item.options)
-    )
+    """Whether ``item`` is shown as a plan-review card: the core's rule, `rules.is_plan_review`."""
+    return rules.is_plan_review(item)
 
 
 def title(item: AskUserQuestionItem) -> str:
