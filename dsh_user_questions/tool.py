@@ -166,8 +166,9 @@ def read_arguments(arguments: object) -> tuple[AskUserQuestionItem, ...]:
     ``null`` for an optional property (as OpenAI's strict mode sends) means it is left out.
     Raises `UserQuestionError` ``INVALID_ARGS`` with the message ``invalid arguments: `` and
     every violation as ``<path>: <problem>`` (the path omitted for the arguments as a whole),
-    joined by ``"; "``; the same strings are the error's ``problems``. Paths are written
-    ``questions[0].options[1].label``.
+    joined by ``"; "``; the same strings are the error's ``problems``. At most
+    `MAX_REPORTED_VIOLATIONS` are listed; the message then ends ``(more violations not shown)``.
+    Paths are written ``questions[0].options[1].label``.
     """
     data, problems = check(arguments)
     if problems:
@@ -189,12 +190,11 @@ def read_arguments(arguments: object) -> tuple[AskUserQuestionItem, ...]:
 
 def _invalid_arguments(problems: list[str]) -> UserQuestionError:
     shown = problems[:MAX_REPORTED_VIOLATIONS]
-    if len(problems) > MAX_REPORTED_VIOLATIONS:
-        shown.append("(more violations not shown)")
+    more = ["(more violations not shown)"] if len(problems) > MAX_REPORTED_VIOLATIONS else []
     return UserQuestionError(
-        "invalid arguments: " + "; ".join(shown),
+        "invalid arguments: " + "; ".join(shown + more),
         UserQuestionErrorCode.INVALID_ARGS,
-        problems=problems,
+        problems=shown,
     )
 
 

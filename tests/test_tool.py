@@ -595,6 +595,9 @@ def test_violations_beyond_the_cap_are_summarised() -> None:
     assert len(parts) == tool.MAX_REPORTED_VIOLATIONS + 1
     assert parts[0] == "questions: must have at most 6 items (got 30)"
     assert parts[-1] == "(more violations not shown)"
+    with pytest.raises(UserQuestionError) as caught:
+        tool.read_arguments(arguments)
+    assert caught.value.problems == tuple(parts[:-1])
 
 
 def test_made_up_property_names_are_quoted_and_cut() -> None:
