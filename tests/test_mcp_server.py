@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 import textwrap
 from collections.abc import AsyncIterator, Callable
@@ -337,3 +338,28 @@ async def test_prompts_go_to_the_terminal_while_stdio_carries_the_protocol(
     assert json.loads(_text(result)) == {
         "answers": [{"id": "pkg", "selected": [], "custom": "bun (stdin is a tty: True)"}]
     }
+
+
+def test_without_the_mcp_extra_the_command_says_what_to_install() -> None:
+    """``dsh-ask mcp`` without the MCP SDK exits 1 naming the extra to install."""
+    code = (
+        "import sys; sys.modules['mcp'] = None\n"
+        "from dsh_user_questions.cli import main\n"
+        "sys.exit(main(['mcp']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 1
+    assert "pip install 'dsh-user-questions[mcp]'" in done.stderr
+    assert done.stdout == ""
+
+
+def test_mcp_help_names_both_tools() -> None:
+    """``dsh-ask mcp --help`` says what the server serves and how to choose the provider."""
+    done = subprocess.run(
+        [*_command(), "--help"], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0
+    assert "ask_user_question and review_plan" in done.stdout
+    assert "--provider NAME" in done.stdout
