@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from mcp import Client
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, NoBackChannelError
 
 from dsh_user_questions import (
     AskUserQuestionAnswer,
@@ -596,3 +596,29 @@ async def test_a_wrongly_typed_or_unasked_field_is_bad_answer() -> None:
     assert '"surprise", which was not asked' in caught.value.message
     assert '"pkg" is not a string' in caught.value.message
     assert '"targets" is not a list of option labels' in caught.value.message
+
+
+async def test_provider_without_a_back_channel_raises_the_sdk_error() -> None:
+    """A stateless (2026-07-28) request cannot elicit: ask() raises the SDK's NoBackChannelError."""
+    raised: list[BaseException] = []
+
+    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(
+            tools=[types.Tool(name="ask", input_schema={"type": "object"})]
+        )
+
+    async def call_tool(ctx: Any, _params: types.CallToolRequestParams) -> types.CallToolResult:
+        harness = _harness(ElicitationProvider(ctx))
+        try:
+            await harness.user_questions.ask(THREE)
+        except Exception as err:
+            raised.append(err)
+        return types.CallToolResult(content=[types.TextContent(text="done")])
+
+    server = Server("stateless", on_list_tools=list_tools, on_call_tool=call_tool)
+    client = RecordingClient()
+    with anyio.fail_after(TIMEOUT):
+        async with Client(server, mode="auto", elicitation_callback=client) as connected:
+            await connected.call_tool("ask", {})
+    assert [type(err) for err in raised] == [NoBackChannelError]
+    assert client.forms == []

@@ -160,7 +160,8 @@ class ElicitationProvider:
             dispose()
 
     The client must support elicitation over a connection that lets the server send requests
-    (stdio, or HTTP with a session); otherwise the SDK's error propagates.
+    (a handshake-era session); on a stateless 2026-07-28 request the SDK's
+    ``NoBackChannelError`` propagates.
     """
 
     def __init__(self, mcp_context: Any) -> None:
