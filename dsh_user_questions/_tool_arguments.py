@@ -34,7 +34,9 @@ TEXT_PROBLEM = (
 # space first.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069]")
 _LEADING_SPACE = re.compile(f"[{LEADING_SPACES}]")
+# What the text pattern cannot say: a lone surrogate is no text, and only Python sees one.
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_UNICODE = "must not contain unpaired surrogates (it is not valid Unicode text)"
 _TEXT_FIELDS = {"question", "header", "label", "description"}
 
 
@@ -82,7 +84,10 @@ def _drop_nulls(data: object) -> object:
     """
     if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
         return data
-    if not any(_has_null(question) for question in data["questions"]):
+    for question in data["questions"]:
+        if _has_null(question):
+            break
+    else:
         return data  # the common case: nothing to copy
     questions = []
     for question in data["questions"]:
@@ -106,10 +111,15 @@ def _has_null(question: object) -> bool:
     options = question.get("options", ())
     if options is None:
         return True
-    return isinstance(options, list) and any(
-        isinstance(option, dict) and "description" in option and option["description"] is None
-        for option in options
-    )
+    if isinstance(options, list):
+        for option in options:
+            if (
+                isinstance(option, dict)
+                and "description" in option
+                and option["description"] is None
+            ):
+                return True
+    return False
 
 
 def _without_nulls(obj: dict[Any, Any]) -> dict[Any, Any]:
@@ -209,7 +219,9 @@ def _code_rules(data: object) -> Iterator[str]:
             else:
                 ids[id_] = index
         for field in ("question", "header"):
-            yield from _text_rules([*at, field], question.get(field))
+            text = question.get(field)
+            if isinstance(text, str) and not text.isascii() and _SURROGATE.search(text):
+                yield _json.at([*at, field], _NOT_UNICODE)
         options = question.get("options", [])
         if isinstance(options, list):
             yield from _count_rules(at, len(options), question.get("multi_select"))
@@ -250,14 +262,10 @@ def _option_rules(at: list[Any], options: list[Any]) -> Iterator[str]:
                 )
             else:
                 labels[folded] = position
-        yield from _text_rules([*path, "label"], label)
-        yield from _text_rules([*path, "description"], option.get("description"))
-
-
-def _text_rules(keys: list[Any], text: object) -> Iterator[str]:
-    """What the text pattern cannot say: a lone surrogate is no text (only Python sees one)."""
-    if isinstance(text, str) and not text.isascii() and _SURROGATE.search(text):
-        yield _json.at(keys, "must not contain unpaired surrogates (it is not valid Unicode text)")
+        for field in ("label", "description"):
+            text = option.get(field)
+            if isinstance(text, str) and not text.isascii() and _SURROGATE.search(text):
+                yield _json.at([*path, field], _NOT_UNICODE)
 
 
 def _first_line(text: str) -> str:
