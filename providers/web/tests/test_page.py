@@ -289,3 +289,44 @@ async def test_the_axe_check_sees_a_planted_violation(page: Page) -> None:
     )
     with pytest.raises(AssertionError, match="label"):
         await no_axe_violations(page, "planted")
+
+
+def _luminance(rgb: list[float]) -> float:
+    def channel(value: float) -> float:
+        value /= 255
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = (channel(value) for value in rgb[:3])
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def _contrast(one: list[float], two: list[float]) -> float:
+    light, dark = sorted((_luminance(one), _luminance(two)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+async def test_the_focus_ring_stands_out_and_descriptions_are_read_once(
+    web: WebProvider, open_page: OpenPage, scheme: str
+) -> None:
+    """The keyboard focus ring has at least 3:1 contrast with the card behind it, and an
+    option's description is part of its label only (not announced a second time)."""
+    assert web.url is not None
+    page = await open_page(web.url, color_scheme=scheme)  # type: ignore[arg-type]
+    await start_ask(web, request())
+    await expect(page.get_by_role("heading", name="Which package manager?")).to_be_focused()
+    await page.keyboard.press("Tab")
+    colours = await page.evaluate(
+        """() => {
+            const rgb = (text) => text.match(/[\\d.]+/g).map(Number);
+            const focused = document.activeElement;
+            const card = focused.closest(".card");
+            return [rgb(getComputedStyle(focused).outlineColor),
+                    rgb(getComputedStyle(card).backgroundColor),
+                    getComputedStyle(focused).outlineStyle];
+        }"""
+    )
+    ring, background, style = colours
+    assert style == "solid"
+    assert _contrast(ring, background) >= 3, (ring, background)
+    await expect(page.locator("input.choice[aria-describedby]")).to_have_count(0)
