@@ -232,6 +232,7 @@ class WebProvider:
         stopped as soon as it is up. A later `ask` starts the server again.
         """
         why = reason or _STOPPED
+        self._adopt(asyncio.get_running_loop())  # a server of an ended loop is gone already
         self._stops += 1
         self._board.fail_all(lambda: UserQuestionError.aborted(why))
         self._board.close(why)

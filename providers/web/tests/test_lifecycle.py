@@ -60,6 +60,15 @@ def test_the_socket_closes_when_its_loop_ends_without_stop() -> None:
     assert not accepts(port)
 
 
+def test_stop_in_a_later_loop_after_the_first_ended() -> None:
+    """stop() from a new loop, after the serving loop ended without it, just returns."""
+    provider = WebProvider(announce=False)
+    asyncio.run(provider.start())
+    asyncio.run(provider.stop("later"))
+    assert not provider.running
+    assert provider.url is None
+
+
 def test_a_pending_ask_fails_when_its_loop_ends() -> None:
     """An ask still pending when its loop ends fails with ASK_ABORTED, not silence."""
     provider = WebProvider(announce=False)
