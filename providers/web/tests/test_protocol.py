@@ -586,6 +586,32 @@ async def test_an_abort_through_the_service_withdraws_the_page_question(
         dispose()
 
 
+async def test_a_timed_out_ask_leaves_the_page_and_refuses_a_late_answer(
+    web: WebProvider, client: httpx.AsyncClient
+) -> None:
+    """ask(timeout=) expiring takes the question off the page (ASK_TIMED_OUT for the agent);
+    an answer posted afterwards gets a not-pending receipt, never "accepted"."""
+    from dsh_user_questions import plugin
+
+    ctx = HarnessContext()
+    ctx.register(plugin)
+    dispose = ctx.user_questions.register_provider(web)
+    try:
+        task = asyncio.ensure_future(ctx.user_questions.ask(request(), timeout=0.5))
+        await wait_until(lambda: web.pending_count == 1, "the service's question")
+        ask_id = (await client.get("state")).json()["pending"][0]["id"]
+        with pytest.raises(UserQuestionError) as caught:
+            await asyncio.wait_for(task, 10)
+        assert caught.value.code == UserQuestionErrorCode.ASK_TIMED_OUT
+        await wait_until(lambda: web.pending_count == 0, "the question to be withdrawn")
+        wire = answer_of({"id": "pkg", "selected": ["npm"]})
+        late = await client.post("answer", json={"id": ask_id, "answer": wire})
+        assert late.status_code == 409
+        assert late.json()["outcome"] == "withdrawn"
+    finally:
+        dispose()
+
+
 def test_the_distribution_declares_its_dsh_entry_point() -> None:
     """The installed distribution registers dsh_user_questions_web.plugin as 'web'."""
     from importlib.metadata import entry_points
