@@ -40,7 +40,7 @@ from dsh_user_questions.mcp import (
     questions_for_elicitation,
 )
 from dsh_user_questions.plan_review import read_plan_review
-from dsh_user_questions.testing import ScriptedProvider
+from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider
 from dsh_user_questions.testing import make_plan_question as plan_question
 
 TIMEOUT = 30
@@ -254,6 +254,20 @@ async def test_closing_the_question_cancels() -> None:
     """The provider's ASK_CANCELLED (the human closed the form) is a cancel."""
     provider = ScriptedProvider(UserQuestionError.cancelled())
     assert await _elicit(provider, EVERY_KIND) == {"action": "cancel"}
+
+
+async def test_a_timeout_cancels() -> None:
+    """With a timeout, a human who never answers makes the elicitation a cancel."""
+    provider = ScriptedProvider(WAIT_FOR_ABORT)
+    callback = elicitation_callback(_harness(provider), timeout=0.2)
+    schema = {"type": "object", "properties": {"pkg": {"type": "string", "enum": ["a", "b"]}}}
+    with anyio.fail_after(TIMEOUT):
+        async with Client(
+            _eliciting_server(), mode="legacy", elicitation_callback=callback
+        ) as client:
+            result = await client.call_tool("elicit", {"message": "m", "schema": schema})
+    assert json.loads(result.content[0].text) == {"action": "cancel"}  # type: ignore[union-attr]
+    assert provider.requests[0].timeout == 0.2
 
 
 async def test_an_unmappable_field_is_refused_naming_it() -> None:

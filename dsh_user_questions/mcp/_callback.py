@@ -307,7 +307,7 @@ def _answered(item: AskUserQuestionAnswerItem | None) -> bool:
 
 
 async def _fill(
-    service: Any, fields: list[_Field], agent: object | None, signal: Any
+    service: Any, fields: list[_Field], agent: object | None, signal: Any, timeout: float | None
 ) -> types.ElicitResult:
     """Ask until every answered field reads back; the result to send to the server."""
     content: dict[str, Any] = {}
@@ -318,7 +318,7 @@ async def _fill(
             _with_problem(field.question, problems.get(field.name)) for field in pending
         )
         answer: AskUserQuestionAnswer = await service.ask(
-            AskUserQuestionRequest(questions=questions, agent=agent, signal=signal)
+            AskUserQuestionRequest(questions=questions, agent=agent, signal=signal, timeout=timeout)
         )
         by_id = {item.id: item for item in answer.answers}
         retry: list[_Field] = []
@@ -348,12 +348,17 @@ def _with_problem(question: AskUserQuestionItem, problem: str | None) -> AskUser
 
 
 def elicitation_callback(
-    ctx: Any, *, agent: object | None = None, signal: Any = None
+    ctx: Any,
+    *,
+    agent: object | None = None,
+    signal: Any = None,
+    timeout: float | None = None,
 ) -> Callable[[Any, types.ElicitRequestParams], Any]:
     """The SDK client's ``elicitation_callback``, asking through ``ctx.user_questions``.
 
     ``Client(server, elicitation_callback=elicitation_callback(ctx))`` (or the same argument
-    of ``ClientSession``). ``agent`` and ``signal`` go into every request, as for ``ask()``.
+    of ``ClientSession``). ``agent``, ``signal`` and ``timeout`` (seconds per question round)
+    go into every request, as for ``ask()``; an abort or a timeout answers ``cancel``.
     """
 
     async def callback(
@@ -372,7 +377,7 @@ def elicitation_callback(
         try:
             if service is None:
                 raise UserQuestionError.no_provider()
-            return await _fill(service, fields, agent, signal)
+            return await _fill(service, fields, agent, signal, timeout)
         except UserQuestionError as err:
             if err.code in (
                 UserQuestionErrorCode.ASK_CANCELLED,
