@@ -16,10 +16,10 @@ from typing import Any
 
 import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
+from dsh_user_questions.rules import check_answer
 
 from ._engine import Engine, Listener
 from ._record import AnswerOutcome, QuestionRecord, State
-from ._rules import check_answer
 from ._url import InboxURL, parse_url
 
 __all__ = ["AnswerResult", "Inbox", "open_inbox"]

@@ -36,32 +36,10 @@ def default_harness_label() -> str:
     return label or f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _abort_error(signal: AbortSignal | None, detail: str | None = None) -> UserQuestionError:
-    """``ASK_ABORTED`` (or ``ASK_TIMED_OUT``), as the core builds it for this signal."""
-    aborted_by = getattr(UserQuestionError, "aborted_by", None)
-    if signal is not None and signal.aborted and aborted_by is not None:
-        error: UserQuestionError = aborted_by(signal)
-        return error
-    error = UserQuestionError.aborted(detail)
-    if signal is not None and isinstance(signal.reason, BaseException):
-        error.__cause__ = signal.reason
-    return error
-
-
 def _timed_out(signal: AbortSignal | None) -> bool:
-    if signal is None or not signal.aborted:
-        return False
-    if getattr(UserQuestionError, "aborted_by", None) is not None:
-        return _abort_error(signal).code == "ASK_TIMED_OUT"
-    return isinstance(signal.reason, TimeoutError)
-
-
-def _expired_error() -> UserQuestionError:
-    timed_out = getattr(UserQuestionError, "timed_out", None)
-    if timed_out is not None:
-        error: UserQuestionError = timed_out()
-        return error
-    return UserQuestionError.aborted("the question expired")
+    """Whether the wait ended by a timeout: the ask's own, or a signal made by
+    ``AbortSignal.timeout`` (its reason is a `TimeoutError`)."""
+    return signal is not None and signal.aborted and isinstance(signal.reason, TimeoutError)
 
 
 class InboxProvider:
@@ -93,12 +71,11 @@ class InboxProvider:
         """Record the question, then wait for its final state (see the module's docstring)."""
         signal = request.signal
         if signal is not None and signal.aborted:
-            raise _abort_error(signal)
+            raise UserQuestionError.aborted_by(signal)
         loop = asyncio.get_running_loop()
         self._watcher.start(loop)
         agent = getattr(request.agent, "id", None)
-        timeout = getattr(request, "timeout", None)
-        deadline = None if timeout is None else time.time() + float(timeout)
+        deadline = None if request.timeout is None else time.time() + request.timeout
         adding = loop.run_in_executor(
             None,
             lambda: self.inbox.add(
@@ -126,7 +103,7 @@ class InboxProvider:
         withdraws it). An id the store does not know is a `LookupError`.
         """
         if signal is not None and signal.aborted:
-            raise _abort_error(signal)
+            raise UserQuestionError.aborted_by(signal)
         self._watcher.start(asyncio.get_running_loop())
         return await self._wait(question_id, signal)
 
@@ -189,7 +166,7 @@ def _result(record: QuestionRecord) -> AskUserQuestionAnswer:
     if record.state is State.CANCELLED:
         raise UserQuestionError.cancelled()
     if record.state is State.EXPIRED:
-        raise _expired_error()
+        raise UserQuestionError.timed_out()
     raise UserQuestionError.aborted("the question was withdrawn")
 
 

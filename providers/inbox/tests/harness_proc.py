@@ -13,7 +13,7 @@ import json
 import sys
 
 from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, hookimpl
-from dsh_user_questions.harness import AbortSignal, HarnessContext
+from dsh_user_questions.harness import HarnessContext
 
 REQUEST = {
     "questions": [
@@ -54,11 +54,7 @@ async def main() -> None:
     if mode == "ask":
         timeout = float(args[1]) if len(args) > 1 else None
         jobs = [
-            service.ask(
-                AskUserQuestionRequest.from_dict(
-                    REQUEST, signal=None if timeout is None else AbortSignal.timeout(timeout)
-                )
-            )
+            service.ask(AskUserQuestionRequest.from_dict(REQUEST), timeout=timeout)
             for _ in range(int(args[0]))
         ]
     else:

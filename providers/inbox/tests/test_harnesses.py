@@ -117,7 +117,10 @@ def test_a_late_answer_after_a_timeout_reaches_the_harness_hook(
     dsh_user_questions_late_answer hook receives that answer."""
     harness = Harness(inbox_url, "late", "ask", "1", "0.5")
     harnesses.append(harness)
-    assert harness.next("error")["code"] in ("ASK_TIMED_OUT", "ASK_ABORTED")
+    assert harness.next("error")["code"] == "ASK_TIMED_OUT"
+    # Under load the timeout may come while the record is still being written: it is then
+    # expired as soon as it exists.
+    until(lambda: inbox.records(harness="late"), "the record")
     (record,) = inbox.records(harness="late")
     until(lambda: inbox.get(record.id).state is State.EXPIRED, "the expiry")
     answering = dsh_inbox_answer(inbox_url, record.id, pick("npm"))
