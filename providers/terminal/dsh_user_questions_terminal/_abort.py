@@ -1,4 +1,13 @@
-"""Hearing the request's abort signal from the moment the provider is called."""
+"""Hearing the request's abort signal from the moment the provider is called.
+
+The core's `AbortSignal.wait` is how the provider waits for an abort (line mode races it against
+the next line). The interactive form needs one thing more: the service wakes the ask's caller
+from its own listener on the signal, so the prompt must hear the abort before that listener
+runs, to be erased and the terminal's modes restored before the caller sees ``ASK_ABORTED``.
+`AbortRelay` therefore listens from the provider's synchronous call (before the service starts
+waiting) and hands the abort to the prompt once it runs. The error itself is always the core's
+`UserQuestionError.aborted_by` (``ASK_TIMED_OUT`` when the ask's own timeout withdrew it).
+"""
 
 from __future__ import annotations
 
@@ -7,24 +16,13 @@ import contextlib
 import threading
 from collections.abc import Callable
 
-from dsh_user_questions import UserQuestionError
 from dsh_user_questions.harness import AbortSignal
 
-__all__ = ["AbortRelay", "aborted_error"]
-
-
-def aborted_error(signal: AbortSignal) -> UserQuestionError:
-    """``ASK_ABORTED`` (``ASK_TIMED_OUT`` for an ask's timeout), caused by the signal's reason."""
-    return UserQuestionError.aborted_by(signal)
+__all__ = ["AbortRelay"]
 
 
 class AbortRelay:
-    """Listens to a signal as soon as it is built; the prompt connects to it once it runs.
-
-    The provider builds the relay synchronously when it is called, before the service starts
-    waiting, so on an abort the prompt hears first and is gone from the screen before the
-    service's ``ASK_ABORTED`` reaches the caller.
-    """
+    """Listens to a signal as soon as it is built; the prompt connects to it once it runs."""
 
     def __init__(self, signal: AbortSignal | None) -> None:
         self.signal = signal

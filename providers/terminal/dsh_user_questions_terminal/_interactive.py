@@ -45,7 +45,7 @@ from prompt_toolkit.shortcuts import print_formatted_text
 from prompt_toolkit.utils import get_cwidth
 from prompt_toolkit.widgets import TextArea
 
-from ._abort import AbortRelay, aborted_error
+from ._abort import AbortRelay
 from ._drawing import SEP, STYLE, boxed, continuation, join, mark_cut, recap, wrap_parts
 from ._inert import inert_text
 from ._markdown import Line
@@ -809,7 +809,7 @@ async def _run_form(form: _Form, relay: AbortRelay, draws_on_stdout: bool) -> As
 
     def on_abort() -> None:
         if app.is_running and not app.is_done and relay.signal is not None:
-            app.exit(exception=aborted_error(relay.signal))
+            app.exit(exception=UserQuestionError.aborted_by(relay.signal))
 
     def started() -> None:
         form.typed_ahead = drop_type_ahead(app)
@@ -833,6 +833,10 @@ async def _run_form(form: _Form, relay: AbortRelay, draws_on_stdout: bool) -> As
                 raise unusable_stream("the terminal", "its input was closed") from error
             except OSError as error:  # the terminal went away (EIO after a hangup, ...)
                 raise unusable_stream("the terminal", error.strerror or str(error)) from error
+            if relay.signal is not None and relay.signal.aborted:
+                # Withdrawn as the human answered: the answer is not taken, so no record of it
+                # (from here to handing the answer back there is no await).
+                raise UserQuestionError.aborted_by(relay.signal)
             width = app.output.get_size().columns
             print_formatted_text(recap(form.pages, width), style=STYLE, output=app.output)
     finally:

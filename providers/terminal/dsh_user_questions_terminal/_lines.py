@@ -17,7 +17,7 @@ import sys
 import textwrap
 import threading
 from collections import deque
-from typing import Any, ClassVar, TextIO
+from typing import ClassVar, TextIO
 
 from dsh_user_questions import (
     AskUserQuestionAnswer,
@@ -26,12 +26,13 @@ from dsh_user_questions import (
     AskUserQuestionRequest,
     UserQuestionError,
 )
+from dsh_user_questions.harness import AbortSignal
+from dsh_user_questions.rules import is_plan_review
 
-from ._abort import AbortRelay, aborted_error
 from ._inert import inert_text
 from ._labels import visible_labels
 from ._markdown import lines_to_plain, render_markdown
-from ._questions import is_plan_review, unusable_stream
+from ._questions import unusable_stream
 
 __all__ = ["ask_in_lines", "parse_answer_line"]
 
@@ -296,7 +297,7 @@ def _write(stream: TextIO | None, text: str) -> None:
 
 async def ask_in_lines(
     request: AskUserQuestionRequest,
-    relay: AbortRelay,
+    signal: AbortSignal | None,
     *,
     fd: int | None = None,
     out: TextIO | None = None,
@@ -309,14 +310,6 @@ async def ask_in_lines(
         echoed = os.isatty(fd)
     except OSError as error:
         raise unusable_stream("stdin", "it is closed") from error
-    loop = asyncio.get_running_loop()
-    aborted: asyncio.Future[None] = loop.create_future()
-
-    def on_abort() -> None:
-        if not aborted.done():
-            aborted.set_result(None)
-
-    relay.connect(loop, on_abort)
     answers: list[AskUserQuestionAnswerItem] = []
     total = len(request.questions)
     for index, item in enumerate(request.questions):
@@ -325,7 +318,7 @@ async def ask_in_lines(
         _write(stream, shown.getvalue())
         while True:
             _write(stream, "> ")
-            line = await _read_or_abort(reader, aborted, relay)
+            line = await _read_or_abort(reader, signal)
             if line is None:
                 _write(stream, "\n")
                 if reader.error is not None:
@@ -346,16 +339,18 @@ async def ask_in_lines(
     return AskUserQuestionAnswer(answers)
 
 
-async def _read_or_abort(
-    reader: _LineReader, aborted: asyncio.Future[None], relay: AbortRelay
-) -> str | None:
+async def _read_or_abort(reader: _LineReader, signal: AbortSignal | None) -> str | None:
+    """The next line, unless the signal aborts first (then the core's abort error)."""
     read = asyncio.ensure_future(reader.readline())
-    waiting: set[asyncio.Future[Any]] = {read, aborted}
+    if signal is None:
+        return await read
+    aborted = asyncio.ensure_future(signal.wait())
     try:
-        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({read, aborted}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        if not read.done():
-            read.cancel()
-    if aborted.done() and relay.signal is not None:
-        raise aborted_error(relay.signal)
+        for waiting in (read, aborted):
+            if not waiting.done():
+                waiting.cancel()
+    if signal.aborted:
+        raise UserQuestionError.aborted_by(signal)
     return read.result()

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Literal
 
 from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem
+from dsh_user_questions.rules import is_plan_review
 
 from ._inert import inert_text
 from ._labels import visible_labels
 from ._markdown import Line, render_markdown
-from ._questions import is_plan_review
 
 __all__ = ["Page", "Row", "RowKind", "TextPurpose"]
 

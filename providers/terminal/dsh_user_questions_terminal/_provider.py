@@ -6,9 +6,9 @@ import os
 import sys
 from collections.abc import Awaitable
 
-from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
+from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 
-from ._abort import AbortRelay, aborted_error
+from ._abort import AbortRelay
 from ._turns import TERMINAL_TURNS
 
 __all__ = ["PLAIN_ENV", "TerminalProvider", "wants_plain"]
@@ -72,12 +72,12 @@ class TerminalProvider:
             # agents, on one event loop or on several in different threads) wait their turn.
             async with TERMINAL_TURNS.turn():
                 if relay.signal is not None and relay.aborted:
-                    raise aborted_error(relay.signal)
+                    raise UserQuestionError.aborted_by(relay.signal)
                 plain = wants_plain() if self.plain is None else self.plain
                 if plain:
                     from ._lines import ask_in_lines
 
-                    return await ask_in_lines(request, relay)
+                    return await ask_in_lines(request, request.signal)
                 from ._interactive import ask_interactive
 
                 return await ask_interactive(request, relay)

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from dsh_user_questions import (
-    AskUserQuestionAnswerItem,
-    AskUserQuestionItem,
-    UserQuestionError,
-    rules,
-)
+from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem, UserQuestionError
 
 from ._inert import inert_text
 
-__all__ = ["PLAN_REVIEW", "describe_answer", "is_plan_review", "title", "unusable_stream"]
-
-PLAN_REVIEW = "plan-review"
-
-
-def is_plan_review(item: AskUserQuestionItem) -> bool:
-    """Whether ``item`` is shown as a plan-review card: the core's rule, `rules.is_plan_review`."""
-    return rules.is_plan_review(item)
+__all__ = ["describe_answer", "title", "unusable_stream"]
 
 
 def title(item: AskUserQuestionItem) -> str:

@@ -9,6 +9,7 @@ request in wire form (``multiSelect``, ``intent`` and ``detail`` allowed).
   ``TerminalProvider()`` object; by default the plugin module is registered.
 - ``--twice`` asks the request twice at once; ``--threads`` asks it at once from two threads,
   each with its own event loop.
+- ``--timeout=SECONDS`` asks with that timeout.
 - ``--delay`` waits a second before asking (for keys typed before the prompt shows).
 - ``--log`` logs a line to stderr (through ``logging``) and prints one to stdout every 50 ms
   from a background thread while the ask is open.
@@ -85,7 +86,10 @@ async def main(data: object, entrypoints: bool, cancel: bool) -> None:
         ctx.register(terminal_plugin, name="terminal")
     controller = AbortController()
     request = AskUserQuestionRequest.from_dict(data, signal=controller.signal)
-    ask = asyncio.ensure_future(ctx.user_questions.ask(request))
+    timeout = next(
+        (float(a.split("=", 1)[1]) for a in sys.argv[2:] if a.startswith("--timeout=")), None
+    )
+    ask = asyncio.ensure_future(ctx.user_questions.ask(request, timeout=timeout))
     if "--twice" in sys.argv[2:]:
         # A second agent asks the same questions at the same time.
         again = AskUserQuestionRequest.from_dict(data)

@@ -244,3 +244,24 @@ def test_closed_or_odd_streams_give_a_coded_error(tmp_path, redirect, what):
     assert "ERROR ASK_ABORTED" in process.stdout, process.stdout + process.stderr
     assert what in process.stdout
     assert "Traceback" not in process.stderr
+
+
+def test_a_timeout_while_waiting_for_a_line(tmp_path):
+    """A timeout while line mode waits on stdin ends the ask with ASK_TIMED_OUT."""
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({"questions": [question()]}), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_USER_QUESTIONS_")}
+    with subprocess.Popen(
+        [sys.executable, str(DRIVER), str(path), "--timeout=1"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as process:
+        assert process.stdout is not None
+        out = process.stdout.read()  # stdin stays open: only the timeout can end the ask
+        assert process.wait(timeout=TIMEOUT) == 0
+        assert process.stdin is not None
+        process.stdin.close()
+    assert "ERROR ASK_TIMED_OUT" in out

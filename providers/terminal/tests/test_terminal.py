@@ -346,3 +346,15 @@ def test_long_question_wraps_on_screen(terminal):
     assert all(f"w{n}" in screen.replace("\n", " ") for n in range(40))
     term.press("esc")
     term.outcome()
+
+
+def test_a_timeout_closes_the_prompt_and_restores_the_terminal(terminal):
+    """An ask whose timeout expires while the prompt is up ends with ASK_TIMED_OUT, the prompt
+    erased and the terminal restored."""
+    term = terminal({"questions": [question()]}, "--timeout=2")
+    term.wait_for(HINT)
+    result = term.outcome()
+    assert result["error"] == "ASK_TIMED_OUT"
+    assert result["tty"] == "restored"
+    assert "Which package manager" not in result["screen"]
+    assert term.screen.cursor.hidden is False
