@@ -151,15 +151,25 @@ class _AboveThePrompt(io.TextIOBase):
         text = self._take(whole_lines=True)
         if not text:
             return
-        app.renderer.erase()  # the prompt goes; the text takes its place; the prompt redraws
-        self._write(text)
-        # Redraw now rather than on the next invalidation, so the form is gone only for as long
-        # as this write takes (prompt_toolkit's run_in_terminal redraws the same way).
         redraw = getattr(app, "_redraw", None)
-        if callable(redraw):
-            redraw()
-        else:
+        if not callable(redraw):  # not the prompt_toolkit this was written for: the slow way
+            app.renderer.erase()
+            self._write(text)
             app.invalidate()
+            return
+        # The prompt goes, the text takes its place and the prompt is drawn again below it, all
+        # in one write to the terminal (the erase's own flush held back), so the terminal never
+        # shows the form half drawn.
+        output = app.output
+        flush = output.flush
+        output.flush = _no_flush  # type: ignore[method-assign]
+        try:
+            app.renderer.erase()
+            output.enable_autowrap()
+            output.write_raw(text)
+        finally:
+            output.flush = flush  # type: ignore[method-assign]
+        redraw()
 
     def finish(self) -> None:
         """Write everything still pending straight to the terminal."""
@@ -173,6 +183,10 @@ class _AboveThePrompt(io.TextIOBase):
         # Raw: the harness's own output, as it would have reached the terminal without us.
         output.write_raw(text)
         output.flush()
+
+
+def _no_flush() -> None:
+    pass
 
 
 @contextlib.contextmanager
