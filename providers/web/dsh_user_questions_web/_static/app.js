@@ -486,7 +486,14 @@
         otherText,
       );
       fieldset.append(list);
-      fieldset.append(el("p", { className: "hint", text: multi ? "Pick any that apply. Number keys pick options." : "Number keys pick an option." }));
+      fieldset.append(
+        el(
+          "p",
+          { className: "hint" },
+          multi ? "Pick any that apply. " : "",
+          el("span", { className: "keys-hint", text: multi ? "Number keys pick options." : "Number keys pick an option." }),
+        ),
+      );
     } else {
       const fieldId = nextId("free");
       freeText = el("textarea", { id: fieldId, className: "free-text", rows: "3", maxlength: "10000" });
