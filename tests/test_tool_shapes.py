@@ -252,6 +252,18 @@ def test_strict_schema_follows_every_strict_mode_rule() -> None:
     assert max(path.count("/properties/") for path, _ in objects) <= 10
 
 
+def test_the_openai_sdks_strict_normaliser_changes_nothing() -> None:
+    """openai's own strict-mode normaliser (what its pydantic helpers send) leaves the strict
+    schema as it is: nothing is missing that the SDK would add."""
+    strictify = getattr(
+        pytest.importorskip("openai.lib._pydantic"), "_ensure_strict_json_schema", None
+    )
+    if strictify is None:
+        pytest.skip("this openai version has no strict normaliser to compare with")
+    schema = tool.input_schema(strict=True)
+    assert strictify(tool.input_schema(strict=True), path=(), root=schema) == schema
+
+
 def test_the_plain_and_strict_schemas_differ_only_where_strict_mode_needs() -> None:
     """Dropping what strict mode adds (nullable types, all required) and the lengths it cannot
     carry gives the same schema: one source, two forms."""
