@@ -40,7 +40,6 @@ class Watcher:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
 
     def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         """Start listening (once); late answers are handed over on ``loop``, when given."""
@@ -55,15 +54,16 @@ class Watcher:
     def watch(self, question_id: str) -> asyncio.Future[QuestionRecord]:
         """A future settled with the record once the question is final; call on the loop.
 
-        Listening has begun when this returns, so the caller reads the record once after it
-        (a change before that is then seen by the caller, any later one by the future).
+        The caller reads the record once after this returns. Nothing falls between: a change
+        before that read is seen by it; a later one is heard by the listener if it was
+        listening, and otherwise read by the re-check of every waiter that follows the
+        listener's (re)start.
         """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[QuestionRecord] = loop.create_future()
         with self._lock:
             self._waiters.setdefault(question_id, []).append(future)
         self.start(loop)
-        self._ready.wait()
         return future
 
     def unwatch(self, question_id: str, future: asyncio.Future[QuestionRecord]) -> None:
@@ -99,7 +99,6 @@ class Watcher:
             except Exception:
                 _log.exception("the inbox watcher cannot listen yet; retrying")
                 self._stop.wait(1.0)
-        self._ready.set()
         if listener is None:
             return
         resync = True  # late answers that came while no process of this harness listened
