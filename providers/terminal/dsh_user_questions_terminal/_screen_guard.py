@@ -172,10 +172,13 @@ class _AboveThePrompt(io.TextIOBase):
         redraw()
 
     def finish(self) -> None:
-        """Write everything still pending straight to the terminal."""
+        """Write everything still pending to the stream this one stands in for (also what a
+        handler made during the prompt, and so still holding this stream, writes later)."""
         text = self._take(whole_lines=False)
         if text:
-            self._write(text)
+            with contextlib.suppress(ValueError, OSError):  # closed: nowhere left to write
+                self._original.write(text)
+                self._original.flush()
 
     def _write(self, text: str) -> None:
         output = self._app.output
