@@ -16,6 +16,12 @@ from typing import Any
 import pexpect
 import pyte
 import pytest
+from hypothesis import settings
+
+# No per-example deadline: on a loaded machine one example can take longer than Hypothesis's
+# 200 ms for no fault of the code (timings belong in benchmarks/, not in tests).
+settings.register_profile("terminal", deadline=None)
+settings.load_profile("terminal")
 
 DRIVER = Path(__file__).with_name("driver.py")
 COLUMNS, ROWS = 80, 24
