@@ -103,9 +103,17 @@ async def test_a_phone_sees_the_question_first_and_never_scrolls_sideways(
     await page.get_by_role("button", name="Submit answers").click()
     await expect(card(page, first.id)).to_have_count(0)
     await no_sideways_scroll(page, "after answering")
+    for _ in range(21):  # the queued questions, closed one by one
+        await page.locator("section:not([hidden]) button.close").click()
+    await expect(page.locator("body")).to_have_attribute("data-state", "waiting")
     await start_ask(web, request(plan_review_question(NUMBERED_PLAN)))
+    await expect(page.get_by_role("region", name="The plan")).to_be_visible()
+    await no_sideways_scroll(page, "plan review with a table and a long token")
     await web.stop("the test ended")
+    await expect(page.locator("#notice")).to_contain_text("the test ended")
     await no_sideways_scroll(page, "stopped")
+    await expect(page.locator("#offline")).to_be_visible(timeout=30_000)
+    await no_sideways_scroll(page, "harness unreachable")
 
 
 async def test_plan_numbers_tables_and_strikethrough_render_as_written(
