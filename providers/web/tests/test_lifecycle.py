@@ -220,3 +220,16 @@ async def test_a_failed_post_says_nothing_was_sent(web: WebProvider, open_page: 
     await expect(card(page, asking.id).get_by_role("alert")).to_contain_text("nothing was sent")
     await expect(page.get_by_role("radio", name="npm", exact=True)).to_be_checked()
     assert not asking.task.done()
+
+
+async def test_an_ask_fails_when_the_port_is_taken() -> None:
+    """A fixed port someone else holds fails the waiting ask, saying why (no hang)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        provider = WebProvider(port=taken.getsockname()[1], announce=False)
+        with pytest.raises(RuntimeError, match="could not start its server") as caught:
+            await asyncio.wait_for(provider.ask(request()), WAIT_SECONDS)
+        assert isinstance(caught.value.__cause__, OSError)
+        assert provider.pending_count == 0
+        assert not provider.running
