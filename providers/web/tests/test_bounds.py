@@ -277,7 +277,7 @@ async def test_no_body_gives_500(web: WebProvider, body: bytes, route: str) -> N
         ("x" * 10_001, "at most 10000 characters"),
         ("bell \x07", "control character U+0007"),
         ("escape \x1b[2J", "control character U+001B"),
-        ("lone \ud800", "control character U+D800"),
+        ("lone \ud800", "surrogate"),
     ],
 )
 async def test_answer_text_is_bounded_like_model_text(
