@@ -203,3 +203,33 @@ async def test_an_aborted_signal_ends_the_ask_and_the_model_hears_why(
     controller.abort()
     result = await asyncio.wait_for(run, 30)
     assert result.final_output == f"Error: {UserQuestionError.aborted().message}"
+
+
+async def test_cancelling_a_streamed_run_withdraws_the_question(
+    dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+) -> None:
+    """A streamed run's cancel() cancels the pending ask; the provider sees it withdrawn."""
+    asked = asyncio.Event()
+    withdrawn = asyncio.Event()
+
+    async def never_answers(_request: AskUserQuestionRequest) -> Any:
+        asked.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            withdrawn.set()
+
+    scripted_provider.push(never_answers)
+    agent = _agent(_model(GOOD), ask_user_question_tool(dsh_context))
+    streamed = Runner.run_streamed(agent, "go", run_config=OFFLINE)
+
+    async def consume() -> None:
+        async for _event in streamed.stream_events():
+            pass
+
+    consumer = asyncio.ensure_future(consume())
+    await asyncio.wait_for(asked.wait(), 30)
+    streamed.cancel()
+    await asyncio.wait_for(consumer, 30)
+    assert withdrawn.is_set()
+    assert streamed.is_complete

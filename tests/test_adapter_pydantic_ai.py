@@ -188,3 +188,39 @@ async def test_a_second_bad_call_ends_the_run(
     with pytest.raises(UnexpectedModelBehavior, match="retries"):
         await _agent(model, tools=[ask_user_question_tool(dsh_context)]).run("go")
     assert scripted_provider.requests == []
+
+
+async def test_agent_run_cancel_withdraws_the_question(
+    dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+) -> None:
+    """AgentRun.cancel() (an iterated run) cancels the pending ask; the provider sees it."""
+    asked = asyncio.Event()
+    withdrawn = asyncio.Event()
+
+    async def never_answers(_request: AskUserQuestionRequest) -> Any:
+        asked.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            withdrawn.set()
+
+    scripted_provider.push(never_answers)
+    agent = _agent(ScriptedModel(GOOD), tools=[ask_user_question_tool(dsh_context)])
+
+    async def drive() -> None:
+        async with agent.iter("go") as run:
+
+            async def cancel_when_asked() -> None:
+                await asked.wait()
+                run.cancel()
+
+            canceller = asyncio.ensure_future(cancel_when_asked())
+            try:
+                async for _node in run:
+                    pass
+            finally:
+                canceller.cancel()
+
+    with pytest.raises(RunCancelled):
+        await asyncio.wait_for(drive(), 30)
+    assert withdrawn.is_set()
