@@ -24,6 +24,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP tests need the mcp extra")
 
+import mcp_types as types
 from mcp import Client, StdioServerParameters
 from tool_cli_env import pip_install_to
 
@@ -363,3 +364,22 @@ def test_mcp_help_names_both_tools() -> None:
     assert done.returncode == 0
     assert "ask_user_question and review_plan" in done.stdout
     assert "--provider NAME" in done.stdout
+
+
+async def test_in_process_unknown_tool_and_bad_plan_arguments(dsh_context: Any) -> None:
+    """In process: an unknown tool is a protocol error, bad review_plan arguments a tool error."""
+    from mcp.shared.exceptions import MCPError
+
+    from dsh_user_questions.mcp import build_server
+
+    with anyio.fail_after(TIMEOUT):
+        async with Client(build_server(dsh_context), mode="legacy") as client:
+            with pytest.raises(MCPError, match="unknown tool 'ask_the_user'") as caught:
+                await client.call_tool("ask_the_user", {})
+            extra = await client.call_tool("review_plan", {"plan": PLAN, "agent": "x"})
+            missing = await client.call_tool("review_plan", {})
+    assert caught.value.code == types.INVALID_PARAMS
+    assert extra.is_error
+    assert _text(extra) == "Error: invalid arguments: agent: unknown property; allowed: plan"
+    assert missing.is_error
+    assert _text(missing) == "Error: invalid arguments: plan: is required"

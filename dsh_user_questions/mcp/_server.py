@@ -74,14 +74,17 @@ async def _ask(ctx: Any, arguments: dict[str, Any]) -> types.CallToolResult:
 
 async def _review(ctx: Any, arguments: dict[str, Any]) -> types.CallToolResult:
     plan = arguments.get("plan")
-    extra = sorted(set(arguments) - {"plan"})
-    if not isinstance(plan, str) or extra:
-        problem = (
-            f"unknown property {extra[0]!r}; allowed: plan"
-            if extra
-            else "plan: is required and must be a string"
-        )
-        return _text(f"Error: invalid arguments: {problem}", is_error=True)
+    # Worded like the tool's own problems: the path, then what is wrong with it.
+    problems = []
+    if "plan" not in arguments:
+        problems.append("plan: is required")
+    elif not isinstance(plan, str):
+        problems.append("plan: must be a string")
+    problems.extend(
+        f"{_shown(name)}: unknown property; allowed: plan" for name in arguments if name != "plan"
+    )
+    if problems or not isinstance(plan, str):
+        return _text("Error: invalid arguments: " + "; ".join(problems), is_error=True)
     service = ctx.get("user_questions")
     try:
         if service is None:
@@ -95,6 +98,13 @@ async def _review(ctx: Any, arguments: dict[str, Any]) -> types.CallToolResult:
     if outcome.feedback is not None:
         verdict["feedback"] = outcome.feedback
     return _text(json.dumps(verdict, ensure_ascii=False, separators=(",", ":")))
+
+
+def _shown(name: str) -> str:
+    """A property name the model made up, safe to echo: plain, or JSON-quoted and cut short."""
+    if name.isidentifier() and name.isascii() and len(name) <= 64:
+        return name
+    return json.dumps(name[:40] + ("..." if len(name) > 40 else ""))
 
 
 def build_server(ctx: Any) -> Server[Any]:
