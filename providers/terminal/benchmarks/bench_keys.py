@@ -28,7 +28,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from dsh_user_questions_terminal._abort import AbortRelay
-from dsh_user_questions_terminal._interactive import GUARD_SECONDS, _Form, _run_form
+from dsh_user_questions_terminal._interactive import GUARD_SECONDS, Form, _run_form
 
 KEYS = {"PgDn (scroll the detail)": "\x1b[6~", "Down (move the pointer)": "\x1b[B"}
 
@@ -58,7 +58,7 @@ async def measure(lines: int, keys: int, key: str, plan: bool) -> tuple[float, l
         output = Vt100_Output(sink, lambda: Size(rows=24, columns=80), term="xterm")
         with create_app_session(input=pipe, output=output):
             started = time.perf_counter()
-            form = _Form(request(lines, plan))
+            form = Form(request(lines, plan))
             rendered = asyncio.Event()
             form.app.after_render += lambda _: rendered.set()
             run = asyncio.ensure_future(_run_form(form, AbortRelay(None), False))

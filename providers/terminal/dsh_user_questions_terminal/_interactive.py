@@ -1,4 +1,5 @@
-"""Interactive mode: a prompt_toolkit form drawn below the cursor, one question a page.
+"""Interactive mode: a prompt_toolkit form drawn below the cursor, one question a page (its keys
+are in `_keys`).
 
 The form is laid out by hand for the terminal's size at every render (see `_viewport`): the
 highlighted row is always drawn, hidden rows are announced, a long detail shows a window of its
@@ -17,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Callable, Sequence
 
 from dsh_user_questions import (
     AskUserQuestionAnswer,
@@ -29,8 +29,6 @@ from prompt_toolkit.application import Application, create_app_session
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     AnyContainer,
     ConditionalContainer,
@@ -48,6 +46,7 @@ from prompt_toolkit.widgets import TextArea
 from ._abort import AbortRelay
 from ._drawing import SEP, STYLE, boxed, continuation, join, mark_cut, recap, wrap_parts
 from ._inert import inert_text
+from ._keys import LAST_KEY, form_bindings
 from ._markdown import Line
 from ._page import Page, TextPurpose
 from ._questions import describe_answer, title, unusable_stream
@@ -65,7 +64,6 @@ drawn when keys count again)."""
 TYPING_SECONDS = 1.0
 """A key this recent when a page appears means the human was typing (for the previous page)."""
 
-_last_key = [float("-inf")]  # when any prompt of the process last saw a key (monotonic)
 
 _DIGIT_PAUSE = 1.0  # seconds within which a second digit continues a number (1 then 2: row 12)
 
@@ -83,7 +81,7 @@ class _Frame:
         self.scrolls = False
 
 
-class _Form:
+class Form:
     """The state machine and the drawing of the prompt."""
 
     def __init__(self, request: AskUserQuestionRequest) -> None:
@@ -112,14 +110,14 @@ class _Form:
         self.body_control = FormattedTextControl(self._body, focusable=True, show_cursor=False)
         self.app: Application[AskUserQuestionAnswer] = Application(
             layout=Layout(self._container(), focused_element=self.body_control),
-            key_bindings=self._bindings(),
+            key_bindings=form_bindings(self),
             style=STYLE,
             full_screen=False,
             erase_when_done=True,
             mouse_support=False,
         )
         self.app.ttimeoutlen = 0.05
-        self._enter_page(0)
+        self.enter_page(0)
 
     # --- state -------------------------------------------------------------------------------
 
@@ -137,7 +135,7 @@ class _Form:
         typing, has been for `GUARD_SECONDS`."""
         return self.shown_at is not None and time.monotonic() - self.shown_at >= GUARD_SECONDS
 
-    def _enter_page(self, index: int) -> None:
+    def enter_page(self, index: int) -> None:
         self.page = index
         self.text_purpose = None
         self.notice = ""
@@ -150,7 +148,7 @@ class _Form:
         if not page.item.options and page.answer is None:
             self._start_text("free")
         else:
-            self._stop_text()
+            self.stop_text()
 
     def _start_text(self, purpose: TextPurpose, label: str = "") -> None:
         self.text_purpose = purpose
@@ -160,31 +158,31 @@ class _Form:
         self.text.buffer.cursor_position = len(self.text.text)
         self.app.layout.focus(self.text)
 
-    def _stop_text(self) -> None:
+    def stop_text(self) -> None:
         self.text_purpose = None
         self.app.layout.focus(self.body_control)
 
     def _record(self, answer: AskUserQuestionAnswerItem) -> None:
         self.current.answer = answer
-        self._stop_text()
+        self.stop_text()
         if len(self.pages) == 1:
-            self._submit()
+            self.submit()
         elif self.page + 1 < len(self.pages) and not all(p.answer for p in self.pages):
-            self._enter_page(self.page + 1)
+            self.enter_page(self.page + 1)
         else:  # every question answered (also after changing one): the summary
-            self._enter_page(len(self.pages))
+            self.enter_page(len(self.pages))
 
-    def _submit(self) -> None:
+    def submit(self) -> None:
         answers = [p.answer for p in self.pages if p.answer is not None]
         self.app.exit(result=AskUserQuestionAnswer(answers))
 
-    def _has_answers(self) -> bool:
+    def has_answers(self) -> bool:
         return any(p.answer or p.checked or p.other_checked or p.custom for p in self.pages)
 
     def _plan_unread(self, page: Page) -> bool:
         return page.plan and (not page.seen or page.unseen > 0)
 
-    def _activate(self, row_index: int) -> None:
+    def activate(self, row_index: int) -> None:
         page = self.current
         if row_index not in self.visible:  # never drawn: show it first
             page.cursor = row_index
@@ -202,7 +200,7 @@ class _Form:
             self._start_text("free" if not item.options else "other")
         elif page.plan and item.options[row.index].label == page.approve:
             if self._plan_unread(page):
-                self._scroll_detail(+1)
+                self.scroll_detail(+1)
                 self.notice = "Read the whole plan first: PgDn shows the rest."
                 return
             self._record(AskUserQuestionAnswerItem(id=item.id, selected=[page.approve]))
@@ -211,13 +209,13 @@ class _Form:
         elif item.multi_select:
             if not page.touched and not page.checked and not page.other_checked:
                 page.checked.add(row.index)
-            self._confirm_multi()
+            self.confirm_multi()
         else:
             self._record(
                 AskUserQuestionAnswerItem(id=item.id, selected=[item.options[row.index].label])
             )
 
-    def _toggle(self, row_index: int) -> None:
+    def toggle(self, row_index: int) -> None:
         page = self.current
         if row_index not in self.visible:
             page.cursor = row_index
@@ -234,15 +232,15 @@ class _Form:
             else:
                 self._start_text("other")
         else:
-            self._activate(row_index)
+            self.activate(row_index)
 
-    def _toggle_all(self) -> None:
+    def toggle_all(self) -> None:
         page = self.current
         everything = set(range(len(page.item.options)))
         page.checked = set() if page.checked == everything else everything
         page.touched = True
 
-    def _confirm_multi(self) -> None:
+    def confirm_multi(self) -> None:
         page = self.current
         item = page.item
         selected = [o.label for i, o in enumerate(item.options) if i in page.checked]
@@ -277,19 +275,19 @@ class _Form:
         elif item.multi_select:
             page.custom = value
             page.other_checked = bool(value)
-            self._stop_text()
+            self.stop_text()
         elif value:
             page.custom = value
             self._record(AskUserQuestionAnswerItem(id=item.id, custom=value))
         else:
-            self._stop_text()
+            self.stop_text()
         return True
 
-    def _cancel(self) -> None:
+    def cancel(self) -> None:
         if not self.app.is_done:
             self.app.exit(exception=UserQuestionError.cancelled())
 
-    def _move(self, delta: int, *, wrap: bool = True) -> None:
+    def move(self, delta: int, *, wrap: bool = True) -> None:
         if self.summary:
             count = len(self.pages)
             self.summary_cursor = max(0, min(count - 1, self.summary_cursor + delta))
@@ -301,14 +299,14 @@ class _Form:
         else:
             page.cursor = max(0, min(count - 1, page.cursor + delta))
 
-    def _scroll_detail(self, pages: int) -> None:
+    def scroll_detail(self, pages: int) -> None:
         page = self.current
         step = max(1, self.last.detail_height - 1)
         # The next render clamps to the last full window (its height may differ from this one).
         limit = max(0, len(page.wrapped) - 1)
         page.detail_top = max(0, min(page.detail_top + pages * step, limit))
 
-    def _number(self, digit: str) -> None:
+    def number(self, digit: str) -> None:
         """A digit key: with ten rows or more, 1 then 2 typed quickly is row 12."""
         count = len(self.pages) if self.summary else len(self.current.rows)
         now = time.monotonic()
@@ -331,7 +329,7 @@ class _Form:
                 self.summary_cursor = value - 1
             else:
                 self.digits = ""
-                self._enter_page(value - 1)
+                self.enter_page(value - 1)
             return
         page = self.current
         if longer:
@@ -339,153 +337,9 @@ class _Form:
             return
         self.digits = ""
         if page.item.multi_select:
-            self._toggle(value - 1)
+            self.toggle(value - 1)
         else:
-            self._activate(value - 1)
-
-    # --- keys --------------------------------------------------------------------------------
-
-    def _bindings(self) -> KeyBindings:
-        kb = KeyBindings()
-        typing = Condition(lambda: self.text_purpose is not None)
-        confirming = Condition(lambda: self.confirming)
-        listing = ~typing & ~confirming
-        on_summary = Condition(lambda: self.summary)
-        on_question = listing & ~on_summary
-        multi = Condition(lambda: not self.summary and self.current.item.multi_select)
-
-        @kb.add("c-c")
-        def _(event: KeyPressEvent) -> None:
-            self._cancel()
-
-        @kb.add("y", filter=confirming)
-        def _(event: KeyPressEvent) -> None:
-            self._cancel()
-
-        @kb.add(Keys.Any, filter=confirming)
-        @kb.add("escape", filter=confirming, eager=True)
-        @kb.add("enter", filter=confirming)
-        def _(event: KeyPressEvent) -> None:
-            self.confirming = False
-
-        @kb.add("escape", filter=listing, eager=True)
-        def _(event: KeyPressEvent) -> None:
-            if self._has_answers():
-                self.confirming = True
-            else:
-                self._cancel()
-
-        @kb.add("escape", filter=typing, eager=True)
-        def _(event: KeyPressEvent) -> None:
-            self._stop_text()
-
-        @kb.add("enter", filter=typing)
-        def _(event: KeyPressEvent) -> None:
-            self.text.buffer.validate_and_handle()
-
-        @kb.add("up", filter=listing)
-        @kb.add("c-p", filter=listing)
-        @kb.add("k", filter=listing)
-        @kb.add("s-tab", filter=listing)
-        def _(event: KeyPressEvent) -> None:
-            self._move(-1)
-
-        @kb.add("down", filter=listing)
-        @kb.add("c-n", filter=listing)
-        @kb.add("j", filter=listing)
-        @kb.add("tab", filter=listing)
-        def _(event: KeyPressEvent) -> None:
-            self._move(+1)
-
-        @kb.add("home", filter=listing)
-        def _(event: KeyPressEvent) -> None:
-            self._move(-(10**6), wrap=False)
-
-        @kb.add("end", filter=listing)
-        def _(event: KeyPressEvent) -> None:
-            self._move(10**6, wrap=False)
-
-        @kb.add("pagedown", filter=listing)
-        def _(event: KeyPressEvent) -> None:
-            if self.last.scrolls:
-                self._scroll_detail(+1)
-            else:
-                self._move(max(1, self._rows_room() - 2), wrap=False)
-
-        @kb.add("pageup", filter=listing)
-        def _(event: KeyPressEvent) -> None:
-            if self.last.scrolls:
-                self._scroll_detail(-1)
-            else:
-                self._move(-max(1, self._rows_room() - 2), wrap=False)
-
-        @kb.add("enter", filter=on_question)
-        def _(event: KeyPressEvent) -> None:
-            page = self.current
-            row = page.rows[page.cursor]
-            chosen = page.checked or page.other_checked or page.touched
-            if (
-                page.item.multi_select
-                and chosen
-                and row.kind in ("option", "other")
-                and page.cursor in self.visible
-            ):
-                self._confirm_multi()
-            else:
-                self._activate(page.cursor)
-
-        @kb.add("space", filter=on_question)
-        def _(event: KeyPressEvent) -> None:
-            page = self.current
-            if page.item.multi_select:
-                self._toggle(page.cursor)
-            else:
-                self._activate(page.cursor)
-
-        @kb.add("a", filter=on_question & multi)
-        def _(event: KeyPressEvent) -> None:
-            self._toggle_all()
-
-        for digit in "0123456789":
-
-            @kb.add(digit, filter=listing)
-            def _(event: KeyPressEvent) -> None:
-                self._number(event.data)
-
-        @kb.add("left", filter=listing)
-        @kb.add("backspace", filter=listing)
-        def _(event: KeyPressEvent) -> None:
-            if self.page > 0:
-                self._enter_page(self.page - 1)
-
-        @kb.add("enter", filter=listing & on_summary)
-        def _(event: KeyPressEvent) -> None:
-            self._submit()
-
-        for binding in kb.bindings:
-            binding.handler = self._guarded(binding.handler, binding.keys)
-        return kb
-
-    def _guarded(
-        self, handler: Callable[[KeyPressEvent], object], keys: Sequence[object]
-    ) -> Callable[[KeyPressEvent], None]:
-        """A key handler that ignores keys before the page is armed (Ctrl-C always counts) and
-        whose failure ends the prompt with that error instead of hanging it."""
-        always = tuple(keys) == (Keys.ControlC,)
-
-        def run(event: KeyPressEvent) -> None:
-            _last_key[0] = time.monotonic()
-            if not always and not self.armed:
-                return
-            if tuple(keys) != (Keys.Any,) and event.data not in "0123456789":
-                self.digits = ""
-            try:
-                handler(event)
-            except Exception as error:
-                if not self.app.is_done:
-                    self.app.exit(exception=error)
-
-        return run
+            self.activate(value - 1)
 
     # --- layout ------------------------------------------------------------------------------
 
@@ -521,7 +375,7 @@ class _Form:
         )
         return Dimension.exact(min(3, max(1, lines)))
 
-    def _rows_room(self) -> int:
+    def rows_room(self) -> int:
         return self.last.rows.lines_used([1]) if self.last.rows else 3
 
     def _frame(self) -> _Frame:
@@ -578,7 +432,7 @@ class _Form:
 
     def _start_guard(self) -> None:
         now = time.monotonic()
-        typing = self.typed_ahead or now - _last_key[0] < TYPING_SECONDS
+        typing = self.typed_ahead or now - LAST_KEY[0] < TYPING_SECONDS
         self.typed_ahead = False
         # Not typing: keys count at once (the page counts as shown long enough ago).
         self.shown_at = now if typing else now - GUARD_SECONDS
@@ -789,7 +643,7 @@ async def ask_interactive(
         output = create_output(stdout=tty)
     try:
         with create_app_session(output=output) if output is not None else _no_session():
-            return await _run_form(_Form(request), relay, draws_on_stdout)
+            return await _run_form(Form(request), relay, draws_on_stdout)
     finally:
         if tty is not None:
             tty.close()
@@ -803,7 +657,7 @@ class _no_session:
         return None
 
 
-async def _run_form(form: _Form, relay: AbortRelay, draws_on_stdout: bool) -> AskUserQuestionAnswer:
+async def _run_form(form: Form, relay: AbortRelay, draws_on_stdout: bool) -> AskUserQuestionAnswer:
     loop = asyncio.get_running_loop()
     app = form.app
 
