@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
+import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -22,6 +23,8 @@ from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, Us
 
 from .answers import check_page_answer, problems_of
 from .board import BoardEvent, Outcome, Receipt
+
+_log = logging.getLogger(__name__)
 
 # How many settled ask ids are remembered, so a late post gets a receipt saying what happened.
 _HISTORY = 10_000
@@ -160,4 +163,8 @@ class LocalBoard:
 
     def _emit(self, event: BoardEvent) -> None:
         for listener in list(self._listeners.values()):
-            listener(event)
+            try:
+                listener(event)
+            except Exception:
+                # A page's trouble must never fail the agent's ask or another page's stream.
+                _log.exception("a listener of the web provider's board failed")

@@ -34,12 +34,17 @@ def encode(data: object) -> bytes:
 
 
 def page_form(ask: Mapping[str, Any]) -> dict[str, Any]:
-    """The ask as the page gets it: the wire form plus each detail's rendered markdown."""
+    """The ask as the page gets it: the wire form plus each detail's rendered markdown.
+
+    A detail the renderer cannot take (emphasis nested thousands deep overflows the parser's
+    recursion) gets no ``detailDoc``: the page then shows its text as it is, inert.
+    """
     questions = []
     for question in ask.get("questions", ()):
         detail = question.get("detail")
         if isinstance(detail, str) and detail:
-            question = {**question, "detailDoc": render(detail)}
+            with contextlib.suppress(RecursionError):
+                question = {**question, "detailDoc": render(detail)}
         questions.append(question)
     return {**ask, "questions": questions}
 

@@ -338,3 +338,24 @@ async def test_the_focus_ring_stands_out_and_descriptions_are_read_once(
     assert style == "solid"
     assert _contrast(ring, background) >= 3, (ring, background)
     await expect(page.locator("input.choice[aria-describedby]")).to_have_count(0)
+
+
+async def test_a_detail_too_deep_to_render_is_shown_as_text(web: WebProvider, page: Page) -> None:
+    """Emphasis nested 5,000 deep (which overflows the markdown parser) still reaches the page,
+    as plain inert text, and the ask is answered as usual."""
+    deep = "*" * 5000 + "deep" + "*" * 5000
+    asking = await start_ask(
+        web,
+        request(
+            AskUserQuestionItem(
+                id="x",
+                question="Deep?",
+                detail=deep,
+                options=(AskUserQuestionOption("yes"), AskUserQuestionOption("no")),
+            )
+        ),
+    )
+    await expect(page.locator(".detail")).to_have_text(deep)
+    await page.get_by_role("radio", name="yes").check()
+    await page.get_by_role("button", name="Submit", exact=True).click()
+    assert (await asking.result()).answers[0].selected == ("yes",)
