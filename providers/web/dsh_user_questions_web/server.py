@@ -69,7 +69,10 @@ class ConnectionTable:
         if len(self) > self._limits.max_connections:
             # The oldest connection without a request in progress makes room (possibly this
             # new one, when every other connection is busy).
-            oldest = next(iter(self._idle))
+            # Taken off the table at once, so the next newcomer picks another one even before
+            # this one's connection_lost runs.
+            oldest, timer = self._idle.popitem(last=False)
+            timer.cancel()
             _close(oldest)
 
     def lost(self, conn: Any) -> None:
