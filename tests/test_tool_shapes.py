@@ -155,7 +155,8 @@ def test_mypy_strict_accepts_the_shapes_where_the_sdks_expect_their_types(
     mypy --strict accepts it without a cast."""
     pytest.importorskip("mypy")
     root = Path(__file__).resolve().parent.parent
-    cache = pytestconfig.cache.mkdir("mypy") if pytestconfig.cache else None
+    cache_provider = getattr(pytestconfig, "cache", None)
+    cache = cache_provider.mkdir("mypy") if cache_provider else None
     command = [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent"]
     if cache is not None:
         command += ["--cache-dir", str(cache)]
