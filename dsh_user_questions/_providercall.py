@@ -37,9 +37,9 @@ def call_provider_impl(
     would: positional arguments by name, exceptions unchanged, the result as returned
     (``firstresult``). Anything else goes through ``hook(request=request)``.
     """
-    if len(impls) == 1 and _untraced(pm):
+    if len(impls) == 1:
         impl = impls[0]
-        if not (impl.wrapper or impl.hookwrapper or impl.kwargnames):
+        if not (impl.wrapper or impl.hookwrapper or impl.kwargnames) and _untraced(pm):
             argnames = impl.argnames
             if argnames == ("request",):
                 return impl.function(request)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import sys
+import types
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
@@ -21,16 +22,24 @@ if TYPE_CHECKING:
 
 __all__ = ["Deadline", "wait_for_provider"]
 
+# Python 3.12+ starts a task eagerly: the provider's first step runs inside its own task at once.
+_EAGER = sys.version_info >= (3, 12)
+
 
 async def wait_for_provider(awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
     """Await the provider's work, unless the signal aborts first: then cancel it."""
     import asyncio  # imported by whoever runs the loop; deferred to keep the import light
 
     loop = asyncio.get_running_loop()
-    task = _start(loop, awaitable)
-    if task.done():
-        # An instant provider (eager start, Python 3.12+): no listener, no loop turn.
-        return _outcome(task, signal)
+    if _EAGER and type(awaitable) is types.CoroutineType and loop.get_task_factory() is None:
+        # Runs the provider at once up to its first real wait, as awaiting it directly
+        # would, but in a task of its own; an instant provider then needs no loop turn.
+        task: asyncio.Future[Any] = asyncio.Task(awaitable, loop=loop, eager_start=True)
+        if task.done():
+            # No listener was ever added; the answer (or error) is final.
+            return task.result() if not signal.aborted else _outcome(task, signal)
+    else:
+        task = asyncio.ensure_future(awaitable, loop=loop)
     waker = _Waker(loop, loop.create_future())
     # Listen only now that the provider is pending: an abort that came meanwhile runs the
     # waker at once.
@@ -51,6 +60,8 @@ async def wait_for_provider(awaitable: Awaitable[Any], signal: AbortSignal) -> A
 
 def _outcome(task: asyncio.Future[Any], signal: AbortSignal) -> Any:
     """The finished provider's result, or its error (unless the abort beats it)."""
+    if not signal.aborted:
+        return task.result()
     if not task.cancelled():
         error = task.exception()
         if error is None:
@@ -88,22 +99,6 @@ class _Waker(LoopWaker):
             task.exception()
         if not self.waiter.done():
             self.waiter.set_result(None)
-
-
-def _start(loop: asyncio.AbstractEventLoop, awaitable: Awaitable[Any]) -> asyncio.Future[Any]:
-    """The provider's work as a task of its own, so an abort can leave it behind.
-
-    The whole provider runs in that one task (context variables, anyio cancel scopes and
-    ``current_task()`` stay consistent across its steps).
-    """
-    import asyncio
-
-    if sys.version_info >= (3, 12) and loop.get_task_factory() is None:
-        if asyncio.iscoroutine(awaitable):
-            # Runs the provider at once up to its first real wait, as awaiting it directly
-            # would; an instant provider then needs no task switch at all.
-            return asyncio.Task(awaitable, loop=loop, eager_start=True)
-    return asyncio.ensure_future(awaitable, loop=loop)
 
 
 class Deadline:

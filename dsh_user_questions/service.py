@@ -95,6 +95,7 @@ class UserQuestionService:
         self._asked = OneByOne(pm, "dsh_user_questions_asked")
         self._answered = OneByOne(pm, "dsh_user_questions_answered")
         self._failed = OneByOne(pm, "dsh_user_questions_failed")
+        self._observed = _Observed(pm)
 
     # Providers ---------------------------------------------------------------------------------
 
@@ -171,7 +172,7 @@ class UserQuestionService:
         """
         if timeout is None:
             timeout = request.timeout
-        if not (self._asked or self._answered or self._failed):
+        if not self._observed():
             # The body of `_ask`, inlined: the unobserved ask is the hot path.
             if timeout is not None:
                 return await self._ask_with_timeout(request, timeout)
@@ -273,20 +274,22 @@ class UserQuestionService:
         signal = request.signal
         if signal is not None and signal.aborted:
             raise UserQuestionError.aborted_by(signal)
-        if not request.questions:
-            raise UserQuestionError.empty_questions()
         if request.agent is not None:
+            if not request.questions:  # the documented order: EMPTY_QUESTIONS comes first
+                raise UserQuestionError.empty_questions()
             self._check_caller(request.agent)
         rules.check_request(request)
         registration = self._registration
         everything = self._provider_hook.get_hookimpls()
-        impls = provider_impls(everything) if everything else everything
-        if registration is not None and not impls:
+        if registration is not None and not everything:
             return registration.provider.ask(request)
+        impls = provider_impls(everything) if len(everything) > 1 else everything
         if registration is None and len(impls) == 1:
             # The implementation seen here is the one called, even if another thread
             # unregisters it meanwhile (never a silent None from an empty hook).
             return call_provider_impl(self._pm, self._provider_hook, everything, request)
+        if registration is not None and not impls:
+            return registration.provider.ask(request)
         if registration is None and not impls:
             raise UserQuestionError.no_provider()
         active = [f"provider plugin {impl.plugin_name!r}" for impl in impls]
@@ -308,6 +311,28 @@ class UserQuestionService:
         elif not any(root is agent for root in agents.roots()):
             # A registry with only get() and roots(): one scan of its live roots.
             raise UserQuestionError.delegated_caller()
+
+
+class _Observed:
+    """Whether any observer hook has an implementation, without copying lists (every ask asks).
+
+    Reads the implementation lists pluggy keeps on each hook caller; if a pluggy version has
+    none under that name, it falls back to the public ``get_hookimpls()``.
+    """
+
+    __slots__ = ("_hooks", "_lists")
+
+    def __init__(self, pm: pluggy.PluginManager) -> None:
+        names = ("dsh_user_questions_asked", "dsh_user_questions_answered")
+        self._hooks = [getattr(pm.hook, name) for name in (*names, "dsh_user_questions_failed")]
+        lists = [getattr(hook, "_hookimpls", None) for hook in self._hooks]
+        self._lists = lists if all(isinstance(impls, list) for impls in lists) else None
+
+    def __call__(self) -> bool:
+        lists = self._lists
+        if lists is not None:
+            return bool(lists[0] or lists[1] or lists[2])
+        return any(hook.get_hookimpls() for hook in self._hooks)
 
 
 def _describe(provider: object) -> str:
