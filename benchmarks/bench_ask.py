@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import inspect
 
 import pluggy
@@ -11,7 +12,8 @@ from dsh_user_questions.harness import AbortController, HarnessContext
 
 from ._common import QUESTION, REQUEST, Figure, InstantProvider, best_per_call
 
-TARGET = 3.0
+TARGET = 1.5  # ask() without a signal, against a bare hook call (issue 10, item 13)
+TARGET_SIGNAL = 2.0  # ask() with an abort signal, likewise
 
 
 async def run(quick: bool) -> list[Figure]:
@@ -58,24 +60,27 @@ async def run(quick: bool) -> list[Figure]:
         number,
         repeat,
     )
-    assert not signal._listeners, "a listener outlived its ask"
+    assert not any(isinstance(r, dict) and r for r in gc.get_referents(signal)), (
+        "a listener outlived its ask"
+    )
     base = per_call["bare"] * 1e6
 
-    def figure(key: str, name: str, targeted: bool) -> Figure:
+    def figure(key: str, name: str, signal: bool) -> Figure:
         value = per_call[key] * 1e6
+        target = TARGET_SIGNAL if signal else TARGET
         return Figure(
             name=name,
             value=value,
             unit="us",
             baseline_name="bare hook call",
             baseline=base,
-            target=f"≤ {TARGET:g}x" if targeted else "-",
-            met=value / base <= TARGET if targeted else None,
+            target=f"≤ {target:g}x",
+            met=value / base <= target,
         )
 
     return [
-        figure("plugin", "ask(), provider plugin", True),
-        figure("registered", "ask(), register_provider()", True),
-        figure("plugin+signal", "ask() with an abort signal, provider plugin", False),
-        figure("registered+signal", "ask() with an abort signal, register_provider()", False),
+        figure("plugin", "ask(), provider plugin", False),
+        figure("registered", "ask(), register_provider()", False),
+        figure("plugin+signal", "ask() with an abort signal, provider plugin", True),
+        figure("registered+signal", "ask() with an abort signal, register_provider()", True),
     ]

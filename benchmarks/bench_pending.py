@@ -23,8 +23,8 @@ from dsh_user_questions.harness import AbortController, HarnessContext
 from ._common import QUESTION, REQUEST, Figure, median
 
 COUNT = 10_000
-TARGET_BYTES = 2048
-TARGET_ABORT_MS = 100.0
+TARGET_BYTES = 1536  # 1.5 KiB per pending ask (issue 10, item 13)
+TARGET_ABORT_RATIO = 1.5  # aborting them, against cancelling as many bare tasks
 
 
 class HangingProvider:
@@ -206,7 +206,7 @@ async def run(quick: bool) -> list[Figure]:
             unit="ms",
             baseline_name=f"cancel {COUNT:,} bare tasks",
             baseline=median(cancel_times) * 1e3,
-            target=f"< {TARGET_ABORT_MS:g} ms",
-            met=abort_ms < TARGET_ABORT_MS,
+            target=f"≤ {TARGET_ABORT_RATIO:g}x",
+            met=abort_ms <= TARGET_ABORT_RATIO * median(cancel_times) * 1e3,
         ),
     ]
