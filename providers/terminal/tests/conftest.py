@@ -16,6 +16,7 @@ from typing import Any
 import pexpect
 import pyte
 import pytest
+from dsh_user_questions.testing import make_plan_question
 from hypothesis import settings
 
 # No per-example deadline: on a loaded machine one example can take longer than Hypothesis's
@@ -252,21 +253,5 @@ PLAN = "# Migrate to pnpm\n\n1. Add `pnpm-lock.yaml`\n2. Switch CI to `pnpm inst
 
 
 def plan_review() -> dict[str, Any]:
-    """The wire form of the plan-review question the core's ``plan_review_question`` builds."""
-    return {
-        "id": "plan-review",
-        "header": "Plan review",
-        "question": "Approve this plan and leave plan mode?",
-        "detail": PLAN,
-        "options": [
-            {
-                "label": "Approve",
-                "description": "leaves plan mode; the plan is carried out from the next step",
-            },
-            {
-                "label": "Keep planning",
-                "description": "stays in plan mode; feedback goes back to the model",
-            },
-        ],
-        "intent": {"kind": "plan-review", "approve": "Approve"},
-    }
+    """The wire form of the plan-review question the core builds (``make_plan_question``)."""
+    return make_plan_question(PLAN).to_dict()
