@@ -9,8 +9,9 @@ that registered this plugin.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Awaitable
+import threading
 from typing import TYPE_CHECKING
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, hookimpl
@@ -31,15 +32,17 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 _provider: InboxProvider | None = None
+_opening = threading.Lock()  # two first asks at once open one provider
 _contexts: list[HarnessContext] = []
 
 
 def get_provider() -> InboxProvider:
     """The provider this plugin asks through (opened from the environment on first use)."""
     global _provider
-    if _provider is None:
-        _provider = InboxProvider(on_late_answer=_late_answer)
-    return _provider
+    with _opening:
+        if _provider is None:
+            _provider = InboxProvider(on_late_answer=_late_answer)
+        return _provider
 
 
 def _late_answer(record: QuestionRecord) -> None:
@@ -60,18 +63,24 @@ def dsh_context_services(ctx: HarnessContext) -> None:
         _contexts.append(ctx)
 
 
+async def _provider_soon() -> InboxProvider:
+    # The first use opens the store (and, for PostgreSQL, waits out an unreachable server):
+    # done in a thread so the harness's loop never stalls on it.
+    return _provider if _provider is not None else await asyncio.to_thread(get_provider)
+
+
 @hookimpl
-def dsh_user_questions_ask(request: AskUserQuestionRequest) -> Awaitable[AskUserQuestionAnswer]:
+async def dsh_user_questions_ask(request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
     """Record the question in the inbox and wait for its final state."""
-    return get_provider().ask(request)
+    return await (await _provider_soon()).ask(request)
 
 
 @hookimpl
-def dsh_user_questions_resume(
+async def dsh_user_questions_resume(
     question_id: str, signal: AbortSignal | None
-) -> Awaitable[AskUserQuestionAnswer]:
+) -> AskUserQuestionAnswer:
     """Wait again for a question this or an earlier process asked."""
-    return get_provider().resume(question_id, signal=signal)
+    return await (await _provider_soon()).resume(question_id, signal=signal)
 
 
 @hookimpl

@@ -15,6 +15,8 @@ import sys
 from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, hookimpl
 from dsh_user_questions.harness import HarnessContext
 
+from dsh_user_questions_inbox.plugin import get_provider
+
 REQUEST = {
     "questions": [
         {
@@ -49,6 +51,9 @@ async def main() -> None:
     ctx = HarnessContext()
     ctx.register(LateAnswers(), name="late-answers")
     ctx.load_entrypoints()
+    # Open the store now: a short ask timeout then measures the wait for the human, not the
+    # first connection (under load that can take longer than the whole timeout).
+    await asyncio.to_thread(get_provider)
     service = ctx.user_questions
     mode, *args = sys.argv[1:]
     if mode == "ask":
