@@ -15,7 +15,7 @@ import pytest
 from conftest import WAIT_SECONDS, OpenPage, card, request, start_ask
 from playwright.async_api import expect
 
-from dsh_user_questions_web import WebProvider
+from dsh_user_questions_web import Limits, WebProvider
 
 CHILD = Path(__file__).resolve().parent / "harness_child.py"
 
@@ -233,3 +233,23 @@ async def test_an_ask_fails_when_the_port_is_taken() -> None:
         assert isinstance(caught.value.__cause__, OSError)
         assert provider.pending_count == 0
         assert not provider.running
+
+
+@pytest.mark.browser
+async def test_a_tab_refused_a_stream_says_busy_not_unreachable(open_page: OpenPage) -> None:
+    """When the stream cap refuses a tab, the tab finds the harness answering and says it is
+    busy: it neither claims the harness is gone nor disables anything."""
+    provider = WebProvider(announce=False, limits=Limits(max_streams=1, max_connections=8))
+    url = await provider.start()
+    try:
+        first = await open_page(url)
+        await expect(first.locator("#connection")).to_have_attribute("data-state", "open")
+        second = await open_page(url)
+        await expect(second.locator("#connection")).to_contain_text("busy", timeout=30_000)
+        await expect(second.locator("#offline")).to_be_hidden()
+        await first.close()
+        await expect(second.locator("#connection")).to_have_attribute(
+            "data-state", "open", timeout=30_000
+        )
+    finally:
+        await provider.stop()

@@ -727,8 +727,18 @@
     state.source = null;
     state.failures += 1;
     if (state.failures >= RETRIES_BEFORE_UNREACHABLE) {
-      setConnection("unreachable", "Harness unreachable: retrying");
-      setStale(true);
+      // The stream may be refused while the harness is up (too many open tabs): ask once
+      // whether it answers at all before calling it unreachable.
+      fetch("state", { cache: "no-store", credentials: "same-origin", signal: AbortSignal.timeout(3000) })
+        .then((response) => {
+          if (!response.ok) throw new Error(String(response.status));
+          if (state.failures > 0) setConnection("retrying", "Reconnecting\u2026 (the harness is busy)");
+        })
+        .catch(() => {
+          if (state.failures === 0) return; // reconnected meanwhile
+          setConnection("unreachable", "Harness unreachable: retrying");
+          setStale(true);
+        });
     } else {
       setConnection("retrying", "Reconnecting\u2026");
     }
