@@ -188,17 +188,17 @@ class AbortSignal:
         """
         sources = list(signals)
         for source in sources:
-            if not isinstance(source, AbortSignal):
+            if not callable(getattr(source, "add_listener", None)):
                 raise TypeError(
-                    f"AbortSignal.any() takes AbortSignals, got {type(source).__name__}"
+                    f"AbortSignal.any() takes abort signals, got {type(source).__name__}"
                 )
         combined = _Combined()
         for source in sources:
-            if source._aborted:
-                combined._abort(source._reason)
+            if source.aborted:
+                combined._abort(source.reason)
                 return combined
-        follow = _Follow(weakref.ref(combined))
-        combined._unlink = [source.add_listener(follow) for source in sources]
+        ref: weakref.ReferenceType[AbortSignal] = weakref.ref(combined)
+        combined._unlink = [source.add_listener(_Follow(ref, source)) for source in sources]
         if combined._aborted:  # a source aborted while we were adding the links
             combined._leave()
         return combined
@@ -221,15 +221,22 @@ class _Remover:
 
 
 class _Follow:
-    """The listener an `any()` signal leaves on its sources; it holds the signal weakly."""
+    """The listener an `any()` signal leaves on a source; it holds the signal weakly.
 
-    __slots__ = ("follower",)
+    Signals of this module hand the abort on without calling it (no recursion); a source of
+    another kind (a harness's own signal class) calls it.
+    """
 
-    def __init__(self, follower: weakref.ReferenceType[AbortSignal]) -> None:
+    __slots__ = ("follower", "source")
+
+    def __init__(self, follower: weakref.ReferenceType[AbortSignal], source: Any) -> None:
         self.follower = follower
+        self.source = source
 
     def __call__(self) -> None:
-        raise AssertionError("signals hand on an abort to their followers themselves")
+        follower = self.follower()
+        if follower is not None:
+            follower._abort(self.source.reason)
 
 
 class _Combined(AbortSignal):

@@ -79,8 +79,10 @@ def dsh_context_closing(ctx: HarnessContext) -> Awaitable[None] | None:
     """The harness context is closing: release what the plugin holds (servers, screens, files).
 
     Called once by ``await ctx.aclose()``, for every implementation, in reverse order of
-    registration. An implementation may be ``async def``: the context awaits each awaitable it
-    returns. An exception is logged and the others still run. ``None`` means nothing to await.
+    registration, each through pluggy on its own (arguments matched by name, so
+    ``def dsh_context_closing(self)`` is fine; ``wrapper=True`` implementations run around each).
+    An implementation may be ``async def``: the context awaits each awaitable it returns. An
+    exception is logged and the others still run. ``None`` means nothing to await.
 
     :param ctx: The harness context.
 
@@ -128,7 +130,9 @@ def dsh_user_questions_ask(
 def dsh_user_questions_asked(request: AskUserQuestionRequest) -> None:
     """Observe an ``ask`` as it starts, before any check.
 
-    Any number of implementations; synchronous; the result is ignored. An exception in an
+    Any number of implementations, each called through pluggy on its own (arguments matched by
+    name; ``wrapper=True`` implementations run around each call); ``async def`` ones are awaited
+    before the ask goes on; the result is ignored. An exception in an
     observer is logged and never breaks the ask.
 
     :param request: The request as the caller gave it.
@@ -147,7 +151,8 @@ def dsh_user_questions_answered(
 ) -> None:
     """Observe an ``ask`` that returned an answer (after the answer check passed).
 
-    Any number of implementations; synchronous; the result is ignored; exceptions are logged.
+    Any number of implementations, called as for ``dsh_user_questions_asked`` (``async def``
+    ones awaited, wrappers around each); the result is ignored; exceptions are logged.
 
     :param request: The request.
     :param answer: The checked answer the caller receives.
@@ -167,7 +172,8 @@ def dsh_user_questions_failed(
 ) -> None:
     """Observe an ``ask`` that ended without an answer.
 
-    Any number of implementations; synchronous; the result is ignored; exceptions are logged.
+    Any number of implementations, called as for ``dsh_user_questions_asked`` (``async def``
+    ones awaited, wrappers around each); the result is ignored; exceptions are logged.
     ``error`` is what the caller receives: usually a `UserQuestionError` (check ``error.code``),
     an exception of the provider's, or `asyncio.CancelledError` when the caller was cancelled.
 

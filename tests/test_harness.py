@@ -589,3 +589,30 @@ async def test_aclose_runs_wrappers_around_closing_hooks() -> None:
     ctx.register(Closer())
     await ctx.aclose()
     assert events == ["before", "close", "after"]
+
+
+def test_any_follows_a_signal_of_another_kind() -> None:
+    """any() takes any object with aborted, reason and add_listener (a harness's own signal)."""
+
+    class HarnessSignal:
+        def __init__(self) -> None:
+            self.aborted = False
+            self.reason: object = None
+            self.listeners: list[Callable[[], object]] = []
+
+        def add_listener(self, listener: Callable[[], object]) -> Callable[[], None]:
+            self.listeners.append(listener)
+            return lambda: self.listeners.remove(listener)
+
+        def abort(self, reason: object) -> None:
+            self.aborted, self.reason = True, reason
+            for listener in list(self.listeners):
+                listener()
+
+    theirs = HarnessSignal()
+    combined = AbortSignal.any([AbortController().signal, theirs])  # type: ignore[list-item]
+    theirs.abort("their reason")
+    assert combined.aborted
+    assert combined.reason == "their reason"
+    with pytest.raises(TypeError, match="takes abort signals, got int"):
+        AbortSignal.any([1])  # type: ignore[list-item]
