@@ -461,6 +461,9 @@ def test_a_huge_timeout_never_stops_later_timeouts(seconds: float) -> None:
     """AbortSignal.timeout(inf / 1e10) stays pending and the timer still fires short timeouts."""
     huge = AbortSignal.timeout(seconds)
     huge.add_listener(lambda: None)
+    time.sleep(0.2)  # let the timer thread start waiting for the huge deadline
+    assert fires_within(10)
+    time.sleep(0.2)  # and again, now that it waits for nothing shorter
     assert fires_within(10)
     assert not huge.aborted
 
