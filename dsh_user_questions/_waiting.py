@@ -8,6 +8,7 @@ cancelled and the caller gets ``ASK_ABORTED`` (``ASK_TIMED_OUT`` for the ask's o
 
 from __future__ import annotations
 
+import contextvars
 import math
 import sys
 import types
@@ -24,6 +25,8 @@ __all__ = ["Deadline", "wait_for_provider"]
 
 # Python 3.12+ starts a task eagerly: the provider's first step runs inside its own task at once.
 _EAGER = sys.version_info >= (3, 12)
+
+_NO_CONTEXT = contextvars.Context()
 
 
 async def wait_for_provider(awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
@@ -44,7 +47,8 @@ async def wait_for_provider(awaitable: Awaitable[Any], signal: AbortSignal) -> A
     # Listen only now that the provider is pending: an abort that came meanwhile runs the
     # waker at once.
     remove = signal.add_listener(waker)
-    task.add_done_callback(waker.task_done)
+    # The callback needs no context variables: a shared empty context spares a copy per ask.
+    task.add_done_callback(waker.task_done, context=_NO_CONTEXT)
     try:
         await waker.waiter
     except asyncio.CancelledError:
