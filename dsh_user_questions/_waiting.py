@@ -21,7 +21,13 @@ from .errors import AskTimeoutError, UserQuestionError
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["Deadline", "wait_for_provider"]
+__all__ = [
+    "Deadline",
+    "finished_result",
+    "start_provider",
+    "wait_for_provider",
+    "wait_for_task",
+]
 
 # Python 3.12+ starts a task eagerly: the provider's first step runs inside its own task at once.
 _EAGER = sys.version_info >= (3, 12)
@@ -29,20 +35,39 @@ _EAGER = sys.version_info >= (3, 12)
 _NO_CONTEXT = contextvars.Context()
 
 
-async def wait_for_provider(awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
-    """Await the provider's work, unless the signal aborts first: then cancel it."""
+def start_provider(awaitable: Awaitable[Any]) -> asyncio.Future[Any]:
+    """The provider's work as a task of its own, so an abort can leave it behind.
+
+    On Python 3.12+ (and no custom task factory) the task starts eagerly: the provider runs at
+    once up to its first real wait, inside its own task, and an instant one is done on return.
+    A plain function rather than a coroutine: the instant case costs no extra frame.
+    """
     import asyncio  # imported by whoever runs the loop; deferred to keep the import light
 
     loop = asyncio.get_running_loop()
     if _EAGER and type(awaitable) is types.CoroutineType and loop.get_task_factory() is None:
-        # Runs the provider at once up to its first real wait, as awaiting it directly
-        # would, but in a task of its own; an instant provider then needs no loop turn.
-        task: asyncio.Future[Any] = asyncio.Task(awaitable, loop=loop, eager_start=True)
-        if task.done():
-            # No listener was ever added; the answer (or error) is final.
-            return task.result() if not signal.aborted else _outcome(task, signal)
-    else:
-        task = asyncio.ensure_future(awaitable, loop=loop)
+        return asyncio.Task(awaitable, loop=loop, eager_start=True)
+    return asyncio.ensure_future(awaitable, loop=loop)
+
+
+def finished_result(task: asyncio.Future[Any], signal: AbortSignal) -> Any:
+    """The outcome of a provider task that is done, by the abort-versus-answer rule."""
+    return task.result() if not signal.aborted else _outcome(task, signal)
+
+
+async def wait_for_provider(awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
+    """Await the provider's work, unless the signal aborts first: then cancel it."""
+    task = start_provider(awaitable)
+    if task.done():
+        return finished_result(task, signal)
+    return await wait_for_task(task, signal)
+
+
+async def wait_for_task(task: asyncio.Future[Any], signal: AbortSignal) -> Any:
+    """Wait for a pending provider task, unless the signal aborts first: then cancel it."""
+    import asyncio
+
+    loop = task.get_loop()
     waker = _Waker(loop, loop.create_future())
     # Listen only now that the provider is pending: an abort that came meanwhile runs the
     # waker at once.

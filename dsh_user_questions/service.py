@@ -17,6 +17,7 @@ import inspect
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from types import CoroutineType
 from typing import Any, Protocol
 
 import attrs
@@ -28,7 +29,13 @@ from ._agents import SupportsAgentRegistry
 from ._discovery import PROVIDER_HOOK, is_provider
 from ._hookcalls import OneByOne
 from ._providercall import call_provider_impl, provider_impls
-from ._waiting import Deadline, wait_for_provider
+from ._waiting import (
+    Deadline,
+    finished_result,
+    start_provider,
+    wait_for_provider,
+    wait_for_task,
+)
 from .errors import UserQuestionError
 from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest
 from .rules import check_answer
@@ -177,9 +184,17 @@ class UserQuestionService:
             if timeout is not None:
                 return await self._ask_with_timeout(request, timeout)
             result = self._call_provider(request)
-            if inspect.isawaitable(result):
+            if type(result) is CoroutineType or inspect.isawaitable(result):
                 signal = request.signal
-                result = await result if signal is None else await wait_for_provider(result, signal)
+                if signal is None:
+                    result = await result
+                else:
+                    # wait_for_provider, inlined: an instant provider costs no extra frame.
+                    task = start_provider(result)
+                    if task.done():
+                        result = finished_result(task, signal)
+                    else:
+                        result = await wait_for_task(task, signal)
             return check_answer(request.questions, result)
         started = time.perf_counter()
         await self._asked.acall("user-questions observer %s failed", request=request)
