@@ -534,6 +534,13 @@ def test_timeout_signals_that_are_dropped_leave_the_timer() -> None:
     assert traced_growth(lambda: AbortSignal.timeout(300)) < 100
 
 
+def test_per_ask_any_of_a_session_and_a_timeout_holds_nothing_once_dropped() -> None:
+    """any([session, AbortSignal.timeout(300)]) made and dropped 10,000 times holds nothing."""
+    session = AbortController()
+    assert traced_growth(lambda: AbortSignal.any([session.signal, AbortSignal.timeout(300)])) < 100
+    assert not session.signal.aborted
+
+
 def test_a_dropped_timeout_signal_with_a_listener_still_fires() -> None:
     """A timeout signal nobody holds but that has a listener still aborts (the timer keeps it)."""
     fired = threading.Event()
