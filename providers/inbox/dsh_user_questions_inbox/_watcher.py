@@ -1,5 +1,7 @@
 """One thread per provider that listens to the store and wakes the asks waiting on it.
 
+It also prunes final records past the retention, when it starts and hourly.
+
 A thousand waiting asks cost one listener, not a thousand polls: the thread hears which
 questions changed (from any process), reads those records once, settles the futures of the
 ones that reached a final state, and hands late answers for its harness to a callback.
@@ -11,15 +13,18 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from ._record import QuestionRecord
+from ._retention import retention_seconds
 from ._store import Inbox
 
 __all__ = ["Watcher"]
 
 _log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.25  # upper bound on how long close() waits for the thread
+_PRUNE_EVERY = 3600.0  # seconds between two prunes of final records past the retention
 
 
 class Watcher:
@@ -102,9 +107,13 @@ class Watcher:
         if listener is None:
             return
         resync = True  # late answers that came while no process of this harness listened
+        next_prune = time.monotonic()
         try:
             while not self._stop.is_set():
                 try:
+                    if time.monotonic() >= next_prune:
+                        next_prune = time.monotonic() + _PRUNE_EVERY
+                        self._prune()
                     if resync:
                         self._resync()
                         resync = False
@@ -119,6 +128,11 @@ class Watcher:
                     self._stop.wait(1.0)
         finally:
             listener.close()
+
+    def _prune(self) -> None:
+        retention = retention_seconds()
+        if retention is not None:
+            self._inbox.prune(retention)
 
     def _resync(self) -> None:
         with self._lock:
