@@ -29,9 +29,6 @@ __all__ = [
     "wait_for_task",
 ]
 
-# Python 3.12+ starts a task eagerly: the provider's first step runs inside its own task at once.
-_EAGER = sys.version_info >= (3, 12)
-
 _NO_CONTEXT = contextvars.Context()
 
 
@@ -45,8 +42,11 @@ def start_provider(awaitable: Awaitable[Any]) -> asyncio.Future[Any]:
     import asyncio  # imported by whoever runs the loop; deferred to keep the import light
 
     loop = asyncio.get_running_loop()
-    if _EAGER and type(awaitable) is types.CoroutineType and loop.get_task_factory() is None:
-        return asyncio.Task(awaitable, loop=loop, eager_start=True)
+    # Python 3.12+ starts a task eagerly: the provider's first step runs inside its own task at
+    # once. The version test stays inline so that type checkers of 3.10/3.11 skip the branch.
+    if sys.version_info >= (3, 12):
+        if type(awaitable) is types.CoroutineType and loop.get_task_factory() is None:
+            return asyncio.Task(awaitable, loop=loop, eager_start=True)
     return asyncio.ensure_future(awaitable, loop=loop)
 
 
