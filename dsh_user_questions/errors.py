@@ -203,10 +203,16 @@ class UserQuestionError(HarnessError):
         )
 
     @classmethod
-    def invalid_args(cls, *problems: str) -> UserQuestionError:
-        """``INVALID_ARGS``: tool arguments that break the schema; one problem per fault."""
+    def invalid_args(cls, *problems: str, limit: int | None = None) -> UserQuestionError:
+        """``INVALID_ARGS``: tool arguments that break the schema; one problem per fault.
+
+        With ``limit``, only the first ``limit`` problems are kept (in the message and in
+        ``problems``) and the message ends ``(more violations not shown)`` when some were cut.
+        """
+        shown = problems if limit is None else problems[:limit]
+        more = ("(more violations not shown)",) if len(shown) < len(problems) else ()
         return cls(
-            "invalid arguments: " + "; ".join(problems),
+            "invalid arguments: " + "; ".join(shown + more),
             UserQuestionErrorCode.INVALID_ARGS,
-            problems=problems,
+            problems=shown,
         )

@@ -40,7 +40,7 @@ from ._tool_types import (
     ResponsesFunctionCallOutput,
     ResponsesTool,
 )
-from .errors import HarnessError, UserQuestionError, UserQuestionErrorCode
+from .errors import HarnessError, UserQuestionError
 from .payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
@@ -172,7 +172,7 @@ def read_arguments(arguments: object) -> tuple[AskUserQuestionItem, ...]:
     """
     data, problems = check(arguments)
     if problems:
-        raise _invalid_arguments(problems)
+        raise UserQuestionError.invalid_args(*problems, limit=MAX_REPORTED_VIOLATIONS)
     return tuple(
         AskUserQuestionItem(
             id=question["id"],
@@ -185,16 +185,6 @@ def read_arguments(arguments: object) -> tuple[AskUserQuestionItem, ...]:
             multi_select=question.get("multi_select", False),
         )
         for question in data["questions"]
-    )
-
-
-def _invalid_arguments(problems: list[str]) -> UserQuestionError:
-    shown = problems[:MAX_REPORTED_VIOLATIONS]
-    more = ["(more violations not shown)"] if len(problems) > MAX_REPORTED_VIOLATIONS else []
-    return UserQuestionError(
-        "invalid arguments: " + "; ".join(shown + more),
-        UserQuestionErrorCode.INVALID_ARGS,
-        problems=shown,
     )
 
 
