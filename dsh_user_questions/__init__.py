@@ -8,7 +8,21 @@ The user-questions service as a pluggy plugin: register `dsh_user_questions.plug
 from __future__ import annotations
 
 from ._markers import hookimpl, hookspec
-from .errors import HarnessError, UserQuestionError, UserQuestionErrorCode
+from .errors import (
+    AskAbortedError,
+    AskCancelledError,
+    AskTimedOutError,
+    BadAnswerError,
+    CallerRefusedError,
+    HarnessError,
+    InvalidRequestError,
+    NotInteractiveError,
+    ProviderSetupError,
+    StoreError,
+    UserQuestionError,
+    UserQuestionErrorCode,
+    is_timeout,
+)
 from .payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
@@ -21,13 +35,22 @@ from .payloads import (
 from .service import UserQuestionProvider, UserQuestionService, check_answer
 
 __all__ = [
+    "AskAbortedError",
+    "AskCancelledError",
+    "AskTimedOutError",
     "AskUserQuestionAnswer",
     "AskUserQuestionAnswerItem",
     "AskUserQuestionIntent",
     "AskUserQuestionItem",
     "AskUserQuestionOption",
     "AskUserQuestionRequest",
+    "BadAnswerError",
+    "CallerRefusedError",
     "HarnessError",
+    "InvalidRequestError",
+    "NotInteractiveError",
+    "ProviderSetupError",
+    "StoreError",
     "UserQuestionError",
     "UserQuestionErrorCode",
     "UserQuestionProvider",
@@ -37,6 +60,7 @@ __all__ = [
     "check_answer",
     "hookimpl",
     "hookspec",
+    "is_timeout",
 ]
 
 __version__ = "0.1.0.dev0"

@@ -72,6 +72,7 @@ class HarnessContext:
 
     Registering `dsh_user_questions.plugin` (or loading the ``"dsh"`` entry points) adds the
     ``user_questions`` service: ``ctx.user_questions``, or ``ctx.get("user_questions")``.
+    Use it as ``async with HarnessContext() as ctx:`` so `aclose` always runs.
     """
 
     def __init__(self, agents: SupportsAgentRegistry | _Default | None = _DEFAULT) -> None:
@@ -141,6 +142,12 @@ class HarnessContext:
         """
         closing = OneByOne(self.plugin_manager, "dsh_context_closing")
         await closing.acall("plugin %s failed to close", ctx=self)
+
+    async def __aenter__(self) -> HarnessContext:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
     def get(self, name: str) -> Any | None:
         """The service named ``name``, or ``None`` when no registered plugin provides it."""

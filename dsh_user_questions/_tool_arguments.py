@@ -19,6 +19,7 @@ import fastjsonschema
 
 from . import _json
 from ._tool_schema import ID_PATTERN, LEADING_SPACES, OPTIONAL_KEYS, internal_schema
+from .rules import label_key, reserved_label
 
 if TYPE_CHECKING:
     import jsonschema
@@ -247,13 +248,10 @@ def _option_rules(at: list[Any], options: list[Any]) -> Iterator[str]:
         path = [*at, "options", position]
         label = option.get("label")
         if isinstance(label, str):
-            folded = label.strip().casefold()
-            if folded == "other":
-                yield _json.at(
-                    [*path, "label"],
-                    'must not be "Other": the UI always adds an "Other" choice for the'
-                    " user's own words (and a way to skip); leave it out",
-                )
+            folded = label_key(label)
+            meaning = reserved_label(label)
+            if meaning is not None:
+                yield _json.at([*path, "label"], _RESERVED_HINTS[meaning])
             elif folded in labels:
                 yield _json.at(
                     [*path, "label"],
@@ -266,6 +264,14 @@ def _option_rules(at: list[Any], options: list[Any]) -> Iterator[str]:
             text = option.get(field)
             if isinstance(text, str) and not text.isascii() and _SURROGATE.search(text):
                 yield _json.at([*path, field], _NOT_UNICODE)
+
+
+_RESERVED_HINTS = {
+    "Other": 'must not be "Other": the UI always adds an "Other" choice for the'
+    " user's own words (and a way to skip); leave it out",
+    "Skip": 'must not be "Skip": the UI always adds a way to skip (and an "Other" choice'
+    " for the user's own words); leave it out",
+}
 
 
 def _first_line(text: str) -> str:

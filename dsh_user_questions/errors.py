@@ -18,7 +18,22 @@ from ._abort import AbortError
 if TYPE_CHECKING:
     from ._abort import AbortSignal
 
-__all__ = ["AskTimeoutError", "HarnessError", "UserQuestionError", "UserQuestionErrorCode"]
+__all__ = [
+    "AskAbortedError",
+    "AskCancelledError",
+    "AskTimedOutError",
+    "AskTimeoutError",
+    "BadAnswerError",
+    "CallerRefusedError",
+    "HarnessError",
+    "InvalidRequestError",
+    "NotInteractiveError",
+    "ProviderSetupError",
+    "StoreError",
+    "UserQuestionError",
+    "UserQuestionErrorCode",
+    "is_timeout",
+]
 
 
 class UserQuestionErrorCode(str, enum.Enum):
@@ -35,6 +50,9 @@ class UserQuestionErrorCode(str, enum.Enum):
     ASK_CANCELLED = "ASK_CANCELLED"
     BAD_ANSWER = "BAD_ANSWER"
     INVALID_ARGS = "INVALID_ARGS"
+    BAD_QUESTION = "BAD_QUESTION"
+    NOT_INTERACTIVE = "NOT_INTERACTIVE"
+    STORE_UNUSABLE = "STORE_UNUSABLE"
 
     def __str__(self) -> str:
         return self.value
@@ -63,6 +81,16 @@ class HarnessError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickled with its problems (Exception's default would keep only the two arguments).
+        return (_rebuild, (type(self), self.message, self.code, self.problems), self.__dict__)
+
+
+def _rebuild(
+    kind: type[HarnessError], message: str, code: str, problems: tuple[str, ...]
+) -> HarnessError:
+    return kind(message, code, problems=problems)
+
 
 _ABORTED = "ask_user_question was aborted before the user answered"
 _TIMED_OUT = "the user did not answer ask_user_question in time"
@@ -75,6 +103,11 @@ _DELEGATED = (
 _NO_PROVIDER = "no user-questions provider is registered"
 _DUPLICATE = "a user-questions provider is already registered"
 _CANCELLED = "the user cancelled ask_user_question"
+_NOT_INTERACTIVE = (
+    "the user cannot be reached from here (nothing can show ask_user_question to a person);"
+    " proceed on an assumption you state, or include the question in your final result"
+)
+_STORE = "the user-questions store is unusable"
 
 
 class AskTimeoutError(TimeoutError):
@@ -84,12 +117,35 @@ class AskTimeoutError(TimeoutError):
     """
 
 
+def is_timeout(signal: AbortSignal | None) -> bool:
+    """Whether ``signal`` aborted because an ask's own timeout expired: the one verdict.
+
+    True when its reason is an `AskTimeoutError` (what ``ask(timeout=...)``,
+    ``AskUserQuestionRequest(timeout=...)`` and ``AbortSignal.timeout()`` abort with). Every
+    surface that settles an ask (the service, providers, the inbox's records and ``resume()``)
+    decides between ``ASK_TIMED_OUT`` and ``ASK_ABORTED`` through this function.
+    """
+    return signal is not None and signal.aborted and isinstance(signal.reason, AskTimeoutError)
+
+
 @attrs.define(auto_exc=True, init=False)
 class UserQuestionError(HarnessError):
     """The error of the user-questions service; ``code`` is a `UserQuestionErrorCode`.
 
-    Build one with the constructors below so the message is always the exact one.
+    Build one with the constructors below so the message is always the exact one. Each outcome
+    family has a subclass (`AskAbortedError`, `AskTimedOutError`, `AskCancelledError`,
+    `NotInteractiveError`, `InvalidRequestError`, `BadAnswerError`, `ProviderSetupError`,
+    `CallerRefusedError`, `StoreError`), so ``except`` can pick a family by type; the code
+    still tells the exact outcome. ``UserQuestionError(message, code)`` itself builds the
+    subclass of that code's family (an unknown code stays a plain `UserQuestionError`).
     """
+
+    def __new__(cls, *args: object, **kwargs: object) -> UserQuestionError:
+        if cls is UserQuestionError and len(args) >= 2 and isinstance(args[1], str):
+            family = _FAMILIES.get(str(args[1]))
+            if family is not None:
+                return super().__new__(family)
+        return super().__new__(cls)
 
     @classmethod
     def aborted(cls, detail: str | None = None) -> UserQuestionError:
@@ -216,3 +272,103 @@ class UserQuestionError(HarnessError):
             UserQuestionErrorCode.INVALID_ARGS,
             problems=shown,
         )
+
+    @classmethod
+    def bad_question(cls, question_id: str, *problems: str) -> UserQuestionError:
+        """``BAD_QUESTION``: a question whose options an answer could not be read against.
+
+        Each problem says what is wrong with question ``question_id`` (two labels that read
+        the same, a label meaning the UI's own "Other" or "Skip", two recommended options of a
+        single-select question, a secret question with options); the message is
+        ``question <id> <problem>; <problem>`` and ``problems`` keeps them apart.
+        """
+        quoted = json.dumps(question_id, ensure_ascii=False)
+        return cls(
+            f"question {quoted} " + "; ".join(problems),
+            UserQuestionErrorCode.BAD_QUESTION,
+            problems=problems,
+        )
+
+    @classmethod
+    def not_interactive(cls, detail: str | None = None) -> UserQuestionError:
+        """``NOT_INTERACTIVE``: the provider has no way to show the question to a person.
+
+        Raised by a provider that can tell (the terminal provider without a usable terminal),
+        never reported as a cancel. ``detail`` (why) follows the exact message after ``": "``.
+        """
+        message = _NOT_INTERACTIVE if detail is None else f"{_NOT_INTERACTIVE}: {detail}"
+        return cls(message, UserQuestionErrorCode.NOT_INTERACTIVE)
+
+    @classmethod
+    def store_unusable(cls, reason: str) -> UserQuestionError:
+        """``STORE_UNUSABLE``: a durable provider cannot read or write its store.
+
+        ``reason`` says which store and why (never a password); the message is
+        ``the user-questions store is unusable: <reason>``.
+        """
+        return cls(f"{_STORE}: {reason}", UserQuestionErrorCode.STORE_UNUSABLE)
+
+
+@attrs.define(auto_exc=True, init=False)
+class AskAbortedError(UserQuestionError):
+    """``ASK_ABORTED``: the request's signal withdrew the question before the user answered."""
+
+
+@attrs.define(auto_exc=True, init=False)
+class AskTimedOutError(UserQuestionError):
+    """``ASK_TIMED_OUT``: the ask's own timeout expired before the user answered."""
+
+
+@attrs.define(auto_exc=True, init=False)
+class AskCancelledError(UserQuestionError):
+    """``ASK_CANCELLED``: a person closed the question without answering."""
+
+
+@attrs.define(auto_exc=True, init=False)
+class NotInteractiveError(UserQuestionError):
+    """``NOT_INTERACTIVE``: nothing here can show the question to a person."""
+
+
+@attrs.define(auto_exc=True, init=False)
+class InvalidRequestError(UserQuestionError):
+    """The question itself is wrong: ``EMPTY_QUESTIONS``, ``BAD_INTENT``, ``BAD_QUESTION``,
+    ``INVALID_ARGS``."""
+
+
+@attrs.define(auto_exc=True, init=False)
+class BadAnswerError(UserQuestionError):
+    """``BAD_ANSWER``: the provider's answer breaks a rule of the request."""
+
+
+@attrs.define(auto_exc=True, init=False)
+class ProviderSetupError(UserQuestionError):
+    """No provider or more than one: ``NO_PROVIDER``, ``DUPLICATE_PROVIDER``."""
+
+
+@attrs.define(auto_exc=True, init=False)
+class CallerRefusedError(UserQuestionError):
+    """The caller may not reach the human: ``CALLER_NOT_LIVE``, ``DELEGATED_CALLER``."""
+
+
+@attrs.define(auto_exc=True, init=False)
+class StoreError(UserQuestionError):
+    """``STORE_UNUSABLE``: a durable provider's store cannot be used (never a timeout)."""
+
+
+_C = UserQuestionErrorCode
+_FAMILIES: dict[str, type[UserQuestionError]] = {
+    _C.ASK_ABORTED: AskAbortedError,
+    _C.ASK_TIMED_OUT: AskTimedOutError,
+    _C.ASK_CANCELLED: AskCancelledError,
+    _C.NOT_INTERACTIVE: NotInteractiveError,
+    _C.EMPTY_QUESTIONS: InvalidRequestError,
+    _C.BAD_INTENT: InvalidRequestError,
+    _C.BAD_QUESTION: InvalidRequestError,
+    _C.INVALID_ARGS: InvalidRequestError,
+    _C.BAD_ANSWER: BadAnswerError,
+    _C.NO_PROVIDER: ProviderSetupError,
+    _C.DUPLICATE_PROVIDER: ProviderSetupError,
+    _C.CALLER_NOT_LIVE: CallerRefusedError,
+    _C.DELEGATED_CALLER: CallerRefusedError,
+    _C.STORE_UNUSABLE: StoreError,
+}

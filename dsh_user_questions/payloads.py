@@ -9,6 +9,7 @@ field with its path in one `WireFormatError`, worded as the tool words its argum
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from .harness import AbortSignal
 
 __all__ = [
+    "KEY_PATTERN",
     "AskUserQuestionAnswer",
     "AskUserQuestionAnswerItem",
     "AskUserQuestionIntent",
@@ -87,20 +89,43 @@ def _each(kind: type) -> Callable[[Any, attrs.Attribute[Any], tuple[Any, ...]], 
 
 _str = attrs.validators.instance_of(str)
 _opt_str = attrs.validators.optional(_str)
+_bool = attrs.validators.instance_of(bool)
+
+KEY_PATTERN = re.compile(r"[A-Za-z0-9._:/@+=#~-]{1,256}")
+"""What a request's ``key`` may be: 1 to 256 letters, digits and ``._:/@+=#~-``."""
+
+_KEY_RULE = "must be 1 to 256 characters, each a letter, digit or one of ._:/@+=#~-"
+
+
+def _key(_instance: object, _attribute: object, value: str | None) -> None:
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise TypeError(f"key must be a string or None, got {type(value).__name__}")
+    if KEY_PATTERN.fullmatch(value) is None:
+        raise ValueError(f"key {_KEY_RULE}, got {value[:80]!r}")
 
 
 @attrs.frozen
 class AskUserQuestionOption:
-    """One option a question offers: the label the answer echoes, and what picking it means."""
+    """One option a question offers: the label the answer echoes, and what picking it means.
+
+    ``recommended`` marks the option the asker suggests: a UI marks it and starts with it
+    focused, never selected; nothing (a timeout, a skip, an empty answer) ever picks it. A
+    single-select question recommends at most one option (`rules.check_request`).
+    """
 
     label: str = attrs.field(validator=_str)
     description: str | None = attrs.field(default=None, validator=_opt_str)
+    recommended: bool = attrs.field(default=False, kw_only=True, validator=_bool)
 
     def to_dict(self) -> dict[str, Any]:
-        """The wire form; ``description`` is omitted when absent."""
+        """The wire form; ``description`` is omitted when absent, ``recommended`` when false."""
         data: dict[str, Any] = {"label": self.label}
         if self.description is not None:
             data["description"] = self.description
+        if self.recommended:
+            data["recommended"] = True
         return data
 
     @classmethod
@@ -111,7 +136,10 @@ class AskUserQuestionOption:
 
 @attrs.frozen
 class AskUserQuestionIntent:
-    """A presentation intent: the question *is* a known kind of decision (``plan-review``).
+    """A presentation intent: the question *is* a known kind of decision.
+
+    Known kinds: ``plan-review`` (``detail`` is a plan, as markdown) and ``diff-review``
+    (``detail`` is a unified diff); a UI that does not know a kind shows the generic form.
 
     ``approve`` names the option label that approves, so no UI relies on option order.
     """
@@ -135,6 +163,8 @@ class AskUserQuestionItem:
 
     ``detail`` is supporting text shown with the question (for a plan review, the plan as
     markdown); it is never an option. A question without options collects free text only.
+    ``secret`` marks a free-text question whose answer is never shown or stored in clear outside
+    the asking code (typed masked, kept out of records, logs and observers); it has no options.
     """
 
     id: str = attrs.field(validator=_str)
@@ -149,18 +179,22 @@ class AskUserQuestionItem:
         default=None,
         validator=attrs.validators.optional(attrs.validators.instance_of(AskUserQuestionIntent)),
     )
+    secret: bool = attrs.field(default=False, validator=_bool)
 
     def to_dict(self) -> dict[str, Any]:
-        """The wire form (camelCase ``multiSelect``); keys whose value is ``None`` are omitted."""
+        """The wire form, snake_case (``multi_select``, as the model writes it); keys whose value
+        is ``None`` are omitted, and ``secret`` when false."""
         data: dict[str, Any] = {"id": self.id, "question": self.question}
         if self.detail is not None:
             data["detail"] = self.detail
         if self.header is not None:
             data["header"] = self.header
         data["options"] = [option.to_dict() for option in self.options]
-        data["multiSelect"] = self.multi_select
+        data["multi_select"] = self.multi_select
         if self.intent is not None:
             data["intent"] = self.intent.to_dict()
+        if self.secret:
+            data["secret"] = True
         return data
 
     @classmethod
@@ -174,8 +208,11 @@ class AskUserQuestionRequest:
     """What a caller asks: one or more questions, and who asks, and a signal to withdraw it.
 
     ``timeout`` (seconds, ``None`` for none) withdraws the question when the user has not
-    answered in time: ``ask()`` then raises ``ASK_TIMED_OUT``. ``agent``, ``signal`` and
-    ``timeout`` never travel in the wire form.
+    answered in time: ``ask()`` then raises ``ASK_TIMED_OUT``. ``key`` is a caller-chosen
+    stable name for this question (e.g. a thread id and a tool-call id, `KEY_PATTERN`): a
+    durable provider keeps one record per key, so asking again with it (after a crash, from
+    another process) attaches to the same question; live providers may ignore it. The wire form
+    carries ``questions``, ``key`` and ``timeout``; ``agent`` and ``signal`` never travel.
     """
 
     questions: tuple[AskUserQuestionItem, ...] = attrs.field(
@@ -184,10 +221,16 @@ class AskUserQuestionRequest:
     agent: object | None = None
     signal: AbortSignal | None = None
     timeout: float | None = attrs.field(default=None, validator=_timeout)
+    key: str | None = attrs.field(default=None, validator=_key)
 
     def to_dict(self) -> dict[str, Any]:
-        """The wire form: the questions only."""
-        return {"questions": [question.to_dict() for question in self.questions]}
+        """The wire form: the questions, then ``key`` and ``timeout`` when set."""
+        data: dict[str, Any] = {"questions": [question.to_dict() for question in self.questions]}
+        if self.key is not None:
+            data["key"] = self.key
+        if self.timeout is not None:
+            data["timeout"] = self.timeout
+        return data
 
     @classmethod
     def from_dict(
@@ -197,10 +240,18 @@ class AskUserQuestionRequest:
         agent: object | None = None,
         signal: AbortSignal | None = None,
         timeout: float | None = None,
+        key: str | None = None,
     ) -> AskUserQuestionRequest:
-        """Build from the wire form; ``agent``, ``signal`` and ``timeout`` come from the caller."""
-        questions = _load(_read_request, data)
-        return cls(questions=questions, agent=agent, signal=signal, timeout=timeout)
+        """Build from the wire form; ``agent`` and ``signal`` come from the caller, and a
+        ``timeout`` or ``key`` given here wins over the one in ``data``."""
+        questions, wire_key, wire_timeout = _load(_read_request, data)
+        return cls(
+            questions=questions,
+            agent=agent,
+            signal=signal,
+            timeout=wire_timeout if timeout is None else timeout,
+            key=wire_key if key is None else key,
+        )
 
 
 @attrs.frozen(kw_only=True)
@@ -318,15 +369,16 @@ def _array(
 
 
 def _read_option(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionOption | None:
-    obj = _object(data, keys, problems, ("label",), ("description",))
+    obj = _object(data, keys, problems, ("label",), ("description", "recommended"))
     if obj is None:
         return None
     before = len(problems)
     label = _string(obj, "label", keys, problems, required=True)
     description = _string(obj, "description", keys, problems)
+    recommended = _boolean(obj, "recommended", keys, problems)
     if len(problems) > before or label is None:
         return None
-    return AskUserQuestionOption(label, description)
+    return AskUserQuestionOption(label, description, recommended=recommended)
 
 
 def _read_intent(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionIntent | None:
@@ -341,7 +393,18 @@ def _read_intent(data: object, keys: _Keys, problems: _Problems) -> AskUserQuest
     return AskUserQuestionIntent(kind, approve)
 
 
-_ITEM_KEYS = ("detail", "header", "options", "multiSelect", "intent")
+def _boolean(data: Mapping[str, object], key: str, keys: _Keys, problems: _Problems) -> bool:
+    value = data.get(key, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        problems.append(_json.at((*keys, key), _json.must_be("boolean", value)))
+        return False
+    return value
+
+
+# ``multiSelect`` is the seed's spelling: read for compatibility, never written.
+_ITEM_KEYS = ("detail", "header", "options", "multi_select", "multiSelect", "intent", "secret")
 
 
 def _read_item(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionItem | None:
@@ -357,11 +420,15 @@ def _read_item(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestio
         _read_option(option, (*keys, "options", index), problems)
         for index, option in enumerate(_array(obj, "options", keys, problems))
     ]
-    multi = obj.get("multiSelect", False)
-    if multi is None:
-        multi = False
-    if not isinstance(multi, bool):
-        problems.append(_json.at((*keys, "multiSelect"), _json.must_be("boolean", multi)))
+    spelling = (
+        "multiSelect" if "multiSelect" in obj and "multi_select" not in obj else "multi_select"
+    )
+    if "multiSelect" in obj and "multi_select" in obj:
+        problems.append(
+            _json.at((*keys, "multiSelect"), "give multi_select only (multiSelect is its old name)")
+        )
+    multi = _boolean(obj, spelling, keys, problems)
+    secret = _boolean(obj, "secret", keys, problems)
     raw_intent = obj.get("intent")
     intent = None if raw_intent is None else _read_intent(raw_intent, (*keys, "intent"), problems)
     if len(problems) > before or id_ is None or question is None:
@@ -372,22 +439,39 @@ def _read_item(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestio
         detail=detail,
         header=header,
         options=[option for option in options if option is not None],
-        multi_select=bool(multi),
+        multi_select=multi,
         intent=intent,
+        secret=secret,
     )
 
 
 def _read_request(
     data: object, keys: _Keys, problems: _Problems
-) -> tuple[AskUserQuestionItem, ...] | None:
-    obj = _object(data, keys, problems, ("questions",), ())
+) -> tuple[tuple[AskUserQuestionItem, ...], str | None, float | None] | None:
+    obj = _object(data, keys, problems, ("questions",), ("key", "timeout"))
     if obj is None:
         return None
     items = [
         _read_item(item, (*keys, "questions", index), problems)
         for index, item in enumerate(_array(obj, "questions", keys, problems, required=True))
     ]
-    return tuple(item for item in items if item is not None)
+    key = _string(obj, "key", keys, problems)
+    if key is not None and KEY_PATTERN.fullmatch(key) is None:
+        problems.append(_json.at((*keys, "key"), _KEY_RULE))
+        key = None
+    timeout = obj.get("timeout")
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            problems.append(_json.at((*keys, "timeout"), _json.must_be("number", timeout)))
+            timeout = None
+        elif not 0 < timeout < float("inf"):
+            problems.append(_json.at((*keys, "timeout"), "must be a positive number of seconds"))
+            timeout = None
+    return (
+        tuple(item for item in items if item is not None),
+        key,
+        None if timeout is None else float(timeout),
+    )
 
 
 def _read_answer_item(

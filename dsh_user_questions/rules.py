@@ -15,7 +15,8 @@ from __future__ import annotations
 import inspect
 import json
 import re
-from collections.abc import Mapping, Sequence
+import unicodedata
+from collections.abc import Iterator, Mapping, Sequence
 
 from .errors import UserQuestionError
 from .payloads import (
@@ -27,9 +28,44 @@ from .payloads import (
 )
 from .plan_review import PLAN_REVIEW_INTENT
 
-__all__ = ["check_answer", "check_request", "is_plan_review"]
+DIFF_REVIEW_INTENT = "diff-review"
+"""The intent kind of a question whose ``detail`` is a unified diff under review."""
+
+__all__ = [
+    "MAX_CUSTOM_CHARS",
+    "RESERVED_LABELS",
+    "SECRET_PLACEHOLDER",
+    "check_answer",
+    "check_request",
+    "inert_text",
+    "is_diff_review",
+    "is_plan_review",
+    "label_key",
+    "redact_secrets",
+    "reserved_label",
+]
+
+MAX_CUSTOM_CHARS = 10_000
+"""The longest free text (``custom``) one answer item may carry, on every surface."""
+
+RESERVED_LABELS: dict[str, str] = {
+    "other": "Other",
+    "others": "Other",
+    "other please specify": "Other",
+    "something else": "Other",
+    "none of the above": "Other",
+    "skip": "Skip",
+    "skip this": "Skip",
+    "skip question": "Skip",
+    "skip this question": "Skip",
+}
+"""Folded labels (see `label_key`) that mean a choice every UI adds itself, and which one."""
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# In custom text: C0 and C1 controls and DEL (tab and newline are typed text), and the bidi
+# embeddings, overrides and isolates that reorder what a reader sees ("Trojan Source"); the
+# bidi *marks* (U+200E, U+200F, U+061C) are ordinary right-to-left typing and pass.
+_CUSTOM_FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def check_request(request: AskUserQuestionRequest) -> None:
@@ -50,6 +86,85 @@ def check_request(request: AskUserQuestionRequest) -> None:
                 raise UserQuestionError.bad_intent_label(question.id, intent.kind, intent.approve)
             if question.detail is None:
                 raise UserQuestionError.bad_intent_detail(question.id, intent.kind)
+    for question in questions:
+        problems = list(_question_problems(question))
+        if problems:
+            raise UserQuestionError.bad_question(question.id, *problems)
+
+
+def label_key(label: str) -> str:
+    """The form in which two labels count as the same: NFKC, case folded, spaces collapsed.
+
+    ``"PNPM "``, ``"pnpm"`` and the same word in fullwidth letters share one key, so an
+    answer naming one of them could mean either; `check_request` refuses such pairs.
+    """
+    return " ".join(unicodedata.normalize("NFKC", label).casefold().split())
+
+
+_TRAILING_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
+_PUNCTUATION = re.compile(r"[\W_]+")
+
+
+def reserved_label(label: str) -> str | None:
+    """``"Other"`` or ``"Skip"`` when ``label`` means a choice the UI adds itself, else None.
+
+    Compared after NFKC and case folding, with a trailing parenthesis (``"Other (please
+    specify)"``) and punctuation (``"Other:"``, ``"Skip."``) trimmed: ``"Others"``,
+    ``"Other"`` in fullwidth letters and ``"skip this question"`` are all reserved. The tool
+    and `check_request` both use this one test.
+    """
+    folded = unicodedata.normalize("NFKC", label).casefold()
+    plain = " ".join(_PUNCTUATION.sub(" ", folded).split())
+    found = RESERVED_LABELS.get(plain)
+    if found is None:
+        trimmed = _TRAILING_PAREN.sub("", folded)
+        if trimmed != folded:
+            found = RESERVED_LABELS.get(" ".join(_PUNCTUATION.sub(" ", trimmed).split()))
+    return found
+
+
+def _question_problems(question: AskUserQuestionItem) -> Iterator[str]:
+    # The request rules that protect what an answer means, for every caller of ask().
+    seen: dict[str, int] = {}
+    recommended = 0
+    for index, option in enumerate(question.options):
+        label = option.label
+        meaning = reserved_label(label)
+        if meaning is not None:
+            yield (
+                f"option {index} {_q(label)} reads as the UI's own {_q(meaning)} choice,"
+                " which every UI adds itself; leave it out"
+            )
+        key = label_key(label)
+        if key in seen:
+            yield (
+                f"option {index} {_q(label)} reads the same as option {seen[key]}"
+                f" {_q(question.options[seen[key]].label)} (labels must differ ignoring case"
+                " and spaces)"
+            )
+        else:
+            seen[key] = index
+        recommended += option.recommended
+    if recommended > 1 and not question.multi_select:
+        yield f"recommends {recommended} options; a single-select question recommends at most one"
+    if question.secret and question.options:
+        yield "is secret and has options; a secret question takes free text only"
+    if question.secret and question.multi_select:
+        yield "is secret and multi_select; a secret question takes free text only"
+
+
+def is_diff_review(question: AskUserQuestionItem) -> bool:
+    """Whether a provider should show ``question`` as a diff-review card (its detail a diff).
+
+    True when its intent is ``diff-review`` and it passes the same intent rules as a plan review.
+    """
+    intent = question.intent
+    return (
+        intent is not None
+        and intent.kind == DIFF_REVIEW_INTENT
+        and question.detail is not None
+        and any(option.label == intent.approve for option in question.options)
+    )
 
 
 def is_plan_review(question: AskUserQuestionItem) -> bool:
@@ -75,10 +190,13 @@ def check_answer(
     ``request`` is the request (or its questions); ``answer`` is an `AskUserQuestionAnswer` or
     a mapping in its wire form. Every item must name an asked question, at most once; selected
     labels must be options of that question, each at most once; a single-select has at most
-    one selection and never both a selection and ``custom``; ``custom`` is never blank and
-    holds no unpaired surrogate (it is handed on to a model, and no model API takes one). Omitted
-    questions are allowed (unanswered). Breaches raise one ``BAD_ANSWER`` whose ``problems``
-    lists each, naming the item and the rule.
+    one selection and never both a selection and ``custom``; ``custom`` is never blank, at
+    most `MAX_CUSTOM_CHARS` characters, holds no control character but tab and newline (CR LF
+    counts as a newline), no bidi embedding, override or isolate, and no unpaired surrogate (it
+    is handed on to a model, and no model API takes one). Omitted questions are allowed
+    (unanswered). Breaches raise one ``BAD_ANSWER`` whose ``problems`` lists each, naming the
+    item and the rule. Every surface (the service, the web and inbox pages, ``dsh-inbox
+    answer``, MCP elicitation) refuses exactly these answers, with these problems.
     """
     questions = request.questions if isinstance(request, AskUserQuestionRequest) else request
     if isinstance(answer, AskUserQuestionAnswer):
@@ -136,17 +254,146 @@ def check_answer(
                         item,
                         "has both a selection and custom text on a single-select question",
                     )
-        if custom is not None and not custom.strip():
-            problems = _add(problems, index, item, "has blank custom text")
-        elif custom is not None and not custom.isascii() and _LONE_SURROGATE.search(custom):
-            # Refused, not repaired: no model API takes a lone surrogate, and replacing it
-            # would hand the model words the human never wrote.
-            problems = _add(
-                problems, index, item, "has custom text with an unpaired surrogate (not Unicode)"
-            )
+        if custom is not None:
+            problem = _custom_problem(custom)
+            if problem is not None:
+                problems = _add(problems, index, item, problem)
     if problems:
         raise UserQuestionError.bad_answer(*problems)
     return checked
+
+
+SECRET_PLACEHOLDER = "[secret given to the harness]"
+"""What stands in for a secret answer's text wherever it may not appear in clear."""
+
+
+def redact_secrets(
+    request: AskUserQuestionRequest | Sequence[AskUserQuestionItem], answer: AskUserQuestionAnswer
+) -> AskUserQuestionAnswer:
+    """``answer`` with the custom text of every secret question replaced by `SECRET_PLACEHOLDER`.
+
+    What observers, logs, records and (unless the harness opts in) the model see of a secret.
+    Returns ``answer`` itself when the request has no secret question.
+    """
+    questions = request.questions if isinstance(request, AskUserQuestionRequest) else request
+    secret = {question.id for question in questions if question.secret}
+    if not secret or not any(i.id in secret and i.custom is not None for i in answer.answers):
+        return answer
+    return AskUserQuestionAnswer(
+        [
+            AskUserQuestionAnswerItem(id=item.id, selected=item.selected, custom=SECRET_PLACEHOLDER)
+            if item.id in secret and item.custom is not None
+            else item
+            for item in answer.answers
+        ]
+    )
+
+
+def _custom_problem(custom: str) -> str | None:
+    if not custom.strip():
+        return "has blank custom text"
+    if len(custom) > MAX_CUSTOM_CHARS:
+        return f"has custom text of {len(custom)} characters (at most {MAX_CUSTOM_CHARS})"
+    if custom.isascii() and custom.isprintable():
+        return None
+    if _LONE_SURROGATE.search(custom):
+        # Refused, not repaired: no model API takes a lone surrogate, and replacing it
+        # would hand the model words the human never wrote.
+        return "has custom text with an unpaired surrogate (not Unicode)"
+    bad = _CUSTOM_FORBIDDEN.search(custom.replace("\r\n", "\n"))
+    if bad is not None:
+        return (
+            f"has custom text with control character U+{ord(bad.group()):04X}"
+            f" at index {bad.start()} (only tab and newline may be typed)"
+        )
+    return None
+
+
+# --- inert text -----------------------------------------------------------------------------
+
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_BREAKS = frozenset("\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_ZWJ = "\u200d"
+_WORD = re.compile(r"[^\W_]+")
+
+
+def inert_text(text: str, *, multiline: bool = False) -> str:
+    """``text`` as inert characters, for any surface that shows model-written text.
+
+    The one function every surface uses (terminal form and scrollback, inbox CLI, pages, the
+    example provider, the conformance suite), so a character looks the same everywhere:
+
+    - line breaks (CR LF, CR, LF, VT, FF, U+0085, U+2028, U+2029) become ``\\n`` when
+      ``multiline`` is true, else one space; a tab becomes four spaces;
+    - every other control character (ESC, BEL, DEL, C1), every format character (bidi
+      controls and marks, zero-width space and joiners, soft hyphen, BOM, tags) and every lone
+      surrogate becomes a visible stand-in ``<U+XXXX>``; a zero-width joiner between two
+      symbols (an emoji sequence) is kept;
+    - in a word that mixes ASCII letters with letters of another script, the foreign letters
+      become stand-ins too (``n<U+0440>m`` for a Cyrillic er, U+0440, in "npm"), so a look-alike
+      never reads as the word it imitates; whole words of any script are untouched.
+
+    Everything else passes unchanged, and ``inert_text(inert_text(s)) == inert_text(s)``.
+    Markup is not touched: a page still escapes HTML itself (this text is then safe to
+    escape).
+    """
+    if text.isascii() and text.isprintable():
+        return text
+    newline = "\n" if multiline else " "
+    suspicious = _lookalikes(text)
+    out: list[str] = []
+    index = 0
+    length = len(text)
+    while index < length:
+        char = text[index]
+        index += 1
+        if char == "\r":
+            if index < length and text[index] == "\n":
+                index += 1
+            out.append(newline)
+        elif char in _BREAKS:
+            out.append(newline)
+        elif char == "\t":
+            out.append("    ")
+        elif char.isprintable() and not ("\ud800" <= char <= "\udfff"):
+            if suspicious and index - 1 in suspicious:
+                out.append(f"<U+{ord(char):04X}>")
+            else:
+                out.append(char)
+        elif char == _ZWJ and _joins_symbols(text, index - 1):
+            out.append(char)
+        elif unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp") or char in _BIDI:
+            out.append(f"<U+{ord(char):04X}>")
+        else:
+            out.append(char)  # e.g. a space separator other than U+0020: harmless
+    return "".join(out)
+
+
+def _lookalikes(text: str) -> set[int]:
+    found: set[int] = set()
+    for word in _WORD.finditer(text):
+        chunk = word.group()
+        if chunk.isascii() or not any("a" <= c <= "z" or "A" <= c <= "Z" for c in chunk):
+            continue
+        start = word.start()
+        for offset, char in enumerate(chunk):
+            if (
+                not char.isascii()
+                and char.isalpha()
+                and not unicodedata.name(char, "").startswith("LATIN")
+            ):
+                found.add(start + offset)
+    return found
+
+
+def _joins_symbols(text: str, at: int) -> bool:
+    before = text[at - 1] if at > 0 else ""
+    after = text[at + 1] if at + 1 < len(text) else ""
+    return bool(before and after) and all(
+        (not c.isascii() and unicodedata.category(c) in ("So", "Sk"))
+        or "\U0001f3fb" <= c <= "\U0001f3ff"
+        for c in (before, after)
+    )
 
 
 def _q(text: str) -> str:

@@ -216,11 +216,16 @@ class ToolResult:
 
     @classmethod
     def from_error(cls, err: HarnessError) -> ToolResult:
-        """The result of a failed call: ``Error: <message>`` and the error's name and code."""
+        """The result of a failed call: ``Error: <message>`` and the error's name and code.
+
+        The name of every `UserQuestionError` (whatever its family subclass) is
+        ``"UserQuestionError"``: the one stable name a harness routes on, with the code.
+        """
+        name = "UserQuestionError" if isinstance(err, UserQuestionError) else type(err).__name__
         return cls(
             content=f"Error: {err.message}",
             is_error=True,
-            error={"name": type(err).__name__, "code": str(getattr(err.code, "value", err.code))},
+            error={"name": name, "code": str(getattr(err.code, "value", err.code))},
         )
 
     def to_anthropic(self, tool_use_id: str) -> AnthropicToolResult:

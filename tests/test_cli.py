@@ -133,7 +133,7 @@ def test_answer_from_stdin_is_compact_json_on_stdout(cli: Cli) -> None:
                 "id": "pkg",
                 "question": "Which package manager?",
                 "options": [{"label": "pnpm"}, {"label": "npm"}],
-                "multiSelect": False,
+                "multi_select": False,
             }
         ]
     }
@@ -160,7 +160,7 @@ def test_answer_from_file_keeps_non_ascii_and_custom(cli: Cli) -> None:
         '{"answers":[{"id":"checks","selected":["ruff","pytest"],"custom":"and vérifier docs"},'
         '{"id":"name","selected":[],"custom":"café"}]}\n'
     )
-    assert cli.asked()[0]["request"]["questions"][0]["multiSelect"] is True
+    assert cli.asked()[0]["request"]["questions"][0]["multi_select"] is True
 
 
 @pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.json")))

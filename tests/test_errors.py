@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
-from dsh_user_questions import HarnessError, UserQuestionError, UserQuestionErrorCode
+from dsh_user_questions import (
+    AskAbortedError,
+    AskCancelledError,
+    AskTimedOutError,
+    BadAnswerError,
+    CallerRefusedError,
+    HarnessError,
+    InvalidRequestError,
+    NotInteractiveError,
+    ProviderSetupError,
+    StoreError,
+    UserQuestionError,
+    UserQuestionErrorCode,
+    is_timeout,
+)
 from dsh_user_questions.errors import AskTimeoutError
 from dsh_user_questions.harness import AbortController, AbortError, AbortSignal
 
@@ -171,3 +187,77 @@ def test_aborted_may_say_why() -> None:
     assert str(error) == (
         "ask_user_question was aborted before the user answered: the web provider stopped"
     )
+
+
+# Outcome families: catchable by type, still routed by code -------------------------------------
+
+FAMILIES = [
+    (UserQuestionError.aborted(), AskAbortedError),
+    (UserQuestionError.timed_out(), AskTimedOutError),
+    (UserQuestionError.cancelled(), AskCancelledError),
+    (UserQuestionError.not_interactive(), NotInteractiveError),
+    (UserQuestionError.empty_questions(), InvalidRequestError),
+    (UserQuestionError.bad_intent_detail("q", "plan-review"), InvalidRequestError),
+    (UserQuestionError.bad_question("q", "is odd"), InvalidRequestError),
+    (UserQuestionError.invalid_args("x: is wrong"), InvalidRequestError),
+    (UserQuestionError.bad_answer("answers[0]: is wrong"), BadAnswerError),
+    (UserQuestionError.no_provider(), ProviderSetupError),
+    (UserQuestionError.duplicate_provider(), ProviderSetupError),
+    (UserQuestionError.caller_not_live(), CallerRefusedError),
+    (UserQuestionError.delegated_caller(), CallerRefusedError),
+    (UserQuestionError.store_unusable("/tmp/x.db: not a database"), StoreError),
+]
+
+
+@pytest.mark.parametrize(("error", "family"), FAMILIES)
+def test_each_outcome_is_caught_by_its_family(error: UserQuestionError, family: type) -> None:
+    """Every constructor builds its family's subclass, still a UserQuestionError with its code."""
+    assert type(error) is family
+    assert isinstance(error, UserQuestionError)
+    with pytest.raises(family):
+        raise error
+
+
+@pytest.mark.parametrize(("error", "family"), FAMILIES)
+def test_families_pickle_with_code_message_and_problems(
+    error: UserQuestionError, family: type
+) -> None:
+    """A pickled outcome comes back as the same class, message, code and problems."""
+    back = pickle.loads(pickle.dumps(error))
+    assert (type(back), back.message, back.code, back.problems, str(back)) == (
+        family,
+        error.message,
+        error.code,
+        error.problems,
+        str(error),
+    )
+
+
+def test_building_by_code_gives_the_family() -> None:
+    """UserQuestionError(message, code) by hand is the family of the code; an unknown code is
+    plain."""
+    assert type(UserQuestionError("x", "ASK_CANCELLED")) is AskCancelledError
+    assert type(UserQuestionError("x", "SOMETHING_NEW")) is UserQuestionError
+
+
+def test_not_interactive_says_what_to_do_instead() -> None:
+    """NOT_INTERACTIVE tells the model it cannot reach the user and how to go on."""
+    error = UserQuestionError.not_interactive("no terminal")
+    assert error.code == "NOT_INTERACTIVE"
+    assert str(error) == (
+        "the user cannot be reached from here (nothing can show ask_user_question to a person);"
+        " proceed on an assumption you state, or include the question in your final result:"
+        " no terminal"
+    )
+
+
+def test_is_timeout_is_the_one_verdict() -> None:
+    """is_timeout is true only for a signal aborted by a timeout."""
+    controller = AbortController()
+    assert not is_timeout(controller.signal)
+    assert not is_timeout(None)
+    controller.abort(AskTimeoutError())
+    assert is_timeout(controller.signal)
+    other = AbortController()
+    other.abort("stop")
+    assert not is_timeout(other.signal)

@@ -97,8 +97,9 @@ def test_request_carries_agent_and_signal_but_they_never_travel() -> None:
 # Wire form -------------------------------------------------------------------------------------
 
 
-def test_item_wire_form_uses_camel_case_and_omits_none() -> None:
-    """to_dict writes multiSelect and leaves out keys whose value is None."""
+def test_item_wire_form_uses_snake_case_and_omits_none() -> None:
+    """to_dict writes multi_select (as the model writes it) and leaves out keys whose value is
+    None."""
     assert pkg_question(header=None, multi_select=True).to_dict() == {
         "id": "pkg",
         "question": "Which package manager?",
@@ -106,7 +107,7 @@ def test_item_wire_form_uses_camel_case_and_omits_none() -> None:
             {"label": "pnpm", "description": "Fast, disk-efficient"},
             {"label": "npm", "description": "The default"},
         ],
-        "multiSelect": True,
+        "multi_select": True,
     }
 
 
@@ -128,7 +129,8 @@ def test_answer_item_always_writes_selected() -> None:
 
 
 def test_request_from_dict_takes_agent_and_signal_from_the_caller() -> None:
-    """from_dict reads the questions and attaches the caller's agent and signal."""
+    """from_dict reads the questions (the seed's multiSelect spelling too) and attaches the
+    caller's agent and signal."""
     agent = Agent("a")
     request = AskUserQuestionRequest.from_dict(
         {"questions": [{"id": "q", "question": "?", "multiSelect": True}]}, agent=agent
@@ -144,7 +146,7 @@ def test_unknown_key_is_rejected_with_its_path() -> None:
             {"questions": [{"id": "q", "question": "?", "options": [{"label": "a", "lable": "b"}]}]}
         )
     assert info.value.problems == (
-        "questions[0].options[0].lable: unknown property; allowed: label, description",
+        "questions[0].options[0].lable: unknown property; allowed: label, description, recommended",
     )
 
 
@@ -282,3 +284,64 @@ def test_payloads_and_the_tool_word_a_problem_alike(data: object, problem: str) 
     assert from_tool.value.code == "INVALID_ARGS"
     assert from_payload.value.problems == (problem,)
     assert from_tool.value.problems == (problem,)
+
+
+# Third-release fields: one wire form ------------------------------------------------------------
+
+
+def test_to_dict_is_read_back_by_from_dict_with_every_field() -> None:
+    """recommended, secret, key and timeout round-trip through the one wire form."""
+    request = AskUserQuestionRequest(
+        questions=[
+            AskUserQuestionItem(
+                id="pkg",
+                question="Which?",
+                options=[
+                    AskUserQuestionOption("pnpm", recommended=True),
+                    AskUserQuestionOption("npm"),
+                ],
+                multi_select=True,
+            ),
+            AskUserQuestionItem(id="token", question="API token?", secret=True),
+        ],
+        key="thread-1:call_7",
+        timeout=30,
+    )
+    data = request.to_dict()
+    assert data["key"] == "thread-1:call_7"
+    assert data["timeout"] == 30
+    assert data["questions"][0]["options"][0] == {"label": "pnpm", "recommended": True}
+    assert data["questions"][1]["secret"] is True
+    assert "multiSelect" not in json.dumps(data)
+    assert AskUserQuestionRequest.from_dict(json.loads(json.dumps(data))) == request
+
+
+def test_both_spellings_of_multi_select_at_once_are_refused() -> None:
+    """multi_select and multiSelect together is a problem at multiSelect."""
+    with pytest.raises(WireFormatError) as info:
+        AskUserQuestionItem.from_dict(
+            {"id": "q", "question": "?", "multi_select": True, "multiSelect": True}
+        )
+    assert info.value.problems == (
+        "multiSelect: give multi_select only (multiSelect is its old name)",
+    )
+
+
+@pytest.mark.parametrize("key", ["", "has space", "x" * 257, "tab\t", "\u00e9"])
+def test_a_bad_key_is_refused_with_the_rule(key: str) -> None:
+    """A key outside KEY_PATTERN is a ValueError when built and a WireFormatError when read."""
+    with pytest.raises(ValueError, match="key must be 1 to 256 characters"):
+        AskUserQuestionRequest(questions=(), key=key)
+    with pytest.raises(WireFormatError) as info:
+        AskUserQuestionRequest.from_dict({"questions": [], "key": key})
+    assert info.value.problems == (
+        "key: must be 1 to 256 characters, each a letter, digit or one of ._:/@+=#~-",
+    )
+
+
+def test_recommended_and_secret_are_type_checked() -> None:
+    """recommended and secret must be bools."""
+    with pytest.raises(TypeError):
+        AskUserQuestionOption("a", recommended="yes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        AskUserQuestionItem(id="a", question="?", secret=1)  # type: ignore[arg-type]

@@ -213,9 +213,9 @@ async def test_request_carries_every_field_agent_and_signal(
                     {"label": "pnpm (Recommended)", "description": "Fast"},
                     {"label": "npm"},
                 ],
-                "multiSelect": True,
+                "multi_select": True,
             },
-            {"id": "name", "question": "Name?", "options": [], "multiSelect": False},
+            {"id": "name", "question": "Name?", "options": [], "multi_select": False},
         ]
     }
 

@@ -315,9 +315,9 @@ async def test_a_strict_call_full_of_nulls_runs() -> None:
             "id": "pkg",
             "question": "Which package manager?",
             "options": [{"label": "pnpm"}, {"label": "npm"}],
-            "multiSelect": False,
+            "multi_select": False,
         },
-        {"id": "name", "question": "Project name?", "options": [], "multiSelect": False},
+        {"id": "name", "question": "Project name?", "options": [], "multi_select": False},
     ]
 
 
