@@ -86,8 +86,12 @@ def check_request(request: AskUserQuestionRequest) -> None:
                 raise UserQuestionError.bad_intent_label(question.id, intent.kind, intent.approve)
             if question.detail is None:
                 raise UserQuestionError.bad_intent_detail(question.id, intent.kind)
+    ids: set[str] = set()
     for question in questions:
         problems = list(_question_problems(question))
+        if question.id in ids:
+            problems.insert(0, "is asked twice (question ids must be unique)")
+        ids.add(question.id)
         if problems:
             raise UserQuestionError.bad_question(question.id, *problems)
 

@@ -318,3 +318,11 @@ def test_redact_secrets_hides_only_secret_text() -> None:
     plain = make_request(make_question())
     same = check_answer(plain, {"answers": [{"id": "pkg", "selected": ["npm"]}]})
     assert redact_secrets(plain, same) is same
+
+
+def test_two_questions_with_one_id_are_refused() -> None:
+    """An answer names its question by id, so ids are unique in every ask."""
+    with pytest.raises(UserQuestionError) as info:
+        check_request(make_request(make_question(), make_question()))
+    assert info.value.code == "BAD_QUESTION"
+    assert info.value.problems == ("is asked twice (question ids must be unique)",)
