@@ -1,0 +1,142 @@
+"""Notifications for waiting questions, decided in the store: exactly one per question.
+
+Every process on a store (harnesses and ``dsh-inbox serve``) may notice a question that starts
+waiting; the one whose claim is written first sends the notification, as the first answer wins.
+A claim is a row ``(question, kind)`` in ``dsh_inbox_notices``: ``first`` for the notification,
+``reminder`` for the one reminder after ``DSH_USER_QUESTIONS_NOTIFY_REMIND`` seconds.
+
+``dsh-inbox serve --public-url URL`` writes its public address and a link secret into
+``dsh_inbox_settings``, so any process on the store can put a one-question answer link into
+its notification (the store is the trust boundary: whoever can read it can answer anyway).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import secrets
+import time
+from collections.abc import Mapping
+
+from dsh_user_questions.notify import Notifier, notification_for, remind_after
+
+from ._link_page import link_for
+from ._record import QuestionRecord, State
+from ._store import Inbox
+
+__all__ = ["Notices", "QuestionNotifier"]
+
+_log = logging.getLogger(__name__)
+
+_TABLES = (
+    "CREATE TABLE IF NOT EXISTS dsh_inbox_notices (question_id TEXT NOT NULL,"
+    " kind TEXT NOT NULL, at DOUBLE PRECISION NOT NULL, PRIMARY KEY (question_id, kind))",
+    "CREATE TABLE IF NOT EXISTS dsh_inbox_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+
+
+class Notices:
+    """The store's side: claims of notifications, and the public link settings."""
+
+    def __init__(self, inbox: Inbox) -> None:
+        self.inbox = inbox
+        for statement in _TABLES:
+            inbox._engine.write(statement, {})
+
+    def claim(self, question_id: str, kind: str) -> bool:
+        """Whether this call is the one that sends ``kind`` for the question (first wins)."""
+        return bool(
+            self.inbox._engine.write(
+                "INSERT INTO dsh_inbox_notices (question_id, kind, at)"
+                " VALUES (:id, :kind, :at) ON CONFLICT DO NOTHING",
+                {"id": question_id, "kind": kind, "at": time.time()},
+            )
+        )
+
+    def publish_links(self, public_url: str) -> bytes:
+        """Record ``public_url`` and this store's link secret (made once); return the secret."""
+        current = self.link_settings()
+        secret = current[1] if current is not None else secrets.token_bytes(32)
+        encoded = base64.b64encode(secret).decode("ascii")
+        for name, value in (("link_secret", encoded), ("public_url", public_url)):
+            self.inbox._engine.write(
+                "INSERT INTO dsh_inbox_settings (name, value) VALUES (:name, :value)"
+                " ON CONFLICT (name) DO UPDATE SET value = :value",
+                {"name": name, "value": value},
+            )
+        return secret
+
+    def link_settings(self) -> tuple[str, bytes] | None:
+        """The published public URL and link secret, or ``None`` when no server published one."""
+        rows = self.inbox._engine.read(
+            "SELECT name, value FROM dsh_inbox_settings"
+            " WHERE name IN ('public_url', 'link_secret')",
+            {},
+        )
+        found: Mapping[str, str] = {str(name): str(value) for name, value in rows}
+        if "public_url" not in found or "link_secret" not in found:
+            return None
+        return found["public_url"], base64.b64decode(found["link_secret"])
+
+
+def _asker(record: QuestionRecord) -> str:
+    return record.harness if record.agent is None else f"{record.harness} (agent {record.agent})"
+
+
+class QuestionNotifier:
+    """Sends the one notification (and the one reminder) of each question a process adds.
+
+    `question_waiting` never blocks and never raises: the claim and the send run in a task
+    (the store call in a thread), bounded by the notifier's timeout, failures logged.
+    """
+
+    def __init__(self, inbox: Inbox, notifier: Notifier, *, remind: float | None = None) -> None:
+        self.notices = Notices(inbox)
+        self.notifier = notifier
+        self.remind = remind
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @classmethod
+    def from_env(cls, inbox: Inbox) -> QuestionNotifier | None:
+        """The notifier ``DSH_USER_QUESTIONS_NOTIFY`` asks for, or ``None`` when unset."""
+        notifier = Notifier.from_env()
+        if notifier is None:
+            return None
+        return cls(inbox, notifier, remind=remind_after())
+
+    def question_waiting(self, record: QuestionRecord) -> None:
+        """Notify about ``record`` (once across the store), from the running loop."""
+        task = asyncio.get_running_loop().create_task(self._notify(record))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _notify(self, record: QuestionRecord) -> None:
+        try:
+            await self._send(record, "first")
+            if self.remind is not None:
+                await asyncio.sleep(self.remind)
+                current = await asyncio.to_thread(self.notices.inbox.get, record.id)
+                if current is not None and current.state is State.PENDING:
+                    await self._send(current, "reminder")
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            _log.warning("notifying about question %s failed", record.id, exc_info=True)
+
+    async def _send(self, record: QuestionRecord, kind: str) -> bool:
+        if not await asyncio.to_thread(self.notices.claim, record.id, kind):
+            return False  # another process on the store sends this one
+        settings = await asyncio.to_thread(self.notices.link_settings)
+        link = None if settings is None else link_for(settings[0], settings[1], record)
+        note = notification_for(
+            record.to_request(), asker=_asker(record), link=link, reminder=kind == "reminder"
+        )
+        return await self.notifier.send(note)
+
+    async def aclose(self) -> None:
+        """Stop pending reminders; a notification already being sent finishes or times out."""
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
