@@ -46,6 +46,7 @@ __all__ = [
     "CANCELLED",
     "LOGGER_NAME",
     "LOG_ANSWERS_ENV",
+    "PLUGIN_NAME",
     "AskLog",
     "AskTracer",
     "outcome_code",
@@ -56,8 +57,8 @@ LOGGER_NAME: Final = "dsh_user_questions"
 LOG_ANSWERS_ENV: Final = "DSH_USER_QUESTIONS_LOG_ANSWERS"
 ANSWERED: Final = "ANSWERED"
 CANCELLED: Final = "CANCELLED"
-LOG_PLUGIN_NAME: Final = "user_questions.log"
-TRACE_PLUGIN_NAME: Final = "user_questions.otel"
+PLUGIN_NAME: Final = "user_questions.observe"
+"""The name under which the core plugin registers its observers (block it to silence them)."""
 
 _log = logging.getLogger(LOGGER_NAME)
 
@@ -269,24 +270,54 @@ def _otel_available() -> bool:
     return True
 
 
+class _Observers:
+    """The core plugin's observers as one plugin: one observer call per hook and ask."""
+
+    def __init__(self, provider: ProviderName) -> None:
+        self.log = AskLog(provider)
+        self.tracer = AskTracer(provider) if _otel_available() else None
+
+    def point_at(self, provider: ProviderName) -> None:
+        self.log.provider = provider
+        if self.tracer is not None:
+            self.tracer.provider = provider
+
+    @hookimpl
+    def dsh_user_questions_asked(self, request: AskUserQuestionRequest) -> None:
+        self.log.dsh_user_questions_asked(request)
+        if self.tracer is not None:
+            self.tracer.dsh_user_questions_asked(request)
+
+    @hookimpl
+    def dsh_user_questions_answered(
+        self, request: AskUserQuestionRequest, answer: AskUserQuestionAnswer, wait_seconds: float
+    ) -> None:
+        if self.tracer is not None:
+            self.tracer.dsh_user_questions_answered(request, answer, wait_seconds)
+        self.log.dsh_user_questions_answered(request, answer, wait_seconds)
+
+    @hookimpl
+    def dsh_user_questions_failed(
+        self, request: AskUserQuestionRequest, error: BaseException, wait_seconds: float
+    ) -> None:
+        if self.tracer is not None:
+            self.tracer.dsh_user_questions_failed(request, error, wait_seconds)
+        self.log.dsh_user_questions_failed(request, error, wait_seconds)
+
+
 def watch(pm: pluggy.PluginManager, service: object) -> None:
     """Register the log observer (and the tracer, with OpenTelemetry installed) on ``pm``.
 
-    Called by the core plugin for each context's service; once per plugin manager (a second
-    call points the observers at the new service). ``service`` names the provider through its
-    ``describe_provider()`` if it has one.
+    Called by the core plugin for each context's service, as one plugin named
+    ``user_questions.observe``; once per plugin manager (a second call points the observers at
+    the new service). ``service`` names the provider for the records.
     """
     provider = _provider_name(service)
-    existing = pm.get_plugin(LOG_PLUGIN_NAME)
-    if isinstance(existing, AskLog):
-        existing.provider = provider
-    else:
-        pm.register(AskLog(provider), name=LOG_PLUGIN_NAME)
-    tracer = pm.get_plugin(TRACE_PLUGIN_NAME)
-    if isinstance(tracer, AskTracer):
-        tracer.provider = provider
-    elif tracer is None and _otel_available():
-        pm.register(AskTracer(provider), name=TRACE_PLUGIN_NAME)
+    existing = pm.get_plugin(PLUGIN_NAME)
+    if isinstance(existing, _Observers):
+        existing.point_at(provider)
+    elif existing is None:
+        pm.register(_Observers(provider), name=PLUGIN_NAME)
 
 
 def _provider_name(service: object) -> ProviderName:

@@ -180,14 +180,27 @@ async def test_nothing_is_formatted_when_info_is_off(
 
 
 def test_the_core_plugin_registers_the_observers_once() -> None:
-    """Each context gets one log observer (and one tracer); re-registering adds none."""
+    """Each context gets one observer plugin (log and trace); re-registering adds none."""
     ctx = HarnessContext()
     ctx.register(plugin)
     ctx.unregister(plugin)
     ctx.register(plugin)
     names = [name for name, _ in ctx.plugin_manager.list_name_plugin()]
-    assert names.count(observe.LOG_PLUGIN_NAME) == 1
-    assert names.count(observe.TRACE_PLUGIN_NAME) == 1
+    assert names.count(observe.PLUGIN_NAME) == 1
+    assert ctx.plugin_manager.get_plugin(observe.PLUGIN_NAME).tracer is not None
+
+
+async def test_blocking_the_observer_plugin_silences_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A harness that wants no records blocks the plugin name before registering the core."""
+    caplog.set_level(logging.INFO, logger="dsh_user_questions")
+    async with HarnessContext() as ctx:
+        ctx.plugin_manager.set_blocked(observe.PLUGIN_NAME)
+        ctx.register(plugin)
+        ctx.user_questions.register_provider(ScriptedProvider({"answers": []}))
+        await ctx.user_questions.ask(make_request(PKG))
+    assert records(caplog) == []
 
 
 # OpenTelemetry ---------------------------------------------------------------------------------
