@@ -107,17 +107,20 @@ def _drop_nulls(data: object) -> object:
 def _has_null(question: object) -> bool:
     if not isinstance(question, dict):
         return False
-    if None in (question.get("header", ""), question.get("multi_select", False)):
+    if None in (
+        question.get("header", ""),
+        question.get("multi_select", False),
+        question.get("secret", False),
+    ):
         return True
     options = question.get("options", ())
     if options is None:
         return True
     if isinstance(options, list):
         for option in options:
-            if (
-                isinstance(option, dict)
-                and "description" in option
-                and option["description"] is None
+            if isinstance(option, dict) and None in (
+                option.get("description", ""),
+                option.get("recommended", False),
             ):
                 return True
     return False
@@ -225,8 +228,13 @@ def _code_rules(data: object) -> Iterator[str]:
                 yield _json.at([*at, field], _NOT_UNICODE)
         options = question.get("options", [])
         if isinstance(options, list):
-            yield from _count_rules(at, len(options), question.get("multi_select"))
+            multi_select = question.get("multi_select")
+            yield from _count_rules(at, len(options), multi_select)
             yield from _option_rules(at, options)
+            if multi_select is not True:
+                yield from _recommended_rule(at, options)
+            if question.get("secret") is True:
+                yield from _secret_rules(at, len(options), multi_select)
 
 
 def _count_rules(at: list[Any], count: int, multi_select: object) -> Iterator[str]:
@@ -264,6 +272,36 @@ def _option_rules(at: list[Any], options: list[Any]) -> Iterator[str]:
             text = option.get(field)
             if isinstance(text, str) and not text.isascii() and _SURROGATE.search(text):
                 yield _json.at([*path, field], _NOT_UNICODE)
+
+
+def _recommended_rule(at: list[Any], options: list[Any]) -> Iterator[str]:
+    # The rule of rules.check_request ("at most one recommended per single-select"), worded
+    # with the path of each extra flag so the model can fix it.
+    first: int | None = None
+    for position, option in enumerate(options):
+        if isinstance(option, dict) and option.get("recommended") is True:
+            if first is None:
+                first = position
+            else:
+                yield _json.at(
+                    [*at, "options", position, "recommended"],
+                    f"must not be true: {_json.path([*at, 'options', first, 'recommended'])}"
+                    " is already true, and a single-select question recommends at most one"
+                    " option",
+                )
+
+
+def _secret_rules(at: list[Any], count: int, multi_select: object) -> Iterator[str]:
+    # The secret rules of rules.check_request: a secret is typed, never chosen.
+    if count:
+        yield _json.at(
+            [*at, "secret"],
+            f"may be true only for a free-text question (no options; got {count})",
+        )
+    if multi_select is True:
+        yield _json.at(
+            [*at, "secret"], "may be true only for a single free-text answer, not with multi_select"
+        )
 
 
 _RESERVED_HINTS = {

@@ -9,7 +9,8 @@ same on every string.
 
 What no pattern can say is checked in code right after the schema (see ``_tool_arguments``)
 and stated in prose: unique ids and labels, no unpaired surrogates (RE2 and ECMA-262 never see
-one), no "Other" option, and 0 or at least 2 options (at least 2 for ``multi_select``).
+one), no "Other" option, 0 or at least 2 options (at least 2 for ``multi_select``), at most
+one ``recommended`` option on a single-select, and a ``secret`` question without options.
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ _SCHEMA: Final[dict[str, Any]] = {
                     "options": {
                         "type": "array",
                         "description": (
-                            "None for a free-text answer, else 2 or more; recommended first."
+                            "None for a free-text answer, else 2 or more."
                             ' Never "Other": the UI adds it.'
                         ),
                         "maxItems": MAX_OPTIONS,
@@ -112,6 +113,10 @@ _SCHEMA: Final[dict[str, Any]] = {
                                 "description": _text(
                                     "What choosing it means.", MAX_DESCRIPTION_LENGTH
                                 ),
+                                "recommended": {
+                                    "type": "boolean",
+                                    "description": "At most one per single-select.",
+                                },
                             },
                         },
                     },
@@ -119,13 +124,17 @@ _SCHEMA: Final[dict[str, Any]] = {
                         "type": "boolean",
                         "description": "Several options may be chosen (needs 2 or more).",
                     },
+                    # What it means is in the tool's description (the shapes' size budget).
+                    "secret": {"type": "boolean"},
                 },
             },
         }
     },
 }
 
-OPTIONAL_KEYS: Final = frozenset({"header", "options", "multi_select", "description"})
+OPTIONAL_KEYS: Final = frozenset(
+    {"header", "options", "multi_select", "secret", "description", "recommended"}
+)
 """The properties a call may leave out; a ``null`` for one of them means "left out"."""
 
 STRICT_KEYWORDS: Final = frozenset(

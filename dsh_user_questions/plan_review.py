@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from .errors import UserQuestionError, UserQuestionErrorCode
+from ._review import Asks, ReviewOutcome, ask_review, read_verdict
 from .payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionIntent,
     AskUserQuestionItem,
     AskUserQuestionOption,
-    AskUserQuestionRequest,
 )
 
 if TYPE_CHECKING:
@@ -69,27 +68,13 @@ class PlanReviewDecision(str, enum.Enum):
 
 
 @attrs.frozen
-class PlanReviewOutcome:
+class PlanReviewOutcome(ReviewOutcome):
     """The human's verdict on a plan.
 
     ``approved`` is true only for an approval; ``feedback`` is the human's own words when they
     kept planning; ``talk_instead`` is true when they closed the question to talk instead.
     ``decision`` names which of the three it is.
     """
-
-    approved: bool = attrs.field(validator=attrs.validators.instance_of(bool))
-    feedback: str | None = attrs.field(
-        default=None, validator=attrs.validators.optional(attrs.validators.instance_of(str))
-    )
-    talk_instead: bool = attrs.field(
-        default=False, kw_only=True, validator=attrs.validators.instance_of(bool)
-    )
-
-    def __attrs_post_init__(self) -> None:
-        if self.talk_instead and (self.approved or self.feedback is not None):
-            raise ValueError("a talk-instead outcome is neither approved nor carries feedback")
-        if self.approved and self.feedback is not None:
-            raise ValueError("an approved outcome carries no feedback")
 
     @property
     def decision(self) -> PlanReviewDecision:
@@ -132,19 +117,12 @@ def read_plan_review(answer: AskUserQuestionAnswer) -> PlanReviewOutcome:
     exactly ``("Approve",)`` and which has no custom text. Anything else keeps planning, with the
     custom text of the (first) ``plan-review`` item as feedback.
     """
-    items = [item for item in answer.answers if item.id == PLAN_REVIEW_ID]
-    if len(items) == 1 and items[0].selected == (APPROVE,) and items[0].custom is None:
-        return PlanReviewOutcome(approved=True)
-    feedback = next((item.custom for item in items if item.custom is not None), None)
-    return PlanReviewOutcome(approved=False, feedback=feedback)
-
-
-class _Asks(Protocol):
-    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer: ...
+    verdict = read_verdict(answer, PLAN_REVIEW_ID, APPROVE)
+    return PlanReviewOutcome(approved=verdict.approved, feedback=verdict.feedback)
 
 
 async def review_plan(
-    service: _Asks,
+    service: Asks,
     plan: str,
     *,
     agent: object | None = None,
@@ -155,13 +133,7 @@ async def review_plan(
     The provider's ``ASK_CANCELLED`` becomes the talk-instead outcome; every other error
     (``ASK_ABORTED``, ``NO_PROVIDER``, a bad plan's `ValueError`, ...) propagates unchanged.
     """
-    request = AskUserQuestionRequest(
-        questions=(plan_review_question(plan),), agent=agent, signal=signal
-    )
-    try:
-        answer = await service.ask(request)
-    except UserQuestionError as err:
-        if err.code != UserQuestionErrorCode.ASK_CANCELLED:
-            raise
+    answer = await ask_review(service, plan_review_question(plan), agent=agent, signal=signal)
+    if answer is None:
         return PlanReviewOutcome(approved=False, talk_instead=True)
     return read_plan_review(answer)

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ._markers import hookimpl
+from .observe import watch
 from .service import UserQuestionService
 
 if TYPE_CHECKING:
@@ -21,8 +22,10 @@ SERVICE_NAME = "user_questions"
 
 @hookimpl
 def dsh_context_services(ctx: HarnessContext) -> Mapping[str, object]:
-    """Give the context its ``user_questions`` service."""
-    return {SERVICE_NAME: UserQuestionService(ctx)}
+    """Give the context its ``user_questions`` service (and its log and trace observers)."""
+    service = UserQuestionService(ctx)
+    watch(ctx.plugin_manager, service)
+    return {SERVICE_NAME: service}
 
 
 @hookimpl

@@ -6,13 +6,19 @@ One JSON Schema is the single source of truth: every shape (`openai_tool`,
 ECMA-262; the rules no keyword can carry are checked in the same step and stated in the
 schema's descriptions: unique ids, labels unique within a question ignoring case and surrounding
 spaces, no option labelled "Other" (the UI always adds one), either no options or at least two
-(at least two for ``multi_select``), and no unpaired surrogates in any text.
+(at least two for ``multi_select``), at most one ``recommended`` option on a single-select, a
+``secret`` question without options, and no unpaired surrogates in any text.
+
+``recommended`` is data, not a choice: it is shown, never picked for the user (a skip stays a
+skip). A label that still ends ``(Recommended)`` is just a label and works as before.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
@@ -47,6 +53,7 @@ from .payloads import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
+from .rules import redact_secrets
 
 if TYPE_CHECKING:
     from .harness import AbortSignal
@@ -88,19 +95,19 @@ NAME: Final = "ask_user_question"
 # At most 1,024 characters (OpenAI's limit on a function description). The limits live in the
 # schema's keywords, not here.
 DESCRIPTION: Final = (
-    "Ask the user and wait for the answers (waiting is free). Ask only when you"
-    " cannot do the task well without their decision: a choice between reasonable options, a"
-    " preference you cannot infer, an ambiguous requirement. Don't ask what you can find out"
-    " yourself, permission for routine steps, or what was already answered. Put related"
-    " questions in one call. Offer 2-4 short options for a choice, best first, its label"
-    ' ending " (Recommended)"; none for free text. The UI always adds an "Other" choice (the'
-    ' user\'s own words) and a skip: never add "Other". Text is plain, one line.\n'
+    "Ask the user and wait (waiting is free). Ask only when you cannot do the task well"
+    " without their decision: a choice, a preference you can't infer, an ambiguous"
+    " requirement. Don't ask what you can find out, permission for routine steps, or what was"
+    " answered. Put related questions in one call. Offer 2-4 short options for a choice, best"
+    ' first, marked "recommended": true (not "(Recommended)" in a label); none for free text.'
+    ' The UI adds "Other" (own words) and a skip: never add "Other". Text is plain, one line.'
+    ' "secret": true only for a password or token (no options): you get a placeholder, the'
+    " harness the text.\n"
     'Result: {"answers":[{"id":"<id>","selected":["<label>"],"custom":"<own words>"}]};'
-    ' "custom" only if written. A question missing or with nothing chosen was skipped: use your'
-    ' judgement and say so. "Error: invalid arguments: ..." lists every problem with its path:'
-    ' fix all, call again. "Error: the user cancelled ...": stop and wait for the user.'
-    " Other errors (e.g. no answer in time) mean no answer now: don't guess it; ask in your"
-    " reply."
+    ' "custom" only if written. A question missing or with nothing chosen was skipped: use'
+    ' judgement, say so. "Error: invalid arguments: ..." lists each problem with its path: fix'
+    ' all, call again. "Error: the user cancelled ...": stop; wait for the user. Other errors'
+    " mean no answer now: don't guess it; ask in your reply."
 )
 
 
@@ -179,10 +186,15 @@ def read_arguments(arguments: object) -> tuple[AskUserQuestionItem, ...]:
             question=question["question"],
             header=question.get("header"),
             options=tuple(
-                AskUserQuestionOption(option["label"], option.get("description"))
+                AskUserQuestionOption(
+                    option["label"],
+                    option.get("description"),
+                    recommended=option.get("recommended", False),
+                )
                 for option in question.get("options", ())
             ),
             multi_select=question.get("multi_select", False),
+            secret=question.get("secret", False),
         )
         for question in data["questions"]
     )
@@ -201,6 +213,10 @@ def _valid_text(text: str) -> str:
     return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
 
 
+def _secrets(value: Mapping[str, str]) -> Mapping[str, str]:
+    return MappingProxyType(dict(value))
+
+
 @attrs.frozen
 class ToolResult:
     """What the model gets back from a tool call.
@@ -208,11 +224,20 @@ class ToolResult:
     ``content`` is the text for the model (always valid Unicode); ``is_error`` says whether the
     call failed; ``error`` is ``{"name": <exception class name>, "code": <its code>}`` for a
     `HarnessError`. ``to_anthropic``, ``to_openai`` and ``to_responses`` wrap it for each API.
+
+    ``secrets`` is for the harness only: the clear text of each answered ``secret`` question,
+    by question id (read-only; empty when there is none). It is never part of what the model
+    gets: no ``to_*`` method, ``repr`` or comparison includes it, and ``content`` carries
+    `rules.SECRET_PLACEHOLDER` in its place unless `run` was called with
+    ``reveal_secrets=True``.
     """
 
     content: str = attrs.field(converter=_valid_text)
     is_error: bool = False
     error: dict[str, str] | None = None
+    secrets: Mapping[str, str] = attrs.field(
+        factory=dict, converter=_secrets, repr=False, eq=False, kw_only=True
+    )
 
     @classmethod
     def from_error(cls, err: HarnessError) -> ToolResult:
@@ -271,6 +296,7 @@ async def run(
     agent: object | None = None,
     signal: AbortSignal | None = None,
     timeout: float | None = None,
+    reveal_secrets: bool = False,
 ) -> ToolResult:
     """Run the tool: validate ``arguments``, ask through ``ctx.user_questions``, report.
 
@@ -282,6 +308,13 @@ async def run(
     Cancelling the awaiting task propagates `asyncio.CancelledError`; any other exception from
     a provider propagates unchanged, as from `UserQuestionService.ask`, for the harness's own
     error handling.
+
+    **Secrets.** A question the model marks ``"secret": true`` is typed masked and its answer
+    goes to the harness, not the model: the result's ``content`` carries
+    `rules.SECRET_PLACEHOLDER` as its ``custom`` text (telling the model the user gave the
+    secret to the harness), and `ToolResult.secrets` maps the question's id to the clear text.
+    ``reveal_secrets=True`` puts the clear text in ``content`` too, for a harness that wants the
+    model to see it.
     """
     try:
         questions = read_arguments(arguments)
@@ -293,4 +326,13 @@ async def run(
         )
     except HarnessError as err:
         return ToolResult.from_error(err)
-    return ToolResult(format_answer(answer))
+    if not any(question.secret for question in questions):
+        return ToolResult(format_answer(answer))
+    secret_ids = {question.id for question in questions if question.secret}
+    secrets = {
+        item.id: item.custom
+        for item in answer.answers
+        if item.id in secret_ids and item.custom is not None
+    }
+    shown = answer if reveal_secrets else redact_secrets(questions, answer)
+    return ToolResult(format_answer(shown), secrets=secrets)

@@ -85,7 +85,9 @@ def test_schema_states_the_limits_and_the_rules_it_cannot_carry() -> None:
     assert "Unique in the question, ignoring case" in option["label"]["description"]
     assert 'Never "Other"' in item["options"]["description"]
     assert "2 or more" in item["options"]["description"]
-    assert set(item) == {"id", "question", "header", "options", "multi_select"}
+    assert set(item) == {"id", "question", "header", "options", "multi_select", "secret"}
+    assert set(option) == {"label", "description", "recommended"}
+    assert "At most one per single-select" in option["recommended"]["description"]
     assert questions["items"]["required"] == ["id", "question"]
 
 
@@ -118,7 +120,7 @@ def test_exports_are_json_serializable() -> None:
 
 def test_description_guides_the_model() -> None:
     """The description covers when to ask, the recommended option, ids and the answer shape."""
-    for phrase in ('" (Recommended)"', '"id"', '"selected"', '"custom"', "invalid arguments"):
+    for phrase in ('"recommended": true', '"id"', '"selected"', '"custom"', "invalid arguments"):
         assert phrase in tool.DESCRIPTION
 
 
@@ -405,13 +407,13 @@ NPM = {"label": "npm"}
         pytest.param(
             args_of(pkg(detail="# Plan")),
             "questions[0].detail: unknown property;"
-            " allowed: id, question, header, options, multi_select",
+            " allowed: id, question, header, options, multi_select, secret",
             id="question-unknown-property",
         ),
         pytest.param(
             args_of(pkg(multiSelect=True)),
             "questions[0].multiSelect: unknown property (did you mean multi_select?);"
-            " allowed: id, question, header, options, multi_select",
+            " allowed: id, question, header, options, multi_select, secret",
             id="camel-case-property",
         ),
         pytest.param(
@@ -540,7 +542,8 @@ NPM = {"label": "npm"}
         ),
         pytest.param(
             args_of(pkg(options=[{"label": "a", "value": 1}, NPM])),
-            "questions[0].options[0].value: unknown property; allowed: label, description",
+            "questions[0].options[0].value: unknown property; allowed: label, description,"
+            " recommended",
             id="option-unknown-property",
         ),
         pytest.param(

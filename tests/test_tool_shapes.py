@@ -335,10 +335,11 @@ def test_description_says_when_to_ask_and_what_comes_back() -> None:
     for phrase in (
         "Ask only when",
         "Don't ask",
-        'The UI always adds an "Other" choice',
+        'The UI adds "Other"',
         "a skip",
         'never add "Other"',
-        '" (Recommended)"',
+        '"recommended": true (not "(Recommended)" in a label)',
+        '"secret": true',
         '{"answers":[{"id":"<id>","selected":["<label>"],"custom":"<own words>"}]}',
         '"Error: invalid arguments: ..."',
     ):

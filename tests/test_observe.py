@@ -1,0 +1,326 @@
+"""Observability: each ask's start and end logged at INFO, and an OpenTelemetry span per ask."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
+
+from dsh_user_questions import (
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    UserQuestionError,
+    UserQuestionErrorCode,
+    observe,
+    plugin,
+)
+from dsh_user_questions.harness import HarnessContext
+from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider, make_request
+
+CUSTOM = "my very own words 7f3a"
+SECRET = "hunter2-s3cret-91b"
+
+PKG = AskUserQuestionItem(
+    id="pkg",
+    header="Package \x1b[31mmanager",
+    question="Which package manager?",
+    options=(AskUserQuestionOption("pnpm"), AskUserQuestionOption("npm")),
+)
+TOKEN = AskUserQuestionItem(id="token", header="Token", question="Your npm token?", secret=True)
+
+
+def records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """The records of the ``dsh_user_questions`` logger."""
+    return [r for r in caplog.records if r.name == "dsh_user_questions"]
+
+
+async def test_an_answered_ask_is_logged_at_start_and_end(
+    dsh_context: HarnessContext,
+    scripted_provider: ScriptedProvider,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Two INFO records: ids, headers (inert), provider; the end adds outcome and wait."""
+    caplog.set_level(logging.INFO, logger="dsh_user_questions")
+    scripted_provider.push({"answers": [{"id": "pkg", "selected": ["pnpm"]}]})
+    await dsh_context.user_questions.ask(make_request(PKG))
+    start, end = records(caplog)
+    assert (start.levelno, end.levelno) == (logging.INFO, logging.INFO)
+    provider = "provider dsh_user_questions.testing.ScriptedProvider"
+    assert start.getMessage() == (
+        f'ask started: questions pkg (headers "Package <U+001B>[31mmanager") via {provider}'
+    )
+    assert end.getMessage().startswith(
+        f'ask ended: questions pkg (headers "Package <U+001B>[31mmanager") via {provider}:'
+        " ANSWERED after "
+    )
+    assert end.question_ids == ["pkg"]  # type: ignore[attr-defined]
+    assert end.headers == ["Package <U+001B>[31mmanager"]  # type: ignore[attr-defined]
+    assert end.provider == provider  # type: ignore[attr-defined]
+    assert end.outcome == "ANSWERED"  # type: ignore[attr-defined]
+    assert 0 <= end.wait_seconds < 60  # type: ignore[attr-defined]
+    assert "pnpm" not in start.getMessage() + end.getMessage()
+
+
+async def test_the_provider_plugin_is_named(caplog: pytest.LogCaptureFixture) -> None:
+    """A provider plugin is named by its plugin name."""
+    caplog.set_level(logging.INFO, logger="dsh_user_questions")
+    async with HarnessContext() as ctx:
+        ctx.register(plugin)
+        ctx.register(ScriptedProvider({"answers": []}), name="my-ui")
+        await ctx.user_questions.ask(make_request(PKG))
+    assert [r.provider for r in records(caplog)] == ["provider plugin 'my-ui'"] * 2  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("step", "outcome"),
+    [
+        (UserQuestionError.cancelled(), "ASK_CANCELLED"),
+        (RuntimeError("the UI broke"), "RuntimeError"),
+    ],
+)
+async def test_a_failed_ask_is_logged_with_its_code(
+    dsh_context: HarnessContext,
+    scripted_provider: ScriptedProvider,
+    caplog: pytest.LogCaptureFixture,
+    step: BaseException,
+    outcome: str,
+) -> None:
+    """An ask that ends without an answer is logged with the outcome code."""
+    caplog.set_level(logging.INFO, logger="dsh_user_questions")
+    scripted_provider.push(step)
+    with pytest.raises(type(step)):
+        await dsh_context.user_questions.ask(make_request(PKG))
+    _, end = records(caplog)
+    assert end.outcome == outcome  # type: ignore[attr-defined]
+    assert f": {outcome} after " in end.getMessage()
+
+
+async def test_a_timeout_and_a_cancelled_caller_are_logged(
+    dsh_context: HarnessContext,
+    scripted_provider: ScriptedProvider,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A timeout logs ASK_TIMED_OUT; a cancelled caller task logs CANCELLED."""
+    caplog.set_level(logging.INFO, logger="dsh_user_questions")
+    started = asyncio.Event()
+
+    async def hang(request: object) -> None:
+        started.set()
+        await asyncio.Event().wait()
+
+    scripted_provider.push(WAIT_FOR_ABORT, hang)
+    with pytest.raises(UserQuestionError) as caught:
+        await dsh_context.user_questions.ask(make_request(PKG), timeout=0.01)
+    assert caught.value.code == UserQuestionErrorCode.ASK_TIMED_OUT
+    task = asyncio.ensure_future(dsh_context.user_questions.ask(make_request(PKG)))
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    outcomes = [getattr(r, "outcome", None) for r in records(caplog)]
+    assert outcomes == [None, "ASK_TIMED_OUT", None, "CANCELLED"]
+
+
+async def test_answers_and_custom_text_are_not_logged(
+    dsh_context: HarnessContext,
+    scripted_provider: ScriptedProvider,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Custom text and secrets never reach a record by default, at any level."""
+    monkeypatch.delenv(observe.LOG_ANSWERS_ENV, raising=False)
+    caplog.set_level(logging.DEBUG)
+    scripted_provider.push(
+        {"answers": [{"id": "pkg", "custom": CUSTOM}, {"id": "token", "custom": SECRET}]}
+    )
+    await dsh_context.user_questions.ask(make_request(PKG, TOKEN))
+    assert len(records(caplog)) == 2
+    for record in caplog.records:
+        text = record.getMessage() + repr(vars(record))
+        assert CUSTOM not in text
+        assert SECRET not in text
+
+
+async def test_answers_are_logged_when_asked_for_with_secrets_redacted(
+    dsh_context: HarnessContext,
+    scripted_provider: ScriptedProvider,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """DSH_USER_QUESTIONS_LOG_ANSWERS=1 adds the answer to the end record; secrets stay out."""
+    monkeypatch.setenv(observe.LOG_ANSWERS_ENV, "1")
+    caplog.set_level(logging.INFO, logger="dsh_user_questions")
+    scripted_provider.push(
+        {"answers": [{"id": "pkg", "custom": CUSTOM}, {"id": "token", "custom": SECRET}]}
+    )
+    await dsh_context.user_questions.ask(make_request(PKG, TOKEN))
+    _, end = records(caplog)
+    assert CUSTOM in end.getMessage()
+    assert "[secret given to the harness]" in end.getMessage()
+    assert SECRET not in end.getMessage() + repr(vars(end))
+
+
+async def test_nothing_is_formatted_when_info_is_off(
+    dsh_context: HarnessContext,
+    scripted_provider: ScriptedProvider,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """With the logger above INFO, an ask leaves no record."""
+    caplog.set_level(logging.WARNING, logger="dsh_user_questions")
+    scripted_provider.push({"answers": []})
+    await dsh_context.user_questions.ask(make_request(PKG))
+    assert records(caplog) == []
+
+
+def test_the_core_plugin_registers_the_observers_once() -> None:
+    """Each context gets one observer plugin (log and trace); re-registering adds none."""
+    ctx = HarnessContext()
+    ctx.register(plugin)
+    ctx.unregister(plugin)
+    ctx.register(plugin)
+    names = [name for name, _ in ctx.plugin_manager.list_name_plugin()]
+    assert names.count(observe.PLUGIN_NAME) == 1
+    assert ctx.plugin_manager.get_plugin(observe.PLUGIN_NAME).tracer is not None
+
+
+async def test_blocking_the_observer_plugin_silences_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A harness that wants no records blocks the plugin name before registering the core."""
+    caplog.set_level(logging.INFO, logger="dsh_user_questions")
+    async with HarnessContext() as ctx:
+        ctx.plugin_manager.set_blocked(observe.PLUGIN_NAME)
+        ctx.register(plugin)
+        ctx.user_questions.register_provider(ScriptedProvider({"answers": []}))
+        await ctx.user_questions.ask(make_request(PKG))
+    assert records(caplog) == []
+
+
+# OpenTelemetry ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def telemetry() -> tuple[InMemorySpanExporter, InMemoryMetricReader, observe.AskTracer]:
+    """An AskTracer exporting to memory, not registered yet."""
+    spans = InMemorySpanExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
+    reader = InMemoryMetricReader()
+    tracer = observe.AskTracer(
+        lambda: "the test UI",
+        tracer_provider=tracer_provider,
+        meter_provider=MeterProvider(metric_readers=[reader]),
+    )
+    return spans, reader, tracer
+
+
+def _waits(reader: InMemoryMetricReader) -> list[tuple[dict[str, object], int]]:
+    data = reader.get_metrics_data()
+    assert data is not None
+    found = []
+    for resource in data.resource_metrics:
+        for scope in resource.scope_metrics:
+            for metric in scope.metrics:
+                if metric.name == "dsh.user_questions.wait":
+                    assert metric.unit == "s"
+                    for point in metric.data.data_points:
+                        found.append((dict(point.attributes or {}), point.count))
+    return found
+
+
+async def test_a_span_per_ask_with_its_attributes(
+    dsh_context: HarnessContext,
+    scripted_provider: ScriptedProvider,
+    telemetry: tuple[InMemorySpanExporter, InMemoryMetricReader, observe.AskTracer],
+) -> None:
+    """Each ask makes one span with ids, headers, provider, outcome and wait; no answer text."""
+    spans, reader, tracer = telemetry
+    dsh_context.register(tracer, name="test-otel")
+    scripted_provider.push(
+        {"answers": [{"id": "pkg", "custom": CUSTOM}]}, UserQuestionError.cancelled()
+    )
+    await dsh_context.user_questions.ask(make_request(PKG))
+    with pytest.raises(UserQuestionError):
+        await dsh_context.user_questions.ask(make_request(TOKEN))
+    answered, cancelled = spans.get_finished_spans()
+    assert answered.name == "ask_user_question"
+    assert dict(answered.attributes or {}) == {
+        "dsh.user_questions.question_ids": ("pkg",),
+        "dsh.user_questions.headers": ("Package <U+001B>[31mmanager",),
+        "dsh.user_questions.provider": "the test UI",
+        "dsh.user_questions.outcome": "ANSWERED",
+        "dsh.user_questions.wait_seconds": answered.attributes["dsh.user_questions.wait_seconds"],  # type: ignore[index]
+    }
+    assert cancelled.attributes["dsh.user_questions.outcome"] == "ASK_CANCELLED"  # type: ignore[index]
+    assert cancelled.status.status_code is not StatusCode.ERROR  # the human's choice
+    assert CUSTOM not in repr([dict(s.attributes or {}) for s in (answered, cancelled)])
+    assert sorted(_waits(reader), key=repr) == sorted(
+        [
+            (
+                {
+                    "dsh.user_questions.outcome": "ANSWERED",
+                    "dsh.user_questions.provider": "the test UI",
+                },
+                1,
+            ),
+            (
+                {
+                    "dsh.user_questions.outcome": "ASK_CANCELLED",
+                    "dsh.user_questions.provider": "the test UI",
+                },
+                1,
+            ),
+        ],
+        key=repr,
+    )
+
+
+async def test_a_provider_failure_is_an_error_span(
+    dsh_context: HarnessContext,
+    scripted_provider: ScriptedProvider,
+    telemetry: tuple[InMemorySpanExporter, InMemoryMetricReader, observe.AskTracer],
+) -> None:
+    """A provider's own exception ends the span with an error status."""
+    spans, _, tracer = telemetry
+    dsh_context.register(tracer, name="test-otel")
+    scripted_provider.push(RuntimeError("broken"))
+    with pytest.raises(RuntimeError):
+        await dsh_context.user_questions.ask(make_request(PKG))
+    [span] = spans.get_finished_spans()
+    assert span.status.status_code is StatusCode.ERROR
+    assert span.attributes["dsh.user_questions.outcome"] == "RuntimeError"  # type: ignore[index]
+
+
+async def test_concurrent_asks_each_end_their_own_span(
+    dsh_context: HarnessContext,
+    scripted_provider: ScriptedProvider,
+    telemetry: tuple[InMemorySpanExporter, InMemoryMetricReader, observe.AskTracer],
+) -> None:
+    """Two asks in flight at once end two spans, each with its own outcome."""
+    spans, _, tracer = telemetry
+    dsh_context.register(tracer, name="test-otel")
+    started, release = asyncio.Event(), asyncio.Event()
+
+    async def later(request: object) -> dict[str, list[object]]:
+        started.set()
+        await release.wait()
+        return {"answers": []}
+
+    scripted_provider.push(later, UserQuestionError.cancelled())
+    first = asyncio.ensure_future(dsh_context.user_questions.ask(make_request(PKG)))
+    await started.wait()
+    with pytest.raises(UserQuestionError):
+        await dsh_context.user_questions.ask(make_request(TOKEN))
+    release.set()
+    await first
+    outcomes = [
+        (s.attributes or {})["dsh.user_questions.question_ids"] for s in spans.get_finished_spans()
+    ]
+    assert outcomes == [("token",), ("pkg",)]
