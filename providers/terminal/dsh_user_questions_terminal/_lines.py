@@ -37,7 +37,7 @@ from ._diff import render_diff
 from ._labels import visible_labels
 from ._markdown import lines_to_plain, render_markdown
 from ._page import RECOMMENDED
-from ._questions import SECRET_GIVEN, unusable_stream
+from ._questions import SECRET_GIVEN, answer_problem, unusable_stream
 
 __all__ = ["ask_in_lines", "parse_answer_line"]
 
@@ -424,12 +424,16 @@ async def ask_in_lines(
                 shown_line = SECRET_GIVEN if item.secret and line.strip() else inert_text(line)
                 _write(stream, shown_line + "\n")
             try:
-                answers.append(parse_answer_line(item, line))
-            except _Refused as problem:
+                answer = parse_answer_line(item, line)
+                problem = answer_problem(item, answer)
+                if problem is not None:
+                    raise _Refused(f"your text is not taken: {problem}")
+            except _Refused as refused:
                 refusal = io.StringIO()
-                _emit(refusal, f"{problem}; try again.")
+                _emit(refusal, f"{refused}; try again.")
                 _write(stream, refusal.getvalue())
                 continue
+            answers.append(answer)
             break
     return AskUserQuestionAnswer(answers)
 

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem, UserQuestionError
-from dsh_user_questions.rules import inert_text
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    UserQuestionError,
+)
+from dsh_user_questions.rules import check_answer, inert_text
 
-__all__ = ["SECRET_GIVEN", "describe_answer", "title", "unusable_stream"]
+__all__ = ["SECRET_GIVEN", "answer_problem", "describe_answer", "title", "unusable_stream"]
 
 SECRET_GIVEN = "(secret given)"
 """What the summary, the scrollback record and line mode's transcript show for a secret answer."""
@@ -45,3 +50,18 @@ def unusable_stream(name: str, why: str) -> UserQuestionError:
     human who declined (``ASK_CANCELLED``) nor a withdrawal by the asker (``ASK_ABORTED``).
     """
     return UserQuestionError.not_interactive(f"the terminal provider cannot use {name}: {why}")
+
+
+def answer_problem(item: AskUserQuestionItem, answer: AskUserQuestionAnswerItem) -> str | None:
+    """Why the core's answer rules (`rules.check_answer`) refuse ``answer``, or ``None``.
+
+    Both modes check what the person typed before taking it, so text the core would refuse
+    (too long, control characters) is asked for again instead of failing the whole ask.
+    """
+    try:
+        check_answer([item], AskUserQuestionAnswer([answer]))
+    except UserQuestionError as error:
+        problems = error.problems or (error.message,)
+        # "answers[0] (question "id") has custom text of ..." -> "custom text of ..."
+        return "; ".join(inert_text(problem.split(") has ", 1)[-1]) for problem in problems)
+    return None
