@@ -7,10 +7,9 @@ that loads them, or ``dsh-ask``, then asks in the terminal. Interactive on a TTY
 
 from __future__ import annotations
 
-from ._inert import inert_text
-from ._provider import PLAIN_ENV, TerminalProvider, wants_plain
+from ._provider import BELL_ENV, PLAIN_ENV, TerminalProvider, wants_plain
 
-__all__ = ["PLAIN_ENV", "TerminalProvider", "__version__", "inert_text", "wants_plain"]
+__all__ = ["BELL_ENV", "PLAIN_ENV", "TerminalProvider", "__version__", "wants_plain"]
 
 __version__ = "0.1.0.dev0"
 """This distribution's version (setup.cfg reads it from here: the one place it is written)."""

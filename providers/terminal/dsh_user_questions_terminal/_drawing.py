@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from dsh_user_questions.rules import inert_text
 from prompt_toolkit.formatted_text import FormattedText, StyleAndTextTuples
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 
-from ._inert import inert_text
+from ._diff import GUTTER_STYLE
 from ._markdown import Fragment, Line, lines_to_plain
 from ._page import Page
 from ._questions import describe_answer
@@ -38,6 +39,13 @@ STYLE = Style.from_dict(
         "md.rule": "fg:ansibrightblack",
         "recap": "fg:ansibrightblack",
         "recap.mark": "fg:ansigreen",
+        "recommended": "fg:ansigreen",
+        "diff.gutter": "fg:ansibrightblack",
+        "diff.file": "bold",
+        "diff.hunk": "fg:ansicyan",
+        "diff.added": "fg:ansigreen",
+        "diff.removed": "fg:ansired",
+        "diff.meta": "fg:ansibrightblack",
     }
 )
 
@@ -117,15 +125,16 @@ def join(lines: Sequence[Line]) -> StyleAndTextTuples:
 
 def continuation(line: Line) -> Fragment | None:
     """How a wrapped markdown line continues: its quote bars kept, list markers blanked."""
-    if line and line[0][0] == "class:md.prefix":
-        text = line[0][1]
+    if line and line[0][0] in ("class:md.prefix", GUTTER_STYLE):
+        style, text = line[0]
         kept = "".join(char if char == "\u2502" else " " for char in text)
-        return ("class:md.prefix", kept)
+        return (style, kept)
     return None
 
 
 def recap(pages: Sequence[Page], width: int) -> FormattedText:
-    """What stays in the scrollback: each question, a plan's text, and the answer given."""
+    """What stays in the scrollback: each question, a reviewed plan's or diff's text, and the
+    answer given (labels as the form showed them; a secret answer only as "(secret given)")."""
     lines: list[Line] = []
     for page in pages:
         head = f"{inert_text(page.item.header)}: " if page.item.header else ""
@@ -142,7 +151,6 @@ def recap(pages: Sequence[Page], width: int) -> FormattedText:
                 [("class:md.prefix", "  \u2502 "), ("", text)]
                 for text in lines_to_plain(page.detail)
             ]
-        lines += wrap_line(
-            [("class:recap", "  \u2192 "), ("", describe_answer(page.answer))], width, 4
-        )
+        answer = describe_answer(page.answer, secret=page.secret, shown=page.shown_labels)
+        lines += wrap_line([("class:recap", "  \u2192 "), ("", answer)], width, 4)
     return FormattedText(join(lines))

@@ -16,8 +16,10 @@ question cannot answer a question the human has not seen. Keys: see the provider
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import time
+from typing import Literal, TextIO
 
 from dsh_user_questions import (
     AskUserQuestionAnswer,
@@ -25,10 +27,12 @@ from dsh_user_questions import (
     AskUserQuestionRequest,
     UserQuestionError,
 )
+from dsh_user_questions.rules import inert_text
 from prompt_toolkit.application import Application, create_app_session
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import create_input
 from prompt_toolkit.layout import (
     AnyContainer,
     ConditionalContainer,
@@ -38,6 +42,7 @@ from prompt_toolkit.layout import (
     Layout,
     Window,
 )
+from prompt_toolkit.layout.processors import ConditionalProcessor, PasswordProcessor
 from prompt_toolkit.output import create_output
 from prompt_toolkit.shortcuts import print_formatted_text
 from prompt_toolkit.utils import get_cwidth
@@ -45,11 +50,10 @@ from prompt_toolkit.widgets import TextArea
 
 from ._abort import AbortRelay
 from ._drawing import SEP, STYLE, boxed, continuation, join, mark_cut, recap, wrap_parts
-from ._inert import inert_text
 from ._keys import LAST_KEY, form_bindings
 from ._markdown import Line
-from ._page import Page, TextPurpose
-from ._questions import describe_answer, title, unusable_stream
+from ._page import RECOMMENDED, Page, TextPurpose
+from ._questions import SECRET_GIVEN, describe_answer, title, unusable_stream
 from ._screen_guard import drop_type_ahead, output_above, restore_on_signals
 from ._turns import TERMINAL_TURNS
 from ._viewport import RowWindow, fit_rows, share_height
@@ -65,15 +69,19 @@ TYPING_SECONDS = 1.0
 """A key this recent when a page appears means the human was typing (for the previous page)."""
 
 
+TOO_SMALL = "Window too small: make it larger to answer"
+
 _DIGIT_PAUSE = 1.0  # seconds within which a second digit continues a number (1 then 2: row 12)
 
 
 class _Frame:
     """One render's layout: the lines of the body and of the hint, and what they show."""
 
-    __slots__ = ("body", "detail_height", "hint", "rows", "scrolls")
+    __slots__ = ("body", "detail_height", "hint", "rows", "scrolls", "shown", "too_small")
 
     def __init__(self) -> None:
+        self.shown: tuple[int, int] | None = None  # the detail's lines this frame draws
+        self.too_small = False  # the form does not fit: nothing is drawn, no key answers
         self.body: list[Line] = []
         self.hint: list[Line] = []
         self.rows: RowWindow | None = None
@@ -106,6 +114,13 @@ class Form:
             wrap_lines=True,
             height=self._field_height,
             read_only=Condition(lambda: not self.armed),
+            # A secret answer is typed masked: one dot a character, never the text.
+            input_processors=[
+                ConditionalProcessor(
+                    PasswordProcessor("\u2022"),
+                    filter=Condition(lambda: not self.summary and self.current.secret),
+                )
+            ],
         )
         self.body_control = FormattedTextControl(self._body, focusable=True, show_cursor=False)
         self.app: Application[AskUserQuestionAnswer] = Application(
@@ -133,7 +148,11 @@ class Form:
     def armed(self) -> bool:
         """Whether keys count: the page is on screen, and, if it appeared while the human was
         typing, has been for `GUARD_SECONDS`."""
-        return self.shown_at is not None and time.monotonic() - self.shown_at >= GUARD_SECONDS
+        return (
+            self.shown_at is not None
+            and not self.last.too_small
+            and time.monotonic() - self.shown_at >= GUARD_SECONDS
+        )
 
     def enter_page(self, index: int) -> None:
         self.page = index
@@ -180,7 +199,7 @@ class Form:
         return any(p.answer or p.checked or p.other_checked or p.custom for p in self.pages)
 
     def _plan_unread(self, page: Page) -> bool:
-        return page.plan and (not page.seen or page.unseen > 0)
+        return page.plan and not page.read
 
     def activate(self, row_index: int) -> None:
         page = self.current
@@ -201,7 +220,7 @@ class Form:
         elif page.plan and item.options[row.index].label == page.approve:
             if self._plan_unread(page):
                 self.scroll_detail(+1)
-                self.notice = "Read the whole plan first: PgDn shows the rest."
+                self.notice = f"Read the whole {page.what} first: PgDn shows the rest."
                 return
             self._record(AskUserQuestionAnswerItem(id=item.id, selected=[page.approve]))
         elif page.plan:
@@ -300,8 +319,10 @@ class Form:
             page.cursor = max(0, min(count - 1, page.cursor + delta))
 
     def scroll_detail(self, pages: int) -> None:
+        """Scroll the detail by ``pages`` times the height it was drawn in (a box of 3 lines
+        moves 3 lines a page)."""
         page = self.current
-        step = max(1, self.last.detail_height - 1)
+        step = max(1, self.last.detail_height)
         # The next render clamps to the last full window (its height may differ from this one).
         limit = max(0, len(page.wrapped) - 1)
         page.detail_top = max(0, min(page.detail_top + pages * step, limit))
@@ -344,7 +365,7 @@ class Form:
     # --- layout ------------------------------------------------------------------------------
 
     def _container(self) -> AnyContainer:
-        typing = Condition(lambda: self.text_purpose is not None)
+        typing = Condition(lambda: self.text_purpose is not None and not self._frame().too_small)
         return HSplit(
             [
                 Window(self.body_control, height=lambda: Dimension.exact(len(self._frame().body))),
@@ -375,8 +396,10 @@ class Form:
         )
         return Dimension.exact(min(3, max(1, lines)))
 
-    def rows_room(self) -> int:
-        return self.last.rows.lines_used([1]) if self.last.rows else 3
+    def page_rows(self) -> int:
+        """How many rows the last render showed: PgUp/PgDn move the pointer that far."""
+        window = self.last.rows
+        return max(1, window.end - window.start) if window is not None else 1
 
     def _frame(self) -> _Frame:
         """This render's layout (computed once per render, for the terminal's current size)."""
@@ -388,10 +411,14 @@ class Form:
             self._start_guard()
         unread = not self.summary and self._plan_unread(self.current)
         frame = self._layout(width, height)
-        if unread and not self._plan_unread(self.current):
-            # This render shows the plan's last unread lines: lay out again so the Approve row
-            # drawn with them no longer asks to read on.
-            frame = self._layout(width, height)
+        if frame.shown is not None:  # drawn now: these lines of the detail count as read
+            self.current.mark_seen(*frame.shown)
+            if unread and not self._plan_unread(self.current):
+                # This render shows the plan's last unread lines: lay out again so the Approve
+                # row drawn with them no longer asks to read on.
+                frame = self._layout(width, height)
+                if frame.shown is not None:
+                    self.current.mark_seen(*frame.shown)
         self._frame_cache = (key, frame)
         self.last = frame
         return frame
@@ -406,11 +433,13 @@ class Form:
         overflow = question[cap:]
         question = question[:cap]
         detail = self._detail_lines(width, overflow)
-        row_lines = self._row_lines(width)
-        heights = [len(lines) for lines in row_lines]
-        available = height - len(heading) - len(hint) - field - len(question)
         page = self.current
         plan = not self.summary and page.plan
+        # While the feedback on a review card is typed, its rows give their room to the text
+        # (Esc brings them back): the box keeps its three lines at 40x12.
+        row_lines = [] if plan and self.text_purpose is not None else self._row_lines(width)
+        heights = [len(lines) for lines in row_lines]
+        available = height - len(heading) - len(hint) - field - len(question)
         chrome = 2 if plan else 1
         if detail and sum(heights) + len(detail) + chrome > available:
             chrome = 2  # the frame (plan) or a blank line and the position line
@@ -422,12 +451,22 @@ class Form:
         frame.hint = hint
         frame.body = heading + question
         if detail:
-            frame.body += self._detail_window(page, detail, detail_height, width, frame.scrolls)
+            frame.body += self._detail_window(page, detail, frame, width)
         cursor = self.summary_cursor if self.summary else page.cursor
         top = self.summary_top if self.summary else page.row_top
         window = fit_rows(heights, cursor, top, rows_room)
         frame.rows = window
         frame.body += self._rows_window(row_lines, window, width)
+        if len(frame.body) + field + len(frame.hint) > height:
+            return self._too_small(width, height)
+        return frame
+
+    def _too_small(self, width: int, height: int) -> _Frame:
+        """The form does not fit: say so, and draw no row (no key can answer meanwhile)."""
+        frame = _Frame()
+        frame.too_small = True
+        frame.body = wrap_line([("class:notice", TOO_SMALL)], width)[:height]
+        frame.rows = RowWindow(0, 0, 0)
         return frame
 
     def _start_guard(self) -> None:
@@ -488,30 +527,33 @@ class Form:
         key = (inner, len(overflow))
         if page.wrapped_key != key:
             wrapped = [list(line) for line in overflow]
+            sources = [-1 - number for number in range(len(overflow))]
             if overflow and page.detail:
                 wrapped.append([])
-            wrapped += [
-                piece
-                for line in page.detail
-                for piece in wrap_line(line, inner, lead=continuation(line))
-            ]
-            page.wrapped = wrapped
+                sources.append(-1 - len(overflow))
+            for number, line in enumerate(page.detail):
+                pieces = wrap_line(line, inner, lead=continuation(line))
+                wrapped += pieces
+                sources += [number] * len(pieces)
+            page.set_wrapped(wrapped, sources)
             page.wrapped_key = key
-            page.seen = bytearray(len(wrapped))
-            page.unseen = len(wrapped)
             page.detail_top = min(page.detail_top, max(0, len(wrapped) - 1))
         return page.wrapped
 
     def _detail_window(
-        self, page: Page, lines: list[Line], height: int, width: int, scrolls: bool
+        self, page: Page, lines: list[Line], frame: _Frame, width: int
     ) -> list[Line]:
+        """The detail's lines that fit in ``frame.detail_height`` (their range kept in
+        ``frame.shown``: they count as read once the frame is drawn)."""
+        height = frame.detail_height
+        scrolls = frame.scrolls
         top = max(0, min(page.detail_top, len(lines) - height))
         page.detail_top = top
         shown = lines[top : top + height]
-        page.mark_seen(top, top + len(shown))
+        frame.shown = (top, top + len(shown))
         position = f"lines {top + 1}-{top + len(shown)} of {len(lines)}" if scrolls else ""
         if page.plan:
-            return boxed(shown, width, "Plan", position)
+            return boxed(shown, width, page.what.capitalize(), position)
         out: list[Line] = [[("", "  "), *line] for line in shown]
         if scrolls:
             out.append([("class:more", f"  \u2195 {position} \u00b7 PgUp/PgDn")])
@@ -540,10 +582,13 @@ class Form:
             approve_row = row.kind == "option" and page.item.options[row.index].label == (
                 page.approve
             )
+            if row.recommended:
+                fragments.append(("class:recommended", f" {RECOMMENDED}"))
             if page.plan and approve_row and self._plan_unread(page):
-                description = "read the whole plan first (PgDn)"
+                description = f"read the whole {page.what} first (PgDn)"
             if row.kind == "other" and page.custom and (page.other_checked or not multi):
-                fragments.append(("class:extra", f": {inert_text(page.custom)}"))
+                shown = SECRET_GIVEN if page.secret else inert_text(page.custom)
+                fragments.append(("class:extra", f": {shown}"))
             elif description:
                 fragments.append(("class:description", f" \u2014 {description}"))
             out.append(wrap_line(fragments, width, indent))
@@ -558,7 +603,10 @@ class Form:
                 ("class:pointer", "\u276f " if here else "  "),
                 ("class:number", f"{i + 1:>{digits}}. "),
                 ("", f"{title(page.item)}: "),
-                ("class:current", describe_answer(page.answer)),
+                (
+                    "class:current",
+                    describe_answer(page.answer, secret=page.secret, shown=page.shown_labels),
+                ),
             ]
             out.append(wrap_line(fragments, width, 4 + digits))
         return out
@@ -579,6 +627,11 @@ class Form:
     def _text_label(self) -> StyleAndTextTuples:
         if self.text_purpose == "feedback":
             return [("class:question", "  What should change?")]
+        if not self.summary and self.current.secret:
+            return [
+                ("class:question", "  Your answer:"),
+                ("class:hint", " secret: hidden as you type, kept out of the record"),
+            ]
         return [("class:question", "  Your answer:")]
 
     def _hint_lines(self, width: int, *, scrolls: bool) -> list[Line]:
@@ -620,33 +673,54 @@ class Form:
 
 
 async def ask_interactive(
-    request: AskUserQuestionRequest, relay: AbortRelay
+    request: AskUserQuestionRequest,
+    relay: AbortRelay,
+    *,
+    input_on_tty: bool = False,
+    bell: bool = False,
 ) -> AskUserQuestionAnswer:
     """Ask every question of ``request`` with the interactive form on the terminal.
 
     When stdout is not the terminal (``answer=$(dsh-ask q.json)``), the form is drawn on
-    ``/dev/tty`` so that stdout keeps only what the caller prints.
+    ``/dev/tty`` so that stdout keeps only what the caller prints; with ``input_on_tty`` (stdin
+    is nothing a person types into: ``dsh-ask mcp``, whose stdin is the protocol) the keys are
+    read from ``/dev/tty`` too. ``bell`` rings the terminal's bell when the form appears.
     """
-    tty = None
+    opened: list[TextIO] = []
     output = None
-    draws_on_stdout = True
-    try:
-        draws_on_stdout = sys.stdout is not None and sys.stdout.isatty()
-    except (ValueError, OSError):
-        draws_on_stdout = False
-    if not draws_on_stdout:
+    input_ = None
+    draws_on_stdout = not input_on_tty
+    if draws_on_stdout:
         try:
-            # Opening the terminal device does not block; it is closed below.
-            tty = open("/dev/tty", "w", encoding="utf-8")  # noqa: ASYNC230, SIM115
-        except OSError as error:
-            raise unusable_stream("/dev/tty", error.strerror or str(error)) from error
-        output = create_output(stdout=tty)
+            draws_on_stdout = sys.stdout is not None and sys.stdout.isatty()
+        except (ValueError, OSError):
+            draws_on_stdout = False
     try:
-        with create_app_session(output=output) if output is not None else _no_session():
-            return await _run_form(Form(request), relay, draws_on_stdout)
+        if not draws_on_stdout:
+            # Opening the terminal device does not block; it is closed below.
+            opened.append(_open_tty("w"))
+            output = create_output(stdout=opened[-1])
+        if input_on_tty:
+            opened.append(_open_tty("r"))
+            input_ = create_input(stdin=opened[-1])
+        session = (
+            create_app_session(input=input_, output=output)
+            if output is not None or input_ is not None
+            else _no_session()
+        )
+        with session:
+            return await _run_form(Form(request), relay, draws_on_stdout, bell)
     finally:
-        if tty is not None:
-            tty.close()
+        for stream in opened:
+            stream.close()
+
+
+def _open_tty(mode: Literal["r", "w"]) -> TextIO:
+    try:
+        stream: TextIO = open("/dev/tty", mode, encoding="utf-8")  # noqa: SIM115
+    except OSError as error:
+        raise unusable_stream("/dev/tty", error.strerror or str(error)) from error
+    return stream
 
 
 class _no_session:
@@ -657,7 +731,9 @@ class _no_session:
         return None
 
 
-async def _run_form(form: Form, relay: AbortRelay, draws_on_stdout: bool) -> AskUserQuestionAnswer:
+async def _run_form(
+    form: Form, relay: AbortRelay, draws_on_stdout: bool, bell: bool
+) -> AskUserQuestionAnswer:
     loop = asyncio.get_running_loop()
     app = form.app
 
@@ -668,6 +744,9 @@ async def _run_form(form: Form, relay: AbortRelay, draws_on_stdout: bool) -> Ask
     def started() -> None:
         form.typed_ahead = drop_type_ahead(app)
         relay.connect(loop, on_abort)
+        if bell:  # DSH_USER_QUESTIONS_TERMINAL_BELL: a question is waiting
+            with contextlib.suppress(OSError, ValueError):
+                app.output.bell()
 
     def queue_changed() -> None:
         app.invalidate()
@@ -678,7 +757,7 @@ async def _run_form(form: Form, relay: AbortRelay, draws_on_stdout: bool) -> Ask
     except (OSError, ValueError, NotImplementedError):
         fd = None
     try:
-        with restore_on_signals(app.output, fd), output_above(app, draws_on_stdout):
+        with restore_on_signals(app, fd), output_above(app, draws_on_stdout):
             try:
                 answer = await app.run_async(
                     pre_run=started, set_exception_handler=False, handle_sigint=False

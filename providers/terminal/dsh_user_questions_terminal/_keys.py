@@ -86,14 +86,14 @@ def form_bindings(form: Form) -> KeyBindings:
         if form.last.scrolls:
             form.scroll_detail(+1)
         else:
-            form.move(max(1, form.rows_room() - 2), wrap=False)
+            form.move(form.page_rows(), wrap=False)
 
     @kb.add("pageup", filter=listing)
     def _(event: KeyPressEvent) -> None:
         if form.last.scrolls:
             form.scroll_detail(-1)
         else:
-            form.move(-max(1, form.rows_room() - 2), wrap=False)
+            form.move(-form.page_rows(), wrap=False)
 
     @kb.add("enter", filter=on_question)
     def _(event: KeyPressEvent) -> None:

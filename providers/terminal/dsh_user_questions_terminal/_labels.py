@@ -16,8 +16,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from confusable_homoglyphs import confusables  # type: ignore[import-untyped]
-
-from ._inert import inert_text
+from dsh_user_questions.rules import inert_text
 
 __all__ = ["visible_labels"]
 

@@ -9,14 +9,18 @@ cancels with ``ASK_CANCELLED``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
+import json
 import os
 import re
 import shutil
 import sys
+import termios
 import textwrap
 import threading
 from collections import deque
+from collections.abc import Iterator
 from typing import ClassVar, TextIO
 
 from dsh_user_questions import (
@@ -27,12 +31,13 @@ from dsh_user_questions import (
     UserQuestionError,
 )
 from dsh_user_questions.harness import AbortSignal
-from dsh_user_questions.rules import is_plan_review
+from dsh_user_questions.rules import inert_text, is_diff_review, is_plan_review
 
-from ._inert import inert_text
+from ._diff import render_diff
 from ._labels import visible_labels
 from ._markdown import lines_to_plain, render_markdown
-from ._questions import unusable_stream
+from ._page import RECOMMENDED
+from ._questions import SECRET_GIVEN, answer_problem, unusable_stream
 
 __all__ = ["ask_in_lines", "parse_answer_line"]
 
@@ -41,6 +46,8 @@ _PICKS = re.compile(r"\d+(?:\s*[,\s]\s*\d+)*")
 # it is refused rather than taken as the human's own words.
 _NUMBERISH = re.compile(r"[\d\s.,;:#()\[\]+\-]*\d[\d\s.,;:#()\[\]+\-]*")
 _APPROVE_WORDS = frozenset({"approve", "a", "yes", "y"})
+LABEL_PREFIX = "="
+"""``=LABEL`` picks the option labelled LABEL, also when LABEL is a number (``=2``)."""
 
 
 class _Refused(ValueError):
@@ -56,27 +63,60 @@ def _matching_label(item: AskUserQuestionItem, text: str) -> str | None:
     return folded[0] if len(folded) == 1 else None
 
 
+def _row_of(item: AskUserQuestionItem, label: str) -> int:
+    return next(n for n, option in enumerate(item.options, start=1) if option.label == label)
+
+
+def _quoted(label: str) -> str:
+    return json.dumps(inert_text(label), ensure_ascii=False)
+
+
 def _picks(item: AskUserQuestionItem, text: str) -> list[str]:
+    """The options a line of numbers picks: a number in range is always that row; one out of
+    range picks the option labelled with it, if there is one."""
     count = len(item.options)
-    numbers = [int(part) for part in re.split(r"[\s,]+", text) if part]
-    wrong = [number for number in numbers if not 1 <= number <= count]
-    if wrong:
-        raise _Refused(f"there is no option {wrong[0]}: the options are 1-{count}")
-    labels = list(dict.fromkeys(item.options[number - 1].label for number in numbers))
+    labels: list[str] = []
+    for part in (part for part in re.split(r"[\s,]+", text) if part):
+        number = int(part)
+        if 1 <= number <= count:
+            labels.append(item.options[number - 1].label)
+            continue
+        label = _matching_label(item, part)
+        if label is None:
+            raise _Refused(f"there is no option {number}: the options are 1-{count}")
+        labels.append(label)
+    labels = list(dict.fromkeys(labels))
     if len(labels) > 1 and not item.multi_select:
         raise _Refused("pick one option: a single number")
     return labels
+
+
+def _readings(item: AskUserQuestionItem, text: str, picks: list[str], label: str) -> str:
+    """Why ``text`` is refused: it reads as rows and as a label (say both, and how to choose)."""
+    rows = ", ".join(f"{_row_of(item, pick)} ({_quoted(pick)})" for pick in picks)
+    return (
+        f"{text!r} could mean options {rows} or the option labelled {_quoted(label)}"
+        f" (row {_row_of(item, label)}): type the numbers with commas for the rows, or"
+        f" {LABEL_PREFIX}{inert_text(label)} for the label"
+    )
 
 
 def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAnswerItem:
     """The answer a line gives to ``item``; `ValueError` (with the reason) if it is ambiguous.
 
     - empty: skip; on a question without options, the whole line is the text;
-    - numbers (``2``; ``1,3`` or ``1 3`` on a multi-select): those options; a number with no
-      option, or several on a single-select, is refused;
+    - numbers (``2``; ``1,3`` or ``1 3`` on a multi-select): a number in range is always that
+      row, as in the interactive form (labels "2", "1", "4": ``2`` is row 2, the label "1");
+      a number no row has picks the option labelled with it, if there is one; else refused;
+      several on a single-select are refused;
+    - ``=LABEL``: the option labelled LABEL (exactly, or the only one equal ignoring case),
+      also a label that is a number (``=2``); no such option is refused;
     - an option's exact label (or the only one equal ignoring case): that option;
+    - a line that reads both as several rows and as a label (``1 3`` with a label "1 3"):
+      refused, with both readings shown;
     - digits and punctuation only (``2.``, ``#2``): refused;
-    - on a plan review, ``approve``, ``a``, ``yes``, ``y`` approve; other text is feedback;
+    - on a plan or diff review, ``approve``, ``a``, ``yes``, ``y`` approve; other text is
+      feedback;
     - any other text: the human's own answer (``custom``).
     """
     text = line.strip()
@@ -84,19 +124,39 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
         return AskUserQuestionAnswerItem(id=item.id)
     if not item.options:
         return AskUserQuestionAnswerItem(id=item.id, custom=text)
-    if is_plan_review(item) and item.intent is not None and text.casefold() in _APPROVE_WORDS:
+    if text.startswith(LABEL_PREFIX):
+        wanted = text[len(LABEL_PREFIX) :].strip()
+        label = _matching_label(item, wanted)
+        if label is None:
+            raise _Refused(
+                f"no option is labelled {_quoted(wanted)} ({LABEL_PREFIX}LABEL picks by label)"
+            )
+        return AskUserQuestionAnswerItem(id=item.id, selected=[label])
+    if _review(item) and item.intent is not None and text.casefold() in _APPROVE_WORDS:
         return AskUserQuestionAnswerItem(id=item.id, selected=[item.intent.approve])
     label = _matching_label(item, text)
+    if _PICKS.fullmatch(text):
+        try:
+            picks = _picks(item, text)
+        except _Refused:
+            if label is None:
+                raise
+            picks = [label]  # no reading as rows: the label it is
+        if label is not None and picks != [label] and re.search(r"[\s,]", text):
+            raise _Refused(_readings(item, text, picks, label)) from None
+        return AskUserQuestionAnswerItem(id=item.id, selected=picks)
     if label is not None:
         return AskUserQuestionAnswerItem(id=item.id, selected=[label])
-    if _PICKS.fullmatch(text):
-        return AskUserQuestionAnswerItem(id=item.id, selected=_picks(item, text))
     if _NUMBERISH.fullmatch(text):
         count = len(item.options)
         how = f"numbers 1-{count} separated by commas" if item.multi_select else "a number"
         how = how if item.multi_select else f"{how} 1-{count}"
         raise _Refused(f"{text!r} is not an answer: type {how}, a label, or your own words")
     return AskUserQuestionAnswerItem(id=item.id, custom=text)
+
+
+def _review(item: AskUserQuestionItem) -> bool:
+    return is_plan_review(item) or is_diff_review(item)
 
 
 class _LineReader:
@@ -230,7 +290,7 @@ def _emit(out: TextIO, text: str = "", indent: str = "") -> None:
 
 
 def _show(out: TextIO, item: AskUserQuestionItem, index: int, total: int) -> None:
-    plan = is_plan_review(item)
+    plan = _review(item)
     heading = []
     if item.header:
         heading.append(f"[{inert_text(item.header)}]")
@@ -241,11 +301,16 @@ def _show(out: TextIO, item: AskUserQuestionItem, index: int, total: int) -> Non
         _emit(out, " ".join(heading))
     _emit(out, inert_text(item.question))
     if item.detail is not None and item.detail.strip():
-        bar = "  \u2502 " if plan else "    "
-        _emit(out, "\n".join(lines_to_plain(render_markdown(item.detail))), indent=bar)
+        if is_diff_review(item):  # the gutter of line numbers is its bar
+            _emit(out, "\n".join(lines_to_plain(render_diff(item.detail))), indent="  ")
+        else:
+            bar = "  \u2502 " if plan else "    "
+            _emit(out, "\n".join(lines_to_plain(render_markdown(item.detail))), indent=bar)
     labels = visible_labels([option.label for option in item.options])
     for number, (option, label) in enumerate(zip(item.options, labels, strict=True), start=1):
         text = f"{number}. {label}"
+        if option.recommended:
+            text += f" {RECOMMENDED}"
         if option.description:
             text += f" - {inert_text(option.description)}"
         _emit(out, text, indent="  ")
@@ -255,21 +320,32 @@ def _show(out: TextIO, item: AskUserQuestionItem, index: int, total: int) -> Non
 def _how_to_answer(item: AskUserQuestionItem, plan: bool) -> str:
     count = len(item.options)
     if plan and item.intent is not None:
-        approve = next(
-            n for n, o in enumerate(item.options, start=1) if o.label == item.intent.approve
-        )
+        approve = _row_of(item, item.intent.approve)
+        keep = "keeps editing" if is_diff_review(item) else "keeps planning"
         return (
             f"Answer: {approve} (or approve, a, yes) approves; another number, or your feedback"
-            " as text, keeps planning; end of input (Ctrl-D) to talk instead."
+            f" as text, {keep}; end of input (Ctrl-D) to talk instead."
         )
     if not count:
+        if item.secret:
+            return "Answer: your text (secret: not shown as you type); an empty line skips."
         return "Answer: your text; an empty line skips."
+    by_label = (
+        f" (=LABEL for a label that is a number, e.g. {LABEL_PREFIX}{inert_text(numeric)})"
+        if (numeric := _numeric_label(item)) is not None
+        else ""
+    )
     if item.multi_select:
         return (
-            f"Answer: numbers 1-{count} separated by commas (e.g. 1,3), or your own text;"
-            " an empty line skips."
+            f"Answer: numbers 1-{count} separated by commas (e.g. 1,3){by_label}, or your own"
+            " text; an empty line skips."
         )
-    return f"Answer: a number 1-{count}, or your own text; an empty line skips."
+    return f"Answer: a number 1-{count}{by_label}, or your own text; an empty line skips."
+
+
+def _numeric_label(item: AskUserQuestionItem) -> str | None:
+    """The first label that reads as a number (typing it picks a row, not that option)."""
+    return next((o.label for o in item.options if _NUMBERISH.fullmatch(o.label.strip())), None)
 
 
 def _input_fd(fd: int | None) -> int:
@@ -301,15 +377,24 @@ async def ask_in_lines(
     *,
     fd: int | None = None,
     out: TextIO | None = None,
+    bell: bool = False,
 ) -> AskUserQuestionAnswer:
-    """Ask every question of ``request`` in line mode (stdin and stderr by default)."""
+    """Ask every question of ``request`` in line mode (stdin and stderr by default).
+
+    End of input typed at a terminal (Ctrl-D) is the person cancelling: ``ASK_CANCELLED``. End
+    of a pipe or a file is no person at all: ``NOT_INTERACTIVE`` (the answers it gave ran out,
+    or there were none). ``bell`` rings the bell before the first question when the prompts go
+    to a terminal.
+    """
     stream = out if out is not None else sys.stderr
     fd = _input_fd(fd)
     reader = _LineReader.for_fd(fd)
     try:
-        echoed = os.isatty(fd)
+        at_terminal = os.isatty(fd)
     except OSError as error:
         raise unusable_stream("stdin", "it is closed") from error
+    if bell and _is_terminal(stream):
+        _write(stream, "\a")
     answers: list[AskUserQuestionAnswerItem] = []
     total = len(request.questions)
     for index, item in enumerate(request.questions):
@@ -318,25 +403,72 @@ async def ask_in_lines(
         _write(stream, shown.getvalue())
         while True:
             _write(stream, "> ")
-            line = await _read_or_abort(reader, signal)
+            with _no_echo(fd if item.secret and at_terminal else None):
+                line = await _read_or_abort(reader, signal)
+            if item.secret and at_terminal and line is not None:
+                _write(stream, "\n")  # the person's Enter was not echoed either
             if line is None:
                 _write(stream, "\n")
                 if reader.error is not None:
                     raise unusable_stream(
                         "stdin", f"reading it failed: {reader.error.strerror}"
                     ) from reader.error
-                raise UserQuestionError.cancelled()
-            if not echoed:  # a terminal echoed the line already; a pipe did not
-                _write(stream, inert_text(line) + "\n")
+                if at_terminal:  # Ctrl-D typed by the person at the terminal
+                    raise UserQuestionError.cancelled()
+                raise unusable_stream(
+                    "stdin",
+                    "its input ended before this question was answered, and it is not a"
+                    " terminal a person types into",
+                )
+            if not at_terminal:  # a terminal echoed the line already; a pipe did not
+                shown_line = SECRET_GIVEN if item.secret and line.strip() else inert_text(line)
+                _write(stream, shown_line + "\n")
             try:
-                answers.append(parse_answer_line(item, line))
-            except _Refused as problem:
+                answer = parse_answer_line(item, line)
+                problem = answer_problem(item, answer)
+                if problem is not None:
+                    raise _Refused(f"your text is not taken: {problem}")
+            except _Refused as refused:
                 refusal = io.StringIO()
-                _emit(refusal, f"{problem}; try again.")
+                _emit(refusal, f"{refused}; try again.")
                 _write(stream, refusal.getvalue())
                 continue
+            answers.append(answer)
             break
     return AskUserQuestionAnswer(answers)
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+@contextlib.contextmanager
+def _no_echo(fd: int | None) -> Iterator[None]:
+    """While inside, the terminal ``fd`` does not echo what is typed (a secret answer's line,
+    as ``getpass`` reads one); its modes are put back however the read ends."""
+    if fd is None:
+        yield
+        return
+    try:
+        before = termios.tcgetattr(fd)
+    except (termios.error, OSError):
+        yield
+        return
+    quiet = list(before)
+    quiet[3] = quiet[3] & ~termios.ECHO
+    try:
+        termios.tcsetattr(fd, termios.TCSAFLUSH, quiet)
+    except (termios.error, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(termios.error, OSError):
+            termios.tcsetattr(fd, termios.TCSAFLUSH, before)
 
 
 async def _read_or_abort(reader: _LineReader, signal: AbortSignal | None) -> str | None:

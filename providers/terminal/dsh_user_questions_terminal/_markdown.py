@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from dsh_user_questions.rules import inert_text
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from prompt_toolkit.utils import get_cwidth
-
-from ._inert import inert_text
 
 __all__ = ["Fragment", "Line", "lines_to_plain", "render_markdown"]
 

@@ -1,39 +1,75 @@
-"""`TerminalProvider`: chooses interactive or line mode and asks."""
+"""`TerminalProvider`: chooses interactive or line mode (or says no person can be reached)
+and asks."""
 
 from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Awaitable
+from typing import Literal, TextIO
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 
 from ._abort import AbortRelay
+from ._questions import unusable_stream
 from ._turns import TERMINAL_TURNS
 
-__all__ = ["PLAIN_ENV", "TerminalProvider", "wants_plain"]
+__all__ = ["BELL_ENV", "PLAIN_ENV", "TerminalProvider", "wants_plain"]
 
 PLAIN_ENV = "DSH_USER_QUESTIONS_PLAIN"
+BELL_ENV = "DSH_USER_QUESTIONS_TERMINAL_BELL"
 _TRUE = frozenset({"1", "true", "yes", "on"})
+
+StdinKind = Literal["tty", "lines", "none"]
+
+
+def _env_true(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in _TRUE
 
 
 def wants_plain() -> bool:
     """Line mode is wanted: ``DSH_USER_QUESTIONS_PLAIN`` is set, ``TERM`` is ``dumb``, stdin is
     not a terminal, or neither stdout nor ``/dev/tty`` is one to draw the form on."""
-    if os.environ.get(PLAIN_ENV, "").strip().lower() in _TRUE:
+    if _forced_plain():
         return True
-    if os.environ.get("TERM") == "dumb":  # no cursor movement: a drawn form would be garbage
+    if _stdin_kind() != "tty":
         return True
-    if not _is_tty(sys.stdin):
-        return True
-    if _is_tty(sys.stdout):
-        return False
-    # stdout is captured (answer=$(dsh-ask q.json)): draw on the controlling terminal instead.
+    return not (_is_tty(sys.stdout) or _tty_opens())
+
+
+def _forced_plain() -> bool:
+    # TERM=dumb: no cursor movement, so a drawn form would be garbage.
+    return _env_true(PLAIN_ENV) or os.environ.get("TERM") == "dumb"
+
+
+def _stdin_kind() -> StdinKind:
+    """What stdin is: a terminal, something that gives lines (a pipe, a file, a socket), or
+    nothing a person can answer through (missing, closed, or the null device)."""
+    stdin = sys.stdin
+    if stdin is None:
+        return "none"
     try:
-        os.close(os.open("/dev/tty", os.O_WRONLY))
+        fd = stdin.fileno()
+        status = os.fstat(fd)
+    except (AttributeError, ValueError, OSError):
+        return "none"
+    if _is_tty(stdin):
+        return "tty"
+    try:
+        if os.path.samestat(status, os.stat(os.devnull)):
+            return "none"
     except OSError:
-        return True
-    return False
+        pass
+    return "lines"
+
+
+def _tty_opens() -> bool:
+    """Whether this process has a controlling terminal it can open (``/dev/tty``)."""
+    try:
+        os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
+    except OSError:
+        return False
+    return True
 
 
 def _is_tty(stream: object) -> bool:
@@ -44,11 +80,21 @@ def _is_tty(stream: object) -> bool:
         return False
 
 
+def bell_wanted() -> bool:
+    """``DSH_USER_QUESTIONS_TERMINAL_BELL`` asks for the bell when a form appears."""
+    return _env_true(BELL_ENV)
+
+
 class TerminalProvider:
     """A user-questions provider that asks the human in this process's terminal.
 
-    ``plain=None`` (the default) picks the mode at each ask with `wants_plain`; ``True`` forces
-    line mode and ``False`` interactive mode. Usable directly with
+    ``plain=None`` (the default) picks the mode at each ask: the interactive form when stdin is
+    a terminal (drawn on stdout, or on ``/dev/tty`` when stdout is captured), line mode when
+    stdin is a pipe or a file (or ``DSH_USER_QUESTIONS_PLAIN`` is set, or ``TERM`` is ``dumb``),
+    and the form on ``/dev/tty`` when stdin is missing, closed or the null device. With no way
+    to reach a person at all (no such stdin and no ``/dev/tty``: ``dsh-ask mcp`` started by a
+    client without a terminal), the ask raises ``NOT_INTERACTIVE`` at once. ``True`` forces line
+    mode and ``False`` interactive mode. Usable directly with
     ``ctx.user_questions.register_provider(TerminalProvider())``; the ``terminal`` entry point
     registers one through the provider hook.
     """
@@ -73,13 +119,56 @@ class TerminalProvider:
             async with TERMINAL_TURNS.turn():
                 if relay.signal is not None and relay.aborted:
                     raise UserQuestionError.aborted_by(relay.signal)
-                plain = wants_plain() if self.plain is None else self.plain
+                kind = _stdin_kind()
+                on_tty = False  # ask on /dev/tty: stdin is nothing a person can answer through
+                if kind == "none":
+                    if not _tty_opens():
+                        raise unusable_stream(
+                            "stdin",
+                            "it is missing, closed or the null device, and there is no"
+                            " controlling terminal (/dev/tty)",
+                        )
+                    on_tty = True
+                plain = (
+                    (_forced_plain() or (kind == "lines") or not _form_drawable(on_tty))
+                    if self.plain is None
+                    else self.plain
+                )
                 if plain:
                     from ._lines import ask_in_lines
 
-                    return await ask_in_lines(request, request.signal)
+                    if on_tty:
+                        return await _lines_on_tty(request)
+                    return await ask_in_lines(request, request.signal, bell=bell_wanted())
                 from ._interactive import ask_interactive
 
-                return await ask_interactive(request, relay)
+                return await ask_interactive(
+                    request, relay, input_on_tty=on_tty, bell=bell_wanted()
+                )
         finally:
             relay.close()
+
+
+def _form_drawable(on_tty: bool) -> bool:
+    return on_tty or _is_tty(sys.stdout) or _tty_opens()
+
+
+_TTY_LINES: list[tuple[int, TextIO]] = []  # /dev/tty opened once for line mode, kept open
+
+
+async def _lines_on_tty(request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+    """Line mode on ``/dev/tty`` (stdin is nothing a person can answer through).
+
+    The terminal is opened once and kept: its line reader's thread may still be blocked in a
+    read of it when an ask ends, and the next ask reads the same lines on.
+    """
+    from ._lines import ask_in_lines
+
+    if not _TTY_LINES:
+        try:
+            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+        except OSError as error:
+            raise unusable_stream("/dev/tty", error.strerror or str(error)) from error
+        _TTY_LINES.append((fd, os.fdopen(os.dup(fd), "w", encoding="utf-8", errors="replace")))
+    tty, out = _TTY_LINES[0]
+    return await ask_in_lines(request, request.signal, fd=tty, out=out, bell=bell_wanted())

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem, UserQuestionError
+from collections.abc import Mapping
 
-from ._inert import inert_text
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    UserQuestionError,
+)
+from dsh_user_questions.rules import check_answer, inert_text
 
-__all__ = ["describe_answer", "title", "unusable_stream"]
+__all__ = ["SECRET_GIVEN", "answer_problem", "describe_answer", "title", "unusable_stream"]
+
+SECRET_GIVEN = "(secret given)"
+"""What the summary, the scrollback record and line mode's transcript show for a secret answer."""
 
 
 def title(item: AskUserQuestionItem) -> str:
@@ -14,20 +23,45 @@ def title(item: AskUserQuestionItem) -> str:
     return inert_text(item.header or item.question)
 
 
-def describe_answer(answer: AskUserQuestionAnswerItem | None) -> str:
-    """The answer in a few inert words, for the summary and the recap."""
+def describe_answer(
+    answer: AskUserQuestionAnswerItem | None,
+    *,
+    secret: bool = False,
+    shown: Mapping[str, str] | None = None,
+) -> str:
+    """The answer in a few inert words, for the summary and the recap.
+
+    ``shown`` maps each option label to the way the form showed it (invisible and look-alike
+    characters as stand-ins); a ``secret`` answer's text is never shown.
+    """
     if answer is None:
         return "(not answered)"
-    parts = [inert_text(label) for label in answer.selected]
+    labels = shown or {}
+    parts = [labels.get(label) or inert_text(label) for label in answer.selected]
     if answer.custom is not None:
-        parts.append(f"\u201c{inert_text(answer.custom)}\u201d")
+        parts.append(SECRET_GIVEN if secret else f"\u201c{inert_text(answer.custom)}\u201d")
     return ", ".join(parts) if parts else "(skipped)"
 
 
 def unusable_stream(name: str, why: str) -> UserQuestionError:
-    """``ASK_ABORTED`` naming the stream the terminal provider cannot use and why.
+    """``NOT_INTERACTIVE`` naming the stream the terminal provider cannot use and why.
 
-    The human cannot be asked at all (the question never reached them), so the ask stops as a
-    provider that stopped, not as a human who declined (``ASK_CANCELLED``).
+    The human cannot be asked at all (the question never reached them), so the ask is neither a
+    human who declined (``ASK_CANCELLED``) nor a withdrawal by the asker (``ASK_ABORTED``).
     """
-    return UserQuestionError.aborted(f"the terminal provider cannot use {name}: {why}")
+    return UserQuestionError.not_interactive(f"the terminal provider cannot use {name}: {why}")
+
+
+def answer_problem(item: AskUserQuestionItem, answer: AskUserQuestionAnswerItem) -> str | None:
+    """Why the core's answer rules (`rules.check_answer`) refuse ``answer``, or ``None``.
+
+    Both modes check what the person typed before taking it, so text the core would refuse
+    (too long, control characters) is asked for again instead of failing the whole ask.
+    """
+    try:
+        check_answer([item], AskUserQuestionAnswer([answer]))
+    except UserQuestionError as error:
+        problems = error.problems or (error.message,)
+        # "answers[0] (question "id") has custom text of ..." -> "custom text of ..."
+        return "; ".join(inert_text(problem.split(") has ", 1)[-1]) for problem in problems)
+    return None

@@ -10,9 +10,10 @@ terminal restored on SIGTERM and SIGHUP.
   file descriptor 1 or 2 (``os.write``, child processes) cannot be caught.
 - **Type-ahead.** Keys typed before the prompt is drawn (or left over from the previous prompt)
   are discarded when it shows: prompt_toolkit's stored type-ahead and the terminal's input queue.
-- **Signals.** SIGTERM and SIGHUP while the form is up (when it runs in the main thread) restore
-  the terminal's modes and the cursor first, then do what the signal would have done: the
-  previous Python handler is called, or the default action (ending the process) happens.
+- **Signals.** SIGTERM and SIGHUP while the form is up (when it runs in the main thread) erase
+  the form and restore the terminal's modes and the cursor first, then do what the signal would
+  have done: the previous Python handler is called, or the default action (ending the process)
+  happens.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from typing import Any, TextIO
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.input.typeahead import clear_typeahead, get_typeahead
-from prompt_toolkit.output import Output
 
 __all__ = ["drop_type_ahead", "output_above", "restore_on_signals"]
 
@@ -237,12 +237,14 @@ def output_above(app: Application[Any], draws_on_stdout: bool) -> Iterator[None]
 
 
 @contextlib.contextmanager
-def restore_on_signals(output: Output, fd: int | None) -> Iterator[None]:
-    """While inside, SIGTERM and SIGHUP restore the terminal, then act as they would have.
+def restore_on_signals(app: Application[Any], fd: int | None) -> Iterator[None]:
+    """While inside, SIGTERM and SIGHUP erase the form and restore the terminal, then act as
+    they would have (when the process goes on, the form is drawn again).
 
     Only in the main thread (Python runs signal handlers there); signals that were ignored stay
     ignored.
     """
+    output = app.output
     if threading.current_thread() is not threading.main_thread() or fd is None:
         yield
         return
@@ -264,10 +266,13 @@ def restore_on_signals(output: Output, fd: int | None) -> Iterator[None]:
         except (termios.error, OSError):
             raw = None
         with contextlib.suppress(Exception):
+            # The form goes first, so the shell's prompt (or whatever follows) is not drawn
+            # under a question nobody can answer any more.
+            app.renderer.erase()
+        with contextlib.suppress(Exception):
             output.show_cursor()
             output.disable_bracketed_paste()
             output.reset_cursor_key_mode()
-            output.write_raw("\r\n")
             output.flush()
         handler = previous[signum]
         put_back()
@@ -282,6 +287,8 @@ def restore_on_signals(output: Output, fd: int | None) -> Iterator[None]:
                 termios.tcsetattr(fd, termios.TCSANOW, raw)
         for again in previous:
             signal.signal(again, on_signal)
+        with contextlib.suppress(Exception):
+            app.invalidate()
 
     for wanted in _SIGNALS:
         handler = signal.getsignal(wanted)

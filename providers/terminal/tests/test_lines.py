@@ -78,12 +78,23 @@ def test_registered_provider_object_asks_too(piped):
     assert result.answer == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
 
 
-def test_end_of_input_cancels(piped):
-    """End of input before every question is answered is ASK_CANCELLED."""
+def test_end_of_piped_input_is_not_interactive(piped):
+    """A pipe that ends before every question is answered is no person cancelling: the ask
+    raises NOT_INTERACTIVE, never ASK_CANCELLED."""
     second = question("ci", question="Which CI?")
     result = piped({"questions": [question(), second]}, "1\n")
-    assert result.error == "ASK_CANCELLED"
+    assert result.error == "NOT_INTERACTIVE"
+    assert "the user cannot be reached from here" in result.stdout
+    assert "its input ended before this question was answered" in result.stdout
     assert result.answer is None
+
+
+def test_ctrl_d_typed_at_a_terminal_cancels(terminal):
+    """In line mode at a terminal, Ctrl-D (end of input typed by the person) is ASK_CANCELLED."""
+    term = terminal({"questions": [question()]}, DSH_USER_QUESTIONS_PLAIN="1")
+    term.wait_for("Answer: a number 1-3")
+    term.press("\x04")
+    assert term.outcome()["error"] == "ASK_CANCELLED"
 
 
 def test_last_line_without_newline_still_answers(piped):
@@ -138,8 +149,10 @@ def test_model_text_is_inert_on_stderr(piped):
         options=[{"label": "\x1b[8mhidden", "description": "\r\x1b[1A"}],
     )
     result = piped({"questions": [hostile]}, "1\n")
-    assert "Pick \u241b[31mRED\u241b]0;title\u2407 <U+009B>2J <U+202E>exe.txt" in result.stderr
-    assert "1. \u241b[8mhidden -  \u241b[1A" in result.stderr
+    assert "Pick <U+001B>[31mRED<U+001B>]0;title<U+0007> <U+009B>2J <U+202E>exe.txt" in (
+        result.stderr
+    )
+    assert "1. <U+001B>[8mhidden -  <U+001B>[1A" in result.stderr
     assert "\x1b" not in result.stderr
     assert "\x9b" not in result.stderr
     assert "\u202e" not in result.stderr
@@ -213,11 +226,21 @@ def test_plan_review_line_mode_approves_on_approve_words(piped, line):
     assert result.answer == {"answers": [{"id": "plan-review", "selected": ["Approve"]}]}
 
 
-def test_a_huge_line_is_read_whole(piped):
-    """A 4 MiB answer line arrives whole as the human's own text."""
+def test_a_huge_line_is_read_whole_and_refused_by_the_answer_rules(piped):
+    """A 4 MiB answer line is read whole (its length is reported) and refused by the core's
+    answer rules (at most 10,000 characters) with the reason; the next line answers."""
     text = "x" * (4 * 1024 * 1024)
-    result = piped({"questions": [{"id": "n", "question": "Paste it"}]}, text + "\n")
-    assert result.answer == {"answers": [{"id": "n", "selected": [], "custom": text}]}
+    result = piped({"questions": [{"id": "n", "question": "Paste it"}]}, text + "\nshort\n")
+    assert f"custom text of {len(text)} characters (at most 10000)" in result.stderr
+    assert result.answer == {"answers": [{"id": "n", "selected": [], "custom": "short"}]}
+
+
+def test_text_with_control_characters_is_asked_again(piped):
+    """Typed text the core would refuse (an escape sequence) is asked again, not a failed ask."""
+    result = piped({"questions": [{"id": "n", "question": "Name?"}]}, "a\x1b[2Jb\nab\n")
+    assert "control character U+001B" in result.stderr
+    assert "\x1b" not in result.stderr
+    assert result.answer == {"answers": [{"id": "n", "selected": [], "custom": "ab"}]}
 
 
 @pytest.mark.parametrize(
@@ -225,14 +248,15 @@ def test_a_huge_line_is_read_whole(piped):
     [("<&-", "stdin"), ("2>&-", "stderr"), ("0>/dev/null", "stdin")],
 )
 def test_closed_or_odd_streams_give_a_coded_error(tmp_path, redirect, what):
-    """With stdin or stderr closed, or stdin open only for writing, ask() raises ASK_ABORTED
-    naming the stream instead of an uncoded exception."""
+    """With stdin or stderr closed, or stdin the null device open only for writing (and no
+    controlling terminal), ask() raises NOT_INTERACTIVE naming the stream instead of an uncoded
+    exception."""
     path = tmp_path / "request.json"
     path.write_text(json.dumps({"questions": [question()]}), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_USER_QUESTIONS_")}
     command = f"exec {shlex.quote(sys.executable)} {shlex.quote(str(DRIVER))} request.json"
     process = subprocess.run(
-        ["sh", "-c", f"{command} {redirect}"],
+        ["setsid", "sh", "-c", f"{command} {redirect}"],
         cwd=tmp_path,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -241,7 +265,7 @@ def test_closed_or_odd_streams_give_a_coded_error(tmp_path, redirect, what):
         timeout=TIMEOUT,
         check=False,
     )
-    assert "ERROR ASK_ABORTED" in process.stdout, process.stdout + process.stderr
+    assert "ERROR NOT_INTERACTIVE" in process.stdout, process.stdout + process.stderr
     assert what in process.stdout
     assert "Traceback" not in process.stderr
 
