@@ -50,7 +50,9 @@ class ConnectionTable:
     """The server's open connections: idle ones (oldest first) and busy ones.
 
     A connection is busy from a complete request head until its response is complete; an
-    event stream is busy for its whole life. `drop` closes the connection of a request, for
+    event stream is busy for its whole life. Room for a newcomer is made by closing the oldest
+    idle connection that never showed the token, and only when there is none the oldest idle
+    one that did. `drop` closes the connection of a request, for
     the app to shed a page that stopped reading.
     """
 
@@ -59,6 +61,7 @@ class ConnectionTable:
         self._idle: collections.OrderedDict[Any, asyncio.TimerHandle] = collections.OrderedDict()
         self._busy: set[Any] = set()
         self._by_client: dict[object, Any] = {}
+        self._trusted: set[Any] = set()
 
     def __len__(self) -> int:
         return len(self._idle) + len(self._busy)
@@ -70,9 +73,11 @@ class ConnectionTable:
             # The oldest connection without a request in progress makes room (possibly this
             # new one, when every other connection is busy).
             # Taken off the table at once, so the next newcomer picks another one even before
-            # this one's connection_lost runs.
-            oldest, timer = self._idle.popitem(last=False)
-            timer.cancel()
+            # this one's connection_lost runs. A connection that showed the token goes last.
+            oldest = next((c for c in self._idle if c not in self._trusted), None)
+            if oldest is None:
+                oldest = next(iter(self._idle))
+            self._idle.pop(oldest).cancel()
             _close(oldest)
 
     def lost(self, conn: Any) -> None:
@@ -80,6 +85,7 @@ class ConnectionTable:
         if timer is not None:
             timer.cancel()
         self._busy.discard(conn)
+        self._trusted.discard(conn)
         client = conn.client
         if self._by_client.get(client) is conn:
             del self._by_client[client]
@@ -94,6 +100,12 @@ class ConnectionTable:
         if conn in self._busy:
             self._busy.discard(conn)
             self._make_idle(conn)
+
+    def trust(self, client: object) -> None:
+        """The request of ``client`` showed the token: evict its connection only after others."""
+        conn = self._by_client.get(client)
+        if conn is not None:
+            self._trusted.add(conn)
 
     def drop(self, client: object) -> None:
         """Close the connection of the request whose ASGI ``scope["client"]`` is ``client``."""
