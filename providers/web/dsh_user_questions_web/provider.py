@@ -22,6 +22,7 @@ from ._local_board import LocalBoard
 from .limits import Limits
 
 if TYPE_CHECKING:
+    from .app import PageApp
     from .server import RunningServer
 
 __all__ = [
@@ -101,6 +102,7 @@ class WebProvider:
         self._allowed: frozenset[str] = frozenset()
         self._bound_port: int | None = None
         self._stops = 0
+        self._app: PageApp | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> WebProvider:
@@ -121,6 +123,11 @@ class WebProvider:
     def token(self) -> str:
         """The secret every URL of this provider carries as its first path segment."""
         return self._token
+
+    @property
+    def page_count(self) -> int:
+        """How many event streams are open (the tabs of one browser share one)."""
+        return self._app.page_count if self._app is not None and self.running else 0
 
     @property
     def limits(self) -> Limits:
@@ -205,7 +212,7 @@ class WebProvider:
             allowed.add(name if _has_port(name) else f"{name}:{port}")
         self._allowed = frozenset(name.lower() for name in allowed)
         table = ConnectionTable(self._limits)
-        app = create_app(
+        app = self._app = create_app(
             self._board,
             token=self._token,
             allowed_hosts=lambda: self._allowed,

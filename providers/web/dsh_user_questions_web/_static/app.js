@@ -238,8 +238,11 @@
     },
   };
   function reviewOf(question) {
+    // The core's rules.is_plan_review / is_diff_review: a known kind, a detail, and the approve
+    // label among the options.
     const kind = question.intent && question.intent.kind;
     if (!Object.hasOwn(REVIEWS, kind) || typeof question.detail !== "string") return null;
+    if (!(question.options || []).some((option) => option.label === question.intent.approve)) return null;
     if (kind === "diff-review" && !(question.diffDoc && Array.isArray(question.diffDoc.files))) return REVIEWS["plan-review"];
     return { ...REVIEWS[kind], kind };
   }
