@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions.providing import receipt
 
 from ._local_board import LocalBoard
 from .limits import Limits
@@ -270,8 +271,13 @@ class WebProvider:
         The future fails with ``ASK_CANCELLED`` when the human closes the question and with
         ``ASK_ABORTED`` when the request's signal aborts or the provider stops; cancelling it
         (or the task awaiting it) takes the question off every page. The answer is handed over
-        by setting this future's result, in the same step that tells the page "accepted".
+        by setting this future's result; the page hears "accepted" only once the core's receipt
+        says ``ask()`` returned it to its caller.
         """
+        taken = receipt(request)  # first, while the ask is in flight
+        # A request the service is not asking has a receipt that is already False: then the
+        # future holding the answer is all there is (the provider driven directly).
+        known = None if taken.done() and taken.taken is False else taken
         loop = asyncio.get_running_loop()
         self._adopt(loop)
         signal = request.signal
@@ -279,7 +285,7 @@ class WebProvider:
             failed: asyncio.Future[AskUserQuestionAnswer] = loop.create_future()
             failed.set_exception(UserQuestionError.aborted_by(signal))
             return failed
-        ask = self._board.add(request, _agent_label(request.agent))
+        ask = self._board.add(request, _agent_label(request.agent), known)
         if not self.running:
             self._begin_start(loop)
         if signal is not None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import weakref
 from typing import Any
 
 import httpx
@@ -615,11 +614,11 @@ async def test_a_timed_out_ask_leaves_the_page_and_refuses_a_late_answer(
 
 
 def test_the_distribution_declares_its_dsh_entry_point() -> None:
-    """The installed distribution registers dsh_user_questions_web.plugin as 'web'."""
+    """The installed distribution registers dsh_user_questions_web.plugin's plugin as 'web'."""
     from importlib.metadata import entry_points
 
     found = {ep.name: ep.value for ep in entry_points(group="dsh")}
-    assert found.get("web") == "dsh_user_questions_web.plugin"
+    assert found.get("web") == "dsh_user_questions_web.plugin:plugin"
 
 
 async def _ask_through_entry_point(
@@ -630,7 +629,7 @@ async def _ask_through_entry_point(
 
     monkeypatch.setenv("DSH_USER_QUESTIONS_PROVIDER", "web")
     monkeypatch.setattr(plugin, "_provider", WebProvider(announce=False))
-    monkeypatch.setattr(plugin, "_contexts", weakref.WeakSet())
+    monkeypatch.setattr(plugin, "plugin", plugin.WebPlugin())
     ctx = HarnessContext()
     ctx.load_entrypoints()
     provider = plugin.get_provider()
