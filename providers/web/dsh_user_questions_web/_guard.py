@@ -27,7 +27,9 @@ class Guard:
     """ASGI middleware: Host (403), token (401), Origin / Fetch-Metadata (403), size (413).
 
     ``allowed_hosts()`` are the ``host:port`` values the Host header may carry; the token is
-    the first path segment of every route.
+    the first path segment of every route. A refused request's connection is closed after
+    its answer; ``on_trusted(client)`` is told of each request that passed (the server then
+    keeps that connection over ones that never showed the token).
     """
 
     def __init__(
@@ -37,8 +39,10 @@ class Guard:
         token: str,
         allowed_hosts: Callable[[], Collection[str]],
         max_body_bytes: int,
+        on_trusted: Callable[[object], None] | None = None,
     ) -> None:
         self._app = app
+        self._on_trusted = on_trusted
         self._prefix = f"/{token}".encode()
         self._allowed_hosts = allowed_hosts
         self._max_body_bytes = max_body_bytes
@@ -56,8 +60,13 @@ class Guard:
 
         denial = self._deny(scope)
         if denial is not None:
+            # A refused client gets its connection closed after the answer: a flood of them
+            # never sits on idle keep-alive connections.
+            denial.headers["connection"] = "close"
             await denial(scope, receive, secured_send)
             return
+        if self._on_trusted is not None:
+            self._on_trusted(scope.get("client"))
         await self._app(scope, receive, secured_send)
 
     def _deny(self, scope: Scope) -> Response | None:

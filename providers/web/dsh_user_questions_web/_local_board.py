@@ -1,10 +1,13 @@
 """`LocalBoard`: the in-process `QuestionBoard` of `WebProvider`, one future per pending ask.
 
 Everything here runs on the provider's event loop, so "first valid answer wins" is "first call
-that settles the ask while it is still on the board". The future of an ask is what the
-provider hands the service, so "the agent got this answer" and "the future holds it" are the
-same fact: `LocalBoard.submit` sets the result only if the future is still open and the
-request's signal has not aborted, in one step with no await, and only then says ``accepted``.
+that settles the ask while it is still on the board". `LocalBoard.submit` hands the answer over
+(the future's result) only if the future is still open and the request's signal has not
+aborted, in one step with no await; then it waits for the core's receipt
+(`dsh_user_questions.providing.receipt`) and says ``accepted`` only when ``ask()`` returned
+that answer to its caller, also when the asking task is cancelled as the answer lands (then
+the ask is ``withdrawn``). An ask made without the service (the provider driven directly) has
+no receipt: the future holding the answer is all there is to know.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions.providing import Receipt as Taken
 
 from .answers import check_page_answer, problems_of
 from .board import BoardEvent, Outcome, Receipt
@@ -28,6 +32,9 @@ _log = logging.getLogger(__name__)
 
 # How many settled ask ids are remembered, so a late post gets a receipt saying what happened.
 _HISTORY = 10_000
+# Seconds an answer's poster waits to hear whether the asker took it (the core resolves the
+# receipt as ask() returns, so this bound is only for a harness that hangs in its observers).
+_RECEIPT_WAIT = 30.0
 
 
 @attrs.define(eq=False)
@@ -40,6 +47,9 @@ class PendingAsk:
     created_ms: int
     future: asyncio.Future[AskUserQuestionAnswer]
     wire: dict[str, Any]
+    taken: Taken | None = None
+    # While an answer is handed over: the outcome it ends with ("answered" or "withdrawn").
+    delivery: asyncio.Future[Outcome] | None = None
 
 
 def _wire(
@@ -67,15 +77,25 @@ class LocalBoard:
 
     # -- the provider's side ------------------------------------------------------------------
 
-    def add(self, request: AskUserQuestionRequest, agent: str | None) -> PendingAsk:
-        """Put an ask on the board and tell every page; cancelling its future withdraws it."""
+    def add(
+        self, request: AskUserQuestionRequest, agent: str | None, taken: Taken | None = None
+    ) -> PendingAsk:
+        """Put an ask on the board and tell every page; cancelling its future withdraws it.
+
+        ``taken`` is the core's receipt of the ask (``None`` when asked without the service).
+        """
         ask_id = f"ask-{next(self._ids)}-{self._nonce}"
         created = int(time.time() * 1000)
         future: asyncio.Future[AskUserQuestionAnswer] = asyncio.get_running_loop().create_future()
         wire = _wire(ask_id, request, agent, created)
-        ask = PendingAsk(ask_id, request, agent, created, future, wire)
+        ask = PendingAsk(ask_id, request, agent, created, future, wire, taken)
         self._pending[ask_id] = ask
-        future.add_done_callback(lambda _: self._settle(ask_id, "withdrawn"))
+
+        def done(_: object) -> None:
+            if ask.delivery is None:  # not an answer being handed over: withdrawn
+                self._settle(ask_id, "withdrawn")
+
+        future.add_done_callback(done)
         self._emit(BoardEvent("added", ask.wire))
         return ask
 
@@ -114,14 +134,13 @@ class LocalBoard:
         return lambda: self._listeners.pop(key, None) and None
 
     async def submit(self, ask_id: str, answer: object) -> Receipt:
-        """Settle the ask with ``answer`` if it is pending, valid and still awaited."""
-        return self.submit_now(ask_id, answer)
-
-    def submit_now(self, ask_id: str, answer: object) -> Receipt:
-        """`submit` without the coroutine: the check and the hand-over in one loop step."""
+        """Hand ``answer`` over if the ask is pending, valid and still awaited; ``accepted``
+        only once the asker has it (the core's receipt)."""
         ask = self._pending.get(ask_id)
         if ask is None:
             return Receipt.not_pending(ask_id, self._settled.get(ask_id))
+        if ask.delivery is not None:  # another answer is being handed over
+            return Receipt.not_pending(ask_id, await asyncio.shield(ask.delivery))
         try:
             checked = check_page_answer(ask.request.questions, answer)
         except UserQuestionError as err:
@@ -131,9 +150,26 @@ class LocalBoard:
             # The agent stopped waiting (its withdrawal is on its way): the answer is not taken.
             self._settle(ask_id, "withdrawn")
             return Receipt.not_pending(ask_id, "withdrawn")
-        self._settle(ask_id, "answered")
+        delivery = ask.delivery = asyncio.get_running_loop().create_future()
         ask.future.set_result(checked)
-        return Receipt.accepted(ask_id)
+        # Shielded: a poster that goes away does not leave the ask half handed over.
+        outcome = await asyncio.shield(asyncio.ensure_future(self._deliver(ask, delivery)))
+        if outcome == "answered":
+            return Receipt.accepted(ask_id)
+        return Receipt.not_pending(ask_id, outcome)
+
+    async def _deliver(self, ask: PendingAsk, delivery: asyncio.Future[Outcome]) -> Outcome:
+        taken = True
+        if ask.taken is not None:
+            try:
+                taken = await asyncio.wait_for(ask.taken.wait(), _RECEIPT_WAIT)
+            except asyncio.TimeoutError:
+                taken = False
+                _log.warning("the harness did not confirm the answer to %s in time", ask.id)
+        outcome: Outcome = "answered" if taken else "withdrawn"
+        self._settle(ask.id, outcome)
+        delivery.set_result(outcome)
+        return outcome
 
     async def cancel(self, ask_id: str) -> Receipt:
         """Close the ask: the agent gets ``ASK_CANCELLED``."""

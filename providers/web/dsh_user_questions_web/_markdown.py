@@ -6,7 +6,8 @@ HTML but a JSON tree the page turns into elements from a fixed list of tags: a n
 and every item its own number (``value``), so "drop step 10" points at the step shown as 10.
 Links keep an ``href`` only for ``http``, ``https`` and ``mailto`` targets; any other target is
 shown as text after the link's words. Images become their alt text. Headings move down two
-levels, under the card's own heading.
+levels, under the card's own heading. Every text node is `dsh_user_questions.rules.inert_text`
+(code keeps its line breaks), so the page shows the same stand-ins as every other surface.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from dsh_user_questions.rules import inert_text
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
@@ -53,7 +55,7 @@ def _children(node: SyntaxTreeNode) -> list[Node]:
 def _convert(node: SyntaxTreeNode) -> list[Node]:
     kind = node.type
     if kind == "text":
-        return [node.content]
+        return [inert_text(node.content)]
     if kind == "inline":
         return _children(node)
     if kind == "paragraph":
@@ -77,9 +79,9 @@ def _convert(node: SyntaxTreeNode) -> list[Node]:
         align = _ALIGN.get(str(node.attrs.get("style", "")))
         return [[kind, {"data-align": align} if align else {}, *_children(node)]]
     if kind in ("fence", "code_block"):
-        return [["pre", {}, ["code", {}, node.content]]]
+        return [["pre", {}, ["code", {}, inert_text(node.content, multiline=True)]]]
     if kind == "code_inline":
-        return [["code", {}, node.content]]
+        return [["code", {}, inert_text(node.content)]]
     if kind in ("softbreak",):
         return ["\n"]
     if kind == "hardbreak":
@@ -89,10 +91,12 @@ def _convert(node: SyntaxTreeNode) -> list[Node]:
         words = _children(node)
         if href.lower().startswith(_SAFE_SCHEMES):
             return [["a", {"href": href}, *words]]
-        return [*words, f" ({href})"]
+        return [*words, inert_text(f" ({href})")]
     if kind == "image":
         return _children(node)
     if node.tag in _SAME:
         return [[node.tag, {}, *_children(node)]]
     # Anything else (a future token type) is kept as its text only.
-    return _children(node) if node.children else ([node.content] if node.content else [])
+    if node.children:
+        return _children(node)
+    return [inert_text(node.content, multiline=True)] if node.content else []

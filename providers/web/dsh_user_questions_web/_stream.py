@@ -1,5 +1,11 @@
 """Server-sent events for the page: one hub per app, one bounded queue per open page.
 
+A page must show that it reads: the snapshot and every ``ping`` (the heartbeats) carry a
+number ``n`` (the snapshot also the stream's id), and the page posts ``alive`` ``{"id",
+"n"}`` once it has read one. A stream whose oldest unconfirmed heartbeat is older than
+`Limits.write_timeout` is dropped (its connection closed), however little else it is sent:
+data piling up in socket buffers cannot hide a reader that reads nothing.
+
 Every frame is built once and shared by all pages. A page's queue holds at most
 `Limits.stream_buffer_bytes`; a page that falls further behind is dropped (its stream ends, or
 its connection is closed when it reads nothing at all) and gets a fresh snapshot when its
@@ -13,11 +19,15 @@ import asyncio
 import collections
 import contextlib
 import json
+import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from starlette.types import Message, Receive, Scope, Send
 
+from dsh_user_questions.rules import DIFF_REVIEW_INTENT, inert_text
+
+from ._diff import parse_diff
 from ._markdown import render
 from .board import BoardEvent, QuestionBoard
 from .limits import Limits
@@ -34,31 +44,79 @@ def encode(data: object) -> bytes:
 
 
 def page_form(ask: Mapping[str, Any]) -> dict[str, Any]:
-    """The ask as the page gets it: the wire form plus each detail's rendered markdown.
+    """The ask as the page gets it: the wire form plus what the page shows of it.
 
-    A detail the renderer cannot take (emphasis nested thousands deep overflows the parser's
-    recursion) gets no ``detailDoc``: the page then shows its text as it is, inert.
+    Every model-written text the page shows comes from here, made inert on the server by
+    `dsh_user_questions.rules.inert_text` (the stand-ins every surface shows): ``agentShown``
+    and, per question, ``shown`` (``question``, ``header``, ``options`` with ``label`` and
+    ``description``); the wire fields stay as written, so an answer names an option exactly.
+    A detail is also rendered: ``detailDoc`` (its markdown, see `._markdown`) and, for a
+    ``diff-review`` question, ``diffDoc`` (see `._diff`). A detail the markdown renderer cannot
+    take (emphasis nested thousands deep overflows the parser's recursion) gets no
+    ``detailDoc``: the page then shows its inert text as it is.
     """
     questions = []
     for question in ask.get("questions", ()):
+        question = {**question, "shown": _shown(question)}
         detail = question.get("detail")
         if isinstance(detail, str) and detail:
+            question["detailText"] = inert_text(detail, multiline=True)
             with contextlib.suppress(RecursionError):
-                question = {**question, "detailDoc": render(detail)}
+                question["detailDoc"] = render(detail)
+            intent = question.get("intent")
+            if isinstance(intent, Mapping) and intent.get("kind") == DIFF_REVIEW_INTENT:
+                question["diffDoc"] = parse_diff(detail)
         questions.append(question)
-    return {**ask, "questions": questions}
+    agent = ask.get("agent")
+    shown_agent = inert_text(agent) if isinstance(agent, str) else None
+    return {**ask, "agentShown": shown_agent, "questions": questions}
+
+
+def _text(value: object, *, multiline: bool = False) -> str | None:
+    return inert_text(value, multiline=multiline) if isinstance(value, str) else None
+
+
+def _shown(question: Mapping[str, Any]) -> dict[str, Any]:
+    options = question.get("options") or ()
+    return {
+        "question": _text(question.get("question"), multiline=True),
+        "header": _text(question.get("header")),
+        "options": [
+            {
+                "label": _text(option.get("label"), multiline=True),
+                "description": _text(option.get("description"), multiline=True),
+            }
+            for option in options
+            if isinstance(option, Mapping)
+        ],
+    }
 
 
 class _Page:
-    """One open page's queue of frames."""
+    """One open page's queue of frames, and the reading it still owes."""
 
-    __slots__ = ("frames", "size", "state", "wake")
+    __slots__ = ("awaiting", "frames", "id", "sent", "size", "state", "wake")
 
     def __init__(self) -> None:
+        self.id = secrets.token_hex(8)
         self.frames: collections.deque[bytes] = collections.deque()
         self.size = 0
         self.state = "open"  # then "dropped" (fell behind) or "ended" (the board closed)
         self.wake = asyncio.Event()
+        self.sent = 0  # how many heartbeats (the snapshot is the first) were written
+        # When the oldest heartbeat not yet confirmed was written (loop time), or None.
+        self.awaiting: float | None = None
+
+    def beat(self) -> int:
+        self.sent += 1
+        if self.awaiting is None:
+            self.awaiting = asyncio.get_running_loop().time()
+        return self.sent
+
+    def confirm(self, seen: int) -> None:
+        if seen >= self.sent:
+            self.awaiting = None
+        self.wake.set()
 
     def push(self, frame: bytes, limit: int) -> None:
         if self.state != "open":
@@ -90,7 +148,7 @@ class EventHub:
         self._board = board
         self._limits = limits
         self._drop_connection = drop_connection
-        self._pages: set[_Page] = set()
+        self._pages: dict[str, _Page] = {}
         self._unwatch: Callable[[], None] | None = None
         self._asks: dict[str, bytes] = {}
 
@@ -98,6 +156,14 @@ class EventHub:
     def page_count(self) -> int:
         """How many event streams are open."""
         return len(self._pages)
+
+    def confirm(self, stream_id: str, seen: int) -> bool:
+        """A page read heartbeat ``seen`` of stream ``stream_id``; ``False`` if no such stream."""
+        page = self._pages.get(stream_id)
+        if page is None:
+            return False
+        page.confirm(seen)
+        return True
 
     def ask_bytes(self, ask: Mapping[str, Any]) -> bytes:
         """The ask's page form as JSON, rendered once per ask id."""
@@ -125,7 +191,7 @@ class EventHub:
         else:
             frame = b"event: bye\ndata: " + encode(dict(event.data)) + b"\n\n"
         limit = self._limits.stream_buffer_bytes
-        for page in list(self._pages):
+        for page in list(self._pages.values()):
             page.push(frame, limit)
             if event.name == "closed" and page.state == "open":
                 page.state = "ended"
@@ -133,10 +199,10 @@ class EventHub:
     def _join(self, page: _Page) -> None:
         if not self._pages:
             self._unwatch = self._board.watch(self._on_event)
-        self._pages.add(page)
+        self._pages[page.id] = page
 
     def _leave(self, page: _Page) -> None:
-        self._pages.discard(page)
+        self._pages.pop(page.id, None)
         if not self._pages and self._unwatch is not None:
             self._unwatch()
             self._unwatch = None
@@ -183,7 +249,9 @@ class EventHub:
         if not await self._write(send, gone, start):
             return False
         asks = await self.snapshot()
-        chunk = [b'retry: 2000\n\nevent: snapshot\ndata: {"pending":[\n']
+        beat = page.beat()
+        head = f'retry: 2000\n\nevent: snapshot\ndata: {{"stream":"{page.id}","n":{beat},"pending":[\n'
+        chunk = [head.encode("ascii")]
         size = 0
         for index, ask in enumerate(asks):
             # Data lines join with LF in the browser, and JSON allows LF between values.
@@ -196,22 +264,32 @@ class EventHub:
         chunk.append(b"data: ]}\n\n")
         if not await self._body(send, gone, b"".join(chunk)):
             return False
-        ping = b"event: ping\ndata: {}\n\n"
+        loop = asyncio.get_running_loop()
+        next_ping = loop.time() + self._limits.ping_seconds
         while not gone.is_set():
             if page.state == "dropped":
                 return True
+            now = loop.time()
+            if page.awaiting is not None and now - page.awaiting > self._limits.write_timeout:
+                return False  # it did not read what was written (heartbeats count): drop it
             if page.frames:
                 if not await self._body(send, gone, page.pop()):
                     return False
                 continue
             if page.state == "ended":
                 return True
-            page.wake.clear()
-            try:
-                await asyncio.wait_for(page.wake.wait(), self._limits.ping_seconds)
-            except asyncio.TimeoutError:
+            if now >= next_ping:
+                ping = b'event: ping\ndata: {"n":' + str(page.beat()).encode() + b"}\n\n"
                 if not await self._body(send, gone, ping):
                     return False
+                next_ping = loop.time() + self._limits.ping_seconds
+                continue
+            wait = next_ping - now
+            if page.awaiting is not None:
+                wait = min(wait, page.awaiting + self._limits.write_timeout - now + 0.01)
+            page.wake.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(page.wake.wait(), max(wait, 0.001))
         return True
 
     async def _body(self, send: Send, gone: asyncio.Event, chunk: bytes) -> bool:

@@ -6,10 +6,12 @@ with `dsh_user_questions_web.server.start_server` (pass the same `ConnectionTabl
 get the connection bounds of `Limits`; any ASGI server works, without them.
 
 Routes, all under ``/<token>/``: the page (``""``, ``app.js``, ``app.css``), ``events``
-(server-sent events: ``snapshot`` ``{"pending": [ask...]}`` first on every connection, then
-``added`` (an ask), ``resolved`` (``{"id", "outcome"}``), ``ping`` and ``bye``
-(``{"reason"}``, then the stream ends)), ``state`` (the snapshot as JSON), and the posts
-``answer`` (``{"id", "answer"}``) and ``cancel`` (``{"id"}``). An ask as the page gets it is the
+(server-sent events: ``snapshot`` ``{"stream", "n", "pending": [ask...]}`` first on every
+connection, then ``added`` (an ask), ``resolved`` (``{"id", "outcome"}``), ``ping``
+(``{"n"}``) and ``bye`` (``{"reason"}``, then the stream ends)), ``state`` (the snapshot as
+JSON), and the posts ``answer`` (``{"id", "answer"}``), ``cancel`` (``{"id"}``) and ``alive``
+(``{"id": stream, "n"}``: the page read heartbeat ``n``; a stream that does not confirm one
+within `Limits.write_timeout` is dropped, see `dsh_user_questions_web._stream`). An ask as the page gets it is the
 board's wire form with each question's ``detail`` also rendered as ``detailDoc`` (see
 `dsh_user_questions_web._markdown`).
 
@@ -178,6 +180,18 @@ def create_app(
             return _invalid("answer: nested too deeply")
         return receipt_response(receipt)
 
+    async def alive(request: Request) -> Response:
+        try:
+            data = await read_post(request, {"id", "n"})
+        except _BadBody as bad:
+            return bad.response
+        seen = data["n"]
+        if not isinstance(seen, int) or isinstance(seen, bool) or seen < 0:
+            return _invalid("n: must be a heartbeat number (an integer, 0 or more)")
+        if not hub.confirm(data["id"], seen):
+            return _json({"status": "unknown-stream", "id": data["id"]}, 404)
+        return _json({"status": "ok", "id": data["id"]})
+
     async def cancel(request: Request) -> Response:
         try:
             data = await read_post(request, {"id"})
@@ -195,10 +209,15 @@ def create_app(
             Route(f"{base}/events", hub, methods=["GET"]),
             Route(f"{base}/answer", answer, methods=["POST"]),
             Route(f"{base}/cancel", cancel, methods=["POST"]),
+            Route(f"{base}/alive", alive, methods=["POST"]),
         ]
     )
     guard = Guard(
-        app, token=token, allowed_hosts=allowed_hosts, max_body_bytes=limits.max_body_bytes
+        app,
+        token=token,
+        allowed_hosts=allowed_hosts,
+        max_body_bytes=limits.max_body_bytes,
+        on_trusted=connections.trust if connections is not None else None,
     )
     return PageApp(guard, hub)
 

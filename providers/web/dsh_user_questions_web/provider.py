@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING
 
 import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions.providing import receipt
 
 from ._local_board import LocalBoard
 from .limits import Limits
 
 if TYPE_CHECKING:
+    from .app import PageApp
     from .server import RunningServer
 
 __all__ = [
@@ -101,6 +103,7 @@ class WebProvider:
         self._allowed: frozenset[str] = frozenset()
         self._bound_port: int | None = None
         self._stops = 0
+        self._app: PageApp | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> WebProvider:
@@ -121,6 +124,11 @@ class WebProvider:
     def token(self) -> str:
         """The secret every URL of this provider carries as its first path segment."""
         return self._token
+
+    @property
+    def page_count(self) -> int:
+        """How many event streams are open (the tabs of one browser share one)."""
+        return self._app.page_count if self._app is not None and self.running else 0
 
     @property
     def limits(self) -> Limits:
@@ -205,7 +213,7 @@ class WebProvider:
             allowed.add(name if _has_port(name) else f"{name}:{port}")
         self._allowed = frozenset(name.lower() for name in allowed)
         table = ConnectionTable(self._limits)
-        app = create_app(
+        app = self._app = create_app(
             self._board,
             token=self._token,
             allowed_hosts=lambda: self._allowed,
@@ -263,8 +271,13 @@ class WebProvider:
         The future fails with ``ASK_CANCELLED`` when the human closes the question and with
         ``ASK_ABORTED`` when the request's signal aborts or the provider stops; cancelling it
         (or the task awaiting it) takes the question off every page. The answer is handed over
-        by setting this future's result, in the same step that tells the page "accepted".
+        by setting this future's result; the page hears "accepted" only once the core's receipt
+        says ``ask()`` returned it to its caller.
         """
+        taken = receipt(request)  # first, while the ask is in flight
+        # A request the service is not asking has a receipt that is already False: then the
+        # future holding the answer is all there is (the provider driven directly).
+        known = None if taken.done() and taken.taken is False else taken
         loop = asyncio.get_running_loop()
         self._adopt(loop)
         signal = request.signal
@@ -272,7 +285,7 @@ class WebProvider:
             failed: asyncio.Future[AskUserQuestionAnswer] = loop.create_future()
             failed.set_exception(UserQuestionError.aborted_by(signal))
             return failed
-        ask = self._board.add(request, _agent_label(request.agent))
+        ask = self._board.add(request, _agent_label(request.agent), known)
         if not self.running:
             self._begin_start(loop)
         if signal is not None:

@@ -50,7 +50,11 @@ class ConnectionTable:
     """The server's open connections: idle ones (oldest first) and busy ones.
 
     A connection is busy from a complete request head until its response is complete; an
-    event stream is busy for its whole life. `drop` closes the connection of a request, for
+    event stream is busy for its whole life. Room for a newcomer is made by closing the oldest
+    idle connection that never showed the token, and only when there is none the oldest idle
+    one that did, only when no other is left; connections opened in the last half second are
+    spared (up to twice `Limits.max_connections`), so a burst of newcomers cannot push out a
+    page's request still on its way. `drop` closes the connection of a request, for
     the app to shed a page that stopped reading.
     """
 
@@ -59,27 +63,42 @@ class ConnectionTable:
         self._idle: collections.OrderedDict[Any, asyncio.TimerHandle] = collections.OrderedDict()
         self._busy: set[Any] = set()
         self._by_client: dict[object, Any] = {}
+        self._trusted: set[Any] = set()
+        self._opened: dict[Any, float] = {}
 
     def __len__(self) -> int:
         return len(self._idle) + len(self._busy)
 
     def opened(self, conn: Any) -> None:
         self._by_client[conn.client] = conn
+        now = asyncio.get_running_loop().time()
+        self._opened[conn] = now
         self._make_idle(conn)
-        if len(self) > self._limits.max_connections:
-            # The oldest connection without a request in progress makes room (possibly this
-            # new one, when every other connection is busy).
-            # Taken off the table at once, so the next newcomer picks another one even before
-            # this one's connection_lost runs.
-            oldest, timer = self._idle.popitem(last=False)
-            timer.cancel()
-            _close(oldest)
+        if len(self) <= self._limits.max_connections:
+            return
+        # Room is made by closing the oldest idle connection that never showed the token and
+        # had its grace to send a request. Younger ones are spared up to twice the limit (one
+        # may be a page's request still on its way, behind a burst of newcomers); beyond it the
+        # oldest idle one without the token goes, and one that showed it only when no other is
+        # left. Taken off the table at once, so the next newcomer picks another one even
+        # before this one's connection_lost runs.
+        settled = now - _GRACE
+        untrusted = [c for c in self._idle if c not in self._trusted]
+        victim = next((c for c in untrusted if self._opened[c] <= settled), None)
+        if victim is None:
+            if len(self) <= 2 * self._limits.max_connections:
+                return
+            victim = untrusted[0] if untrusted else next(iter(self._idle))
+        self._idle.pop(victim).cancel()
+        _close(victim)
 
     def lost(self, conn: Any) -> None:
         timer = self._idle.pop(conn, None)
         if timer is not None:
             timer.cancel()
         self._busy.discard(conn)
+        self._trusted.discard(conn)
+        self._opened.pop(conn, None)
         client = conn.client
         if self._by_client.get(client) is conn:
             del self._by_client[client]
@@ -95,6 +114,12 @@ class ConnectionTable:
             self._busy.discard(conn)
             self._make_idle(conn)
 
+    def trust(self, client: object) -> None:
+        """The request of ``client`` showed the token: evict its connection only after others."""
+        conn = self._by_client.get(client)
+        if conn is not None:
+            self._trusted.add(conn)
+
     def drop(self, client: object) -> None:
         """Close the connection of the request whose ASGI ``scope["client"]`` is ``client``."""
         conn = self._by_client.get(client)
@@ -109,6 +134,10 @@ class ConnectionTable:
     def _make_idle(self, conn: Any) -> None:
         loop = asyncio.get_running_loop()
         self._idle[conn] = loop.call_later(self._limits.header_timeout, _close, conn)
+
+
+# Seconds a new connection has to send its request before it may be closed to make room.
+_GRACE = 0.5
 
 
 def _close(conn: Any) -> None:

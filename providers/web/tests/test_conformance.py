@@ -133,7 +133,7 @@ class TestWebConformance(ProviderConformance):
 
     @contextlib.asynccontextmanager
     async def connect(self, ctx: HarnessContext) -> AsyncIterator[PageDriver]:
-        ctx.register(web_plugin, name="web")
+        ctx.register(web_plugin.plugin, name="web")
         async with contextlib.AsyncExitStack() as stack:
             client = await stack.enter_async_context(httpx.AsyncClient(timeout=self.timeout))
             page = await stack.enter_async_context(_chromium_page()) if self.in_browser else None

@@ -15,22 +15,31 @@
     source: null,
     lastWord: 0,
     stale: false,
+    synced: false, // a first snapshot arrived (from the stream, or from the tab that holds it)
+    role: "solo", // "leader": holds the stream for every tab of this browser; "follower"; "solo"
+    streamId: null,
   };
   const byId = (id) => document.getElementById(id);
   let uid = 0;
   const nextId = (prefix) => `${prefix}-${++uid}`;
 
-  // Control and bidirectional-formatting characters in model text would be hidden or obeyed by
-  // the browser (reordering what the human reads): show each as a visible stand-in instead.
-  // Input values keep the original text, so an answer names the option exactly.
-  const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  // Model text arrives made inert by the server (the core's rules.inert_text, in the ask's
+  // "shown" fields): that is what the page shows. visible() is only the second line, for text
+  // the server did not render: control and bidirectional-formatting characters become the same
+  // <U+XXXX> stand-ins. Input values keep the original text, so an answer names the option exactly.
+  const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
   function visible(text) {
-    return String(text).replace(HIDDEN, (char) => {
-      const code = char.charCodeAt(0);
-      if (code < 0x20) return String.fromCharCode(0x2400 + code);
-      if (code === 0x7f) return "\u2421";
-      return `[U+${code.toString(16).toUpperCase().padStart(4, "0")}]`;
-    });
+    return String(text).replace(HIDDEN, (char) => `<U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}>`);
+  }
+  // What the page shows of a question's model text: the server's inert form.
+  function shown(question, key) {
+    const made = question.shown && typeof question.shown[key] === "string" ? question.shown[key] : null;
+    return made !== null ? made : question[key];
+  }
+  function shownOption(question, index, key) {
+    const list = question.shown && Array.isArray(question.shown.options) ? question.shown.options : [];
+    const made = list[index] && typeof list[index][key] === "string" ? list[index][key] : null;
+    return made !== null ? made : (question.options[index] || {})[key];
   }
 
   function el(tag, props, ...children) {
@@ -90,6 +99,7 @@
     node.dataset.state = kind;
     node.textContent = text;
     document.body.dataset.connection = kind;
+    relay({ type: "status", kind, text });
   }
 
   let noticeTimer = null;
@@ -149,22 +159,25 @@
 
   // ---- queue ----
   function agentText(ask) {
-    return ask.agent === null || ask.agent === undefined ? "From your harness" : `From agent ${ask.agent}`;
+    if (ask.agent === null || ask.agent === undefined) return "From your harness";
+    return `From agent ${typeof ask.agentShown === "string" ? ask.agentShown : ask.agent}`;
   }
 
   function titleOf(ask) {
     const first = ask.questions[0] || { question: "" };
     const more = ask.questions.length > 1 ? ` (+${ask.questions.length - 1} more)` : "";
-    return (first.header ? `${first.header}: ` : "") + first.question + more;
+    return (first.header ? `${shown(first, "header")}: ` : "") + shown(first, "question") + more;
   }
 
   // Many events can arrive together (a reconnect, a burst of asks): draw the queue once for them.
   let queueTimer = null;
   function renderQueue() {
     byId("queue-count").textContent = String(state.asks.size);
-    byId("waiting").hidden = state.asks.size > 0;
+    // Until the first snapshot the page knows nothing: it says "Connecting", never "No questions".
+    byId("loading").hidden = state.synced;
+    byId("waiting").hidden = !state.synced || state.asks.size > 0;
     byId("queue-panel").hidden = state.asks.size === 0;
-    document.body.dataset.state = state.asks.size > 0 ? "asking" : "waiting";
+    document.body.dataset.state = state.asks.size > 0 ? "asking" : state.synced ? "waiting" : "loading";
     document.title = state.asks.size > 0 ? `(${state.asks.size}) Questions from your agent` : "Questions from your agent";
     if (queueTimer === null) queueTimer = setTimeout(drawQueue, 0);
   }
@@ -213,8 +226,70 @@
   }
 
   // ---- cards ----
-  function isPlanReview(question) {
-    return Boolean(question.intent && question.intent.kind === "plan-review" && typeof question.detail === "string");
+  // The review intents the page knows; any other intent is shown as an ordinary question.
+  const REVIEWS = {
+    "plan-review": {
+      box: "The plan", keep: "Keep planning", what: "plan",
+      choose: "Choose Approve or Keep planning.", change: "Write what the agent should change.",
+    },
+    "diff-review": {
+      box: "The diff", keep: "Request changes", what: "diff",
+      choose: "Choose Approve or Request changes.", change: "Write what the agent should change.",
+    },
+  };
+  function reviewOf(question) {
+    // The core's rules.is_plan_review / is_diff_review: a known kind, a detail, and the approve
+    // label among the options.
+    const kind = question.intent && question.intent.kind;
+    if (!Object.hasOwn(REVIEWS, kind) || typeof question.detail !== "string") return null;
+    if (!(question.options || []).some((option) => option.label === question.intent.approve)) return null;
+    if (kind === "diff-review" && !(question.diffDoc && Array.isArray(question.diffDoc.files))) return REVIEWS["plan-review"];
+    return { ...REVIEWS[kind], kind };
+  }
+
+  // ---- the diff view: files, hunks, numbered added/removed/context lines ----
+  const DIFF_SIGN = { add: "+", del: "\u2212", ctx: " ", note: "" };
+  const DIFF_WORD = { add: "added", del: "removed", ctx: "unchanged", note: "" };
+  function diffView(diffDoc) {
+    const fragment = document.createDocumentFragment();
+    for (const file of diffDoc.files) {
+      const path = file.old && file.new && file.old !== file.new ? `${file.old} \u2192 ${file.new}` : file.new || file.old || "Changes";
+      const box = el("div", { className: "diff-file" }, el("h3", { className: "diff-path", text: path }));
+      for (const line of file.meta || []) box.append(el("div", { className: "diff-meta", text: line }));
+      for (const hunk of file.hunks || []) {
+        box.append(el("div", { className: "diff-hunk", text: hunk.header }));
+        for (const [kind, oldNo, newNo, text] of hunk.lines || []) {
+          box.append(
+            el(
+              "div",
+              { className: `diff-line ${kind}`, "data-kind": kind },
+              el("span", { className: "ln", text: oldNo === null ? "" : String(oldNo) }),
+              el("span", { className: "ln", text: newNo === null ? "" : String(newNo) }),
+              el("span", { className: "sign", "aria-hidden": "true", text: DIFF_SIGN[kind] || "" }),
+              el("span", { className: "code" }, DIFF_WORD[kind] ? el("span", { className: "visually-hidden", text: `${DIFF_WORD[kind]}: ` }) : null, text),
+            ),
+          );
+        }
+      }
+      fragment.append(box);
+    }
+    return fragment;
+  }
+
+  // Approve stays locked until the end of the box was scrolled into view: every line was shown.
+  function lockUntilSeen(box, approve, hint) {
+    approve.dataset.locked = "1";
+    approve.disabled = true;
+    const end = el("div", { className: "seen-end", "aria-hidden": "true" });
+    box.append(end);
+    const observer = new IntersectionObserver((entries) => {
+      if (!entries.some((entry) => entry.isIntersecting)) return;
+      observer.disconnect();
+      approve.dataset.locked = "";
+      approve.disabled = approve.dataset.busy === "1" || state.stale;
+      hint.hidden = true;
+    }, { root: box, threshold: 0 });
+    observer.observe(end);
   }
 
   function buildCard(ask) {
@@ -245,25 +320,28 @@
         review.fill(collectSummaries());
         review.section.querySelector(".question-text").focus();
       } else {
-        pages[index].section.querySelector(".question-text").focus();
+        focusPage(pages[index]);
       }
       persist();
     };
     card.focus = () => {
+      if (page < total) return focusPage(pages[page]);
       const open = node.querySelector("section:not([hidden]) .question-text");
       if (open) open.focus();
     };
     card.setStale = (stale) => {
       if (stale) node.dataset.stale = "";
       else delete node.dataset.stale;
-      for (const control of node.querySelectorAll("button, input, textarea")) control.disabled = stale || control.dataset.busy === "1";
+      for (const control of node.querySelectorAll("button, input, textarea")) {
+        control.disabled = stale || control.dataset.busy === "1" || control.dataset.locked === "1";
+      }
     };
     card.currentPage = () => (page < total ? pages[page] : null);
 
     const collect = () => pages.map((p, i) => (skipped.has(i) ? { id: ask.questions[i].id, selected: [] } : p.read()));
     const collectSummaries = () =>
       pages.map((p, i) => ({
-        question: ask.questions[i].question,
+        question: shown(ask.questions[i], "question"),
         answer: skipped.has(i) ? "Skipped" : p.summary(),
         change: () => {
           changing = true;
@@ -324,6 +402,13 @@
     return card;
   }
 
+  // A page takes the focus on its recommended option when it has one (focused, never checked),
+  // else on its question.
+  function focusPage(page) {
+    const target = page.recommended && !page.recommended.disabled ? page.recommended : page.section.querySelector(".question-text");
+    target.focus();
+  }
+
   function button(text, className, onclick, type) {
     return el("button", { type: type || "button", className: `btn ${className}`, text, onclick });
   }
@@ -377,8 +462,8 @@
     const legend = el(
       "legend",
       {},
-      question.header ? el("span", { className: "header-chip", text: question.header }) : null,
-      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: question.question }),
+      question.header ? el("span", { className: "header-chip", text: shown(question, "header") }) : null,
+      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: shown(question, "question") }),
     );
     fieldset.append(legend);
     const meta = el(
@@ -398,46 +483,54 @@
     const closeText = total > 1 ? `Close all ${total} questions` : "Close question";
     const detailDoc = Array.isArray(question.detailDoc) ? question.detailDoc : null;
 
-    if (isPlanReview(question)) {
-      const plan = el("section", { className: "plan", "aria-label": "The plan", tabindex: "0" });
-      if (detailDoc) plan.append(doc(detailDoc));
-      else plan.append(el("p", { text: question.detail }));
+    const review = reviewOf(question);
+    if (review) {
+      const box = el("section", { className: review.kind === "diff-review" ? "plan diff" : "plan", "aria-label": review.box, tabindex: "0" });
+      if (review.kind === "diff-review") box.append(diffView(question.diffDoc));
+      else if (detailDoc) box.append(doc(detailDoc));
+      else box.append(el("p", { text: typeof question.detailText === "string" ? question.detailText : question.detail }));
       const feedbackId = nextId("fb");
       const feedback = el("textarea", { id: feedbackId, className: "feedback", rows: "4" });
       feedback.value = typeof saved.feedback === "string" ? saved.feedback : "";
       const approve = question.intent.approve;
       const keep = (question.options || []).map((o) => o.label).find((label) => label !== approve);
+      const hintId = nextId("hint");
+      const hint = el("p", { id: hintId, className: "hint approve-hint", text: `Approve opens once you have scrolled to the end of the ${review.what}.` });
       fieldset.append(
-        plan,
+        box,
         el("label", { className: "field-label", for: feedbackId, text: "Feedback for the agent (optional)" }),
         feedback,
       );
+      const approveButton = button(last && total === 1 ? "Approve" : "Approve and continue", "primary approve", () => {
+        if (feedback.value.trim()) {
+          return page.fail(`Approving sends no feedback: clear it, or choose ${review.keep}.`);
+        }
+        page.onChosen({ id: question.id, selected: [approve] });
+      });
+      approveButton.setAttribute("aria-describedby", hintId);
       section.append(
         error,
+        hint,
         nav(
           back,
-          button(last && total === 1 ? "Approve" : "Approve and continue", "primary approve", () => {
-            if (feedback.value.trim()) {
-              return page.fail("Approving sends no feedback: clear it, or choose Keep planning.");
-            }
-            page.onChosen({ id: question.id, selected: [approve] });
-          }),
-          button("Keep planning", "keep", () => {
+          approveButton,
+          button(review.keep, "keep", () => {
             if (feedback.value.trim()) return page.onChosen({ id: question.id, selected: [], custom: feedback.value });
-            if (keep === undefined) return page.fail("Write what the agent should change.");
+            if (keep === undefined) return page.fail(review.change);
             page.onChosen({ id: question.id, selected: [keep] });
           }),
           el("span", { className: "spacer" }),
           button(total > 1 ? closeText : "Talk instead", "quiet talk", () => page.onClose()),
         ),
       );
+      lockUntilSeen(box, approveButton, hint);
       if (saved.fixed) page.fixed = saved.fixed;
-      page.read = () => page.fixed || { error: "Choose Approve or Keep planning." };
+      page.read = () => page.fixed || { error: review.choose };
       page.snapshot = () => ({ feedback: feedback.value, fixed: page.fixed });
       page.summary = () => {
         const item = page.read();
         if (item.error) return "Not answered yet";
-        return item.custom !== undefined ? `Keep planning: ${item.custom}` : item.selected.join(", ");
+        return item.custom !== undefined ? `${review.keep}: ${item.custom}` : item.selected.join(", ");
       };
       page.choices = () => [];
       return page;
@@ -446,11 +539,11 @@
     if (typeof question.detail === "string" && question.detail) {
       const detail = el("div", { className: "detail" });
       if (detailDoc) detail.append(doc(detailDoc));
-      else detail.textContent = visible(question.detail);
+      else detail.textContent = visible(typeof question.detailText === "string" ? question.detailText : question.detail);
       fieldset.append(detail);
     }
     const options = question.options || [];
-    const multi = Boolean(question.multiSelect);
+    const multi = Boolean(question.multi_select);
     const kind = multi ? "checkbox" : "radio";
     const group = nextId("choice");
     let otherToggle = null;
@@ -460,14 +553,25 @@
     if (options.length) {
       const list = el("div", { className: "options" });
       options.forEach((option, n) => {
+        // The recommended option is marked (in words, so a screen reader says it too) and gets
+        // the focus first; it is never checked for the human.
+        const recommended = option.recommended === true;
         list.append(
           el(
             "label",
-            { className: "option" },
-            el("input", { type: kind, name: group, value: option.label, className: "choice", checked: picked.has(option.label) }),
+            { className: recommended ? "option recommended" : "option" },
+            el("input", {
+              type: kind, name: group, value: option.label, className: recommended ? "choice recommended" : "choice",
+              checked: picked.has(option.label),
+            }),
             el("span", { className: "key", "aria-hidden": "true", text: n < 9 ? `${n + 1}` : "" }),
-            el("span", { className: "label", text: option.label }),
-            option.description ? el("span", { className: "description", text: option.description }) : null,
+            el(
+              "span",
+              { className: "label" },
+              shownOption(question, n, "label"),
+              recommended ? el("span", { className: "badge", text: " (Recommended)" }) : null,
+            ),
+            option.description ? el("span", { className: "description", text: shownOption(question, n, "description") }) : null,
           ),
         );
       });
@@ -496,9 +600,22 @@
       );
     } else {
       const fieldId = nextId("free");
-      freeText = el("textarea", { id: fieldId, className: "free-text", rows: "3", maxlength: "10000" });
-      freeText.value = typeof saved.free === "string" ? saved.free : "";
-      fieldset.append(el("label", { className: "field-label", for: fieldId, text: "Your answer" }), freeText);
+      if (question.secret === true) {
+        // A secret is typed masked, never autofilled or remembered, never in the draft.
+        freeText = el("input", {
+          id: fieldId, type: "password", className: "free-text secret", maxlength: "10000",
+          autocomplete: "off", autocapitalize: "off", spellcheck: "false", "data-secret": "",
+        });
+        fieldset.append(
+          el("label", { className: "field-label", for: fieldId, text: "Your answer (secret: hidden as you type)" }),
+          freeText,
+          el("p", { className: "hint", text: "The secret goes to your harness only; this page keeps no copy." }),
+        );
+      } else {
+        freeText = el("textarea", { id: fieldId, className: "free-text", rows: "3", maxlength: "10000" });
+        freeText.value = typeof saved.free === "string" ? saved.free : "";
+        fieldset.append(el("label", { className: "field-label", for: fieldId, text: "Your answer" }), freeText);
+      }
     }
     page.choices = () => [...fieldset.querySelectorAll("input.choice, input.other-toggle")];
     page.read = () => {
@@ -515,7 +632,7 @@
       return item;
     };
     page.snapshot = () => {
-      if (freeText) return { free: freeText.value };
+      if (freeText) return question.secret === true ? {} : { free: freeText.value };
       return {
         selected: [...fieldset.querySelectorAll("input.choice:checked")].map((input) => input.value),
         other: otherToggle.checked,
@@ -525,8 +642,10 @@
     page.summary = () => {
       const item = page.read();
       if (item.error) return "Not answered yet";
+      if (question.secret === true) return "Secret given (hidden)";
       return [...item.selected, ...(item.custom !== undefined ? [item.custom] : [])].join(", ");
     };
+    page.recommended = fieldset.querySelector("input.choice.recommended");
     const nextText = last ? (total > 1 ? "Review answers" : "Submit") : "Next";
     section.append(
       error,
@@ -581,7 +700,7 @@
     if (!card) return;
     for (const node of card.node.querySelectorAll("button")) {
       node.dataset.busy = busy ? "1" : "";
-      node.disabled = busy || state.stale;
+      node.disabled = busy || state.stale || node.dataset.locked === "1";
     }
   }
 
@@ -633,6 +752,7 @@
 
   function setStale(stale) {
     state.stale = stale;
+    relay({ type: "stale", stale });
     for (const card of state.cards.values()) card.setStale(stale);
     const offline = byId("offline");
     if (stale) {
@@ -646,6 +766,7 @@
 
   function onSnapshot(data) {
     state.failures = 0;
+    state.synced = true;
     setConnection("open", "Connected");
     const before = state.currentId;
     state.asks = new Map(data.pending.map((ask) => [ask.id, ask]));
@@ -691,12 +812,121 @@
     notice(`The question server stopped: ${data.reason}`, "bye", "");
   }
 
+  // ---- one event stream per browser ----
+  // A browser opens at most 6 connections to one host; an event stream per tab would lock six
+  // tabs out. So the tabs of a browser elect one of them (a Web Lock: the tab holding it, until
+  // it closes) to hold the only stream, and it relays every event and status to the others on a
+  // BroadcastChannel. Where either API is missing (not a secure context) each tab has its own.
+  const SHARED = `dsh-user-questions:${location.pathname}`;
+  let channel = null;
+  function relay(message) {
+    if (state.role === "leader" && channel) channel.postMessage(message);
+  }
+  const HANDLERS = { snapshot: onSnapshot, added: onAdded, resolved: onResolved, bye: onBye };
+  function deliver(name, data) {
+    HANDLERS[name](data);
+    relay({ type: "event", name, data });
+    if (name === "added" && state.role !== "follower") notifyAsk(data);
+  }
+  function onChannel(message) {
+    if (!message || typeof message !== "object") return;
+    if (message.type === "hello") {
+      // A new tab: give it the current state (events are idempotent, so every tab may get it).
+      if (state.role === "leader" && state.synced) {
+        relay({ type: "event", name: "snapshot", data: { pending: [...state.asks.values()] } });
+        const node = byId("connection");
+        relay({ type: "status", kind: node.dataset.state, text: node.textContent });
+        relay({ type: "stale", stale: state.stale });
+      }
+      return;
+    }
+    if (state.role !== "follower") return;
+    if (message.type === "event" && Object.hasOwn(HANDLERS, message.name)) HANDLERS[message.name](message.data);
+    else if (message.type === "status") setConnection(message.kind, message.text);
+    else if (message.type === "stale") setStale(Boolean(message.stale));
+  }
+
+  // ---- notifications, only after the human asked for them ----
+  const NOTIFY_KEY = "dsh-user-questions-notify";
+  function notifyWanted() {
+    try {
+      return localStorage.getItem(NOTIFY_KEY) === "1";
+    } catch (_) {
+      return false;
+    }
+  }
+  function setNotifyWanted(wanted) {
+    try {
+      localStorage.setItem(NOTIFY_KEY, wanted ? "1" : "0");
+    } catch (_) {
+      // Storage disabled: the choice lasts as long as the page.
+    }
+    state.notify = wanted;
+  }
+  function drawNotify() {
+    const node = byId("notify");
+    if (typeof Notification !== "function") {
+      node.hidden = true;
+      return;
+    }
+    node.hidden = false;
+    const permission = Notification.permission;
+    const on = permission === "granted" && (state.notify || notifyWanted());
+    node.setAttribute("aria-pressed", on ? "true" : "false");
+    node.disabled = permission === "denied";
+    node.textContent = permission === "denied" ? "Notifications blocked by the browser" : on ? "Notifications on" : "Notify me of new questions";
+  }
+  function notifyAsk(ask) {
+    if (typeof Notification !== "function" || Notification.permission !== "granted") return;
+    if (!(state.notify || notifyWanted())) return;
+    if (document.visibilityState === "visible" && document.hasFocus()) return; // seen already
+    try {
+      const note = new Notification("A question is waiting for you", { body: `${agentText(ask)}: ${titleOf(ask)}`, tag: ask.id });
+      note.addEventListener("click", () => {
+        window.focus();
+        if (state.asks.has(ask.id)) select(ask.id, true);
+        note.close();
+      });
+    } catch (_) {
+      // A browser that shows notifications only from a service worker: the title still counts.
+    }
+  }
+  byId("notify").addEventListener("click", () => {
+    if (Notification.permission === "granted" && (state.notify || notifyWanted())) {
+      setNotifyWanted(false);
+      return drawNotify();
+    }
+    Notification.requestPermission().then((permission) => {
+      setNotifyWanted(permission === "granted");
+      drawNotify();
+    }, drawNotify);
+  });
+  window.addEventListener("storage", (event) => {
+    if (event.key === NOTIFY_KEY) {
+      state.notify = event.newValue === "1";
+      drawNotify();
+    }
+  });
+  state.notify = notifyWanted();
+  drawNotify();
+
   // The page runs its own reconnects (EventSource's would retry for ever without a word), so
   // it can say when the harness is gone: after a few failures the cards go stale.
   let retryTimer = null;
   let watchdog = null;
   function heard() {
     state.lastWord = Date.now();
+  }
+
+  // Tell the server this page reads its stream (a stream that does not is dropped).
+  function confirmBeat(n) {
+    if (state.streamId === null || !Number.isInteger(n)) return;
+    fetch("alive", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ id: state.streamId, n }),
+      credentials: "same-origin",
+    }).catch(() => {});
   }
 
   function connect() {
@@ -715,24 +945,29 @@
     source.addEventListener("error", () => {
       if (state.source === source) failed();
     });
-    on("snapshot", onSnapshot);
-    on("added", onAdded);
-    on("resolved", onResolved);
-    on("ping", () => {});
-    on("bye", onBye);
+    on("snapshot", (data) => {
+      state.streamId = typeof data.stream === "string" ? data.stream : null;
+      confirmBeat(data.n);
+      deliver("snapshot", { pending: data.pending });
+    });
+    on("added", (data) => deliver("added", data));
+    on("resolved", (data) => deliver("resolved", data));
+    on("ping", (data) => confirmBeat(data.n));
+    on("bye", (data) => deliver("bye", data));
   }
 
   function failed() {
     if (state.source) state.source.close();
     state.source = null;
     state.failures += 1;
+    const connecting = state.synced ? "Reconnecting\u2026" : "Connecting\u2026";
     if (state.failures >= RETRIES_BEFORE_UNREACHABLE) {
       // The stream may be refused while the harness is up (too many open tabs): ask once
       // whether it answers at all before calling it unreachable.
       fetch("state", { cache: "no-store", credentials: "same-origin", signal: AbortSignal.timeout(3000) })
         .then((response) => {
           if (!response.ok) throw new Error(String(response.status));
-          if (state.failures > 0) setConnection("retrying", "Reconnecting\u2026 (the harness is busy)");
+          if (state.failures > 0) setConnection("retrying", `${connecting} (the harness is busy)`);
         })
         .catch(() => {
           if (state.failures === 0) return; // reconnected meanwhile
@@ -740,7 +975,7 @@
           setStale(true);
         });
     } else {
-      setConnection("retrying", "Reconnecting\u2026");
+      setConnection("retrying", connecting);
     }
     const delay = Math.min(1000 * 2 ** Math.max(0, state.failures - 1), 5000);
     clearTimeout(retryTimer);
@@ -755,5 +990,20 @@
     if (state.source && Date.now() - state.lastWord > SILENCE_MS) failed();
   }, 5000);
 
-  connect();
+  if (typeof BroadcastChannel === "function" && navigator.locks && typeof navigator.locks.request === "function") {
+    state.role = "follower";
+    channel = new BroadcastChannel(SHARED);
+    channel.addEventListener("message", (event) => onChannel(event.data));
+    navigator.locks.request(SHARED, () => {
+      state.role = "leader";
+      document.body.dataset.role = "leader";
+      connect();
+      return new Promise(() => {}); // held for the life of this tab
+    });
+    document.body.dataset.role = "follower";
+    channel.postMessage({ type: "hello" });
+  } else {
+    document.body.dataset.role = "solo";
+    connect();
+  }
 })();
