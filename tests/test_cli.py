@@ -331,13 +331,21 @@ def test_interrupt_exits_130(cli: Cli) -> None:
         text=True,
         cwd=cli.tmp_path,
         env=cli_env(cli.site, cli.providers, cli.env([{"hang": True}])),
+        # A run started in the background by a non-interactive shell ignores SIGINT, and the
+        # child would inherit that: give it the default disposition, as a terminal would.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    deadline = time.monotonic() + 30
-    while not cli.asked():  # wait until the provider holds the question
-        assert time.monotonic() < deadline, "the provider was never asked"
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=30)
+    try:
+        deadline = time.monotonic() + 30
+        while not cli.asked():  # wait until the provider holds the question
+            assert time.monotonic() < deadline, "the provider was never asked"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:  # never leave the CLI behind
+            process.kill()
+            process.communicate()
     assert (process.returncode, stdout, stderr) == (130, "", "Error: interrupted\n")
 
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -127,3 +130,141 @@ def test_a_python_without_venv_stops_with_what_to_install(tmp_path: Path) -> Non
     assert done.returncode != 0
     assert "apt-get install python3-venv" in done.stderr
     assert not (tmp_path / "tools" / "tox" / "bin").exists()
+
+
+# scripts/test itself, with a fake tox ---------------------------------------------------------
+
+FAKE_TOX = r"""
+import os, signal, subprocess, sys, time
+from pathlib import Path
+
+log = Path(os.environ["FAKE_TOX_LOG"])
+args = sys.argv[1:]
+if args[:1] == ["list"]:
+    print("py313")
+    sys.exit(0)
+config = args[args.index("-c") + 1]
+with log.open("a") as file:
+    file.write(f"run {config} {os.getpid()}\n")
+with open(os.environ["DSH_RERUN_LOG"], "a") as file:
+    file.write(f"{os.environ.get('FAKE_TOX_RERUNS', '0')} {config}\n")
+if os.environ.get("FAKE_TOX_HANG"):
+    # A server that the interrupted run does not stop itself: the script must end it.
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    with log.open("a") as file:
+        file.write(f"server {server.pid}\n")
+    try:
+        time.sleep(600)
+    except KeyboardInterrupt:
+        with log.open("a") as file:
+            file.write("tox interrupted\n")
+        sys.exit(2)
+"""
+
+
+def fake_checkout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A copy of scripts/ in a tree of two tox configurations, with a tool environment whose
+    "python" runs the real one with a fake ``tox`` module; the environment to run it in."""
+    repo = tmp_path / "repo"
+    (repo / "scripts").mkdir(parents=True)
+    for name in ("test", "_tools.sh"):
+        shutil.copy2(TOOLS.parent / name, repo / "scripts" / name)
+    for folder in (repo, repo / "providers" / "one"):
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ("tox.ini", "setup.cfg", "pyproject.toml"):
+            (folder / name).write_text("", encoding="utf-8")
+    fake = tmp_path / "fake"
+    (fake / "tox").mkdir(parents=True)
+    (fake / "tox" / "__init__.py").write_text("", encoding="utf-8")
+    (fake / "tox" / "__main__.py").write_text(FAKE_TOX, encoding="utf-8")
+    tools = tmp_path / "tools"
+    python = tools / "tox" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+    python.chmod(0o755)
+    (tools / "tox" / ".requirements").write_text("tox>=4.20 tox-uv>=1.11\n", encoding="utf-8")
+    env = {
+        **os.environ,
+        "DSH_TOOLS_DIR": str(tools),
+        "PYTHONPATH": str(fake),
+        "FAKE_TOX_LOG": str(tmp_path / "tox.log"),
+        "DSH_WEB_TEST_CHROMIUM": "/bin/true",
+    }
+    env.pop("CI", None)
+    env.pop("DSH_RERUN_LOG", None)
+    return repo, env
+
+
+def wait_for(path: Path, text: str, timeout: float = 60) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and text in (found := path.read_text(encoding="utf-8")):
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"{text!r} never appeared in {path}")
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z")
+
+
+@pytest.mark.parametrize(
+    ("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["INT", "TERM"]
+)
+def test_one_signal_stops_the_whole_run_and_ends_what_tox_started(
+    tmp_path: Path, signum: int, status: int
+) -> None:
+    """One Ctrl-C (or SIGTERM) ends scripts/test at once with 130 (143): tox is interrupted,
+    the server it left running is ended, and the next configuration never starts. The script
+    runs with SIGINT ignored by its parent's background job (it must still reach tox)."""
+    repo, env = fake_checkout(tmp_path)
+    env["FAKE_TOX_HANG"] = "1"
+    log = tmp_path / "tox.log"
+    process = subprocess.Popen(
+        ["bash", str(repo / "scripts" / "test")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        found = wait_for(log, "server ")
+        server = int(found.split("server ")[1].split()[0])
+        process.send_signal(signum)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == status, stderr
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert [line.split()[1] for line in lines if line.startswith("run ")] == ["tox.ini"]
+    assert "tox interrupted" in lines
+    deadline = time.monotonic() + 10
+    while alive(server) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(server), "the server tox started is still running"
+    assert "INTERRUPTED during tox.ini" in stderr
+    assert "FAILED" not in stderr
+
+
+def test_the_end_of_the_run_says_how_many_reruns_happened(tmp_path: Path) -> None:
+    """Each pytest session appends its reruns to $DSH_RERUN_LOG; scripts/test adds them up."""
+    repo, env = fake_checkout(tmp_path)
+    env["FAKE_TOX_RERUNS"] = "2"
+    done = subprocess.run(
+        ["bash", str(repo / "scripts" / "test")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "scripts/test: reruns: 4 " in done.stderr  # two configurations, two reruns each
