@@ -6,17 +6,9 @@ does. It passes `dsh_user_questions.conformance` (README, "Write a provider").
 
 import asyncio
 import itertools
-import unicodedata
 
 from dsh_user_questions import UserQuestionError
-
-
-def inert(text: str) -> str:
-    """Model text with control and format characters (escapes, bidi) as visible stand-ins."""
-    live = ("Cc", "Cf")
-    return "".join(
-        f"<U+{ord(c):04X}>" if c != "\n" and unicodedata.category(c) in live else c for c in text
-    )
+from dsh_user_questions.rules import inert_text
 
 
 class BoardProvider:
@@ -28,9 +20,12 @@ class BoardProvider:
         lines = []
         for key, (request, _) in self.pending.items():
             for q in request.questions:
-                lines += [f"[{key}] {inert(q.header or '')}: {inert(q.question)}"]
-                lines += [inert(q.detail or "")]
-                lines += [f"- {inert(o.label)}: {inert(o.description or '')}" for o in q.options]
+                lines += [f"[{key}] {inert_text(q.header or '')}: {inert_text(q.question)}"]
+                lines += [inert_text(q.detail or "", multiline=True)]
+                lines += [
+                    f"- {inert_text(o.label)}: {inert_text(o.description or '')}"
+                    for o in q.options
+                ]
         return "\n".join(lines)
 
     def answer(self, key, answer):

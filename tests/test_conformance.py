@@ -10,10 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
+import json
+import logging
+import os
 import re
 import subprocess
 import sys
 import textwrap
+import unicodedata
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +27,8 @@ import pytest
 from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, hookimpl
 from dsh_user_questions.conformance import ProviderConformance
 from dsh_user_questions.harness import HarnessContext
+from dsh_user_questions.providing import receipt
+from dsh_user_questions.rules import inert_text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -211,10 +217,37 @@ def test_a_provider_that_gives_every_caller_the_same_answer_fails_concurrency() 
 def test_a_provider_that_shows_raw_model_text_fails_the_inert_checks() -> None:
     """Escape and bidi characters passed through to the screen fail the inert checks."""
     raw = _load("board_provider")
-    raw.inert = lambda text: text
+    raw.inert_text = lambda text, multiline=False: text
     suite = type("RawConformance", (BoardConformance,), {"provider_class": raw.BoardProvider})
     _fails(suite, "test_escape_sequences_are_shown_inert", "U\\+001B")
     _fails(suite, "test_bidi_controls_are_shown_inert", "U\\+202E")
+    _fails(suite, "test_lookalikes_and_zero_width_are_shown_with_stand_ins", "U\\+200B")
+
+
+def _own_inert(text: str, multiline: bool = False) -> str:
+    """The example provider's own inert function of the second release: Cc and Cf only."""
+    return "".join(
+        f"<U+{ord(c):04X}>" if c != "\\n" and unicodedata.category(c) in ("Cc", "Cf") else c
+        for c in text
+    )
+
+
+def test_a_provider_with_its_own_stand_ins_fails_the_inert_checks() -> None:
+    """Stand-ins other than rules.inert_text's (a look-alike kept, a tab as is) fail."""
+    own = _load("board_provider")
+    own.inert_text = _own_inert
+    suite = type("OwnConformance", (BoardConformance,), {"provider_class": own.BoardProvider})
+    _fails(
+        suite,
+        "test_lookalikes_and_zero_width_are_shown_with_stand_ins",
+        "not shown as characters: .*'n<U\\+0440>m'",
+    )
+    pictures = _load("board_provider")
+    pictures.inert_text = lambda text, multiline=False: inert_text(
+        text, multiline=multiline
+    ).replace("<U+001B>", "\u241b")  # the terminal's ESC of the second release
+    suite = type("Pictures", (BoardConformance,), {"provider_class": pictures.BoardProvider})
+    _fails(suite, "test_escape_sequences_are_shown_inert", "'Hdr<U\\+001B>\\[7mINV'")
 
 
 def test_a_provider_that_renders_markup_fails_the_markup_check() -> None:
@@ -274,6 +307,225 @@ def test_a_provider_that_hangs_on_close_fails_the_aclose_checks() -> None:
 
     suite = type("Hanging", (_ClosingConformance,), {"closing": hang})
     _fails(suite, "test_aclose_with_a_question_pending", "ctx.aclose\\(\\) did not return")
+
+
+# The third release's checks ----------------------------------------------------------------------
+
+
+def _cleaned(item: dict[str, Any]) -> dict[str, Any]:
+    if item.get("custom"):
+        text = "".join(c for c in item["custom"] if unicodedata.category(c) not in ("Cc", "Cf"))
+        item = {**item, "custom": text[:100]}
+    return item
+
+
+def test_a_provider_that_repairs_refused_text_fails_the_answer_rule_checks() -> None:
+    """Handing back refused custom text changed (controls stripped, cut short) fails."""
+    suite = _broken(answer=_each_item(_cleaned))
+    for test in (
+        "test_custom_text_with_control_characters_is_never_an_answer",
+        "test_custom_text_with_bidi_controls_is_never_an_answer",
+        "test_over_long_custom_text_is_never_an_answer",
+    ):
+        _fails(
+            suite, test, "which rules.check_answer refuses, but it came back as an answer changed"
+        )
+
+
+def test_a_provider_that_refuses_too_much_fails_the_allowed_text_check() -> None:
+    """A surface stricter than rules.check_answer (no right-to-left mark) fails."""
+    suite = _broken(answer=_each_item(_cleaned))
+    _fails(
+        suite,
+        "test_custom_text_every_rule_allows_comes_back_unchanged",
+        "ask\\(\\) should return",
+    )
+
+
+class ReceiptBoard(board.BoardProvider):  # type: ignore[misc]
+    """The board, telling the human what became of each answer; ``honest`` uses the receipt."""
+
+    honest = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.said: dict[tuple[object, ...], bool] = {}
+
+    async def ask(self, request: AskUserQuestionRequest) -> Any:
+        taken = receipt(request)
+        answer = await board.BoardProvider.ask(self, request)
+        key = request.questions
+        if self.honest:
+            taken.add_done_callback(lambda ok: self.said.__setitem__(key, ok))
+        else:
+            self.said[key] = True  # "Answer sent", whatever became of it
+        return answer
+
+
+class ReceiptDriver(example.BoardDriver):  # type: ignore[misc]
+    async def receipt(self, request: AskUserQuestionRequest) -> bool | None:
+        said: bool | None = self.provider.said.get(request.questions)
+        return said
+
+
+class ReceiptConformance(BoardConformance):
+    provider_class: Any = ReceiptBoard
+
+    @contextlib.asynccontextmanager
+    async def connect(self, ctx: HarnessContext) -> AsyncIterator[Any]:
+        provider = self.provider_class()
+        dispose = ctx.user_questions.register_provider(provider)
+        try:
+            yield ReceiptDriver(provider)
+        finally:
+            dispose()
+
+
+class TestAReceiptBoardConforms(ReceiptConformance):
+    """A board that says "taken" only on the core's receipt passes every check."""
+
+
+def test_a_provider_that_always_says_taken_fails_the_receipt_check() -> None:
+    """Saying "Answer sent" although the caller was cancelled as it landed fails."""
+    liar = type("Liar", (ReceiptBoard,), {"honest": False})
+    suite = type("LiarConformance", (ReceiptConformance,), {"provider_class": liar})
+    _fails(
+        suite,
+        "test_an_answer_landing_as_the_caller_is_cancelled_is_not_reported_taken",
+        "told the human their answer was taken",
+    )
+
+
+def test_a_provider_that_picks_the_recommended_option_on_skip_fails() -> None:
+    """Turning a skip into the recommended option fails the recommended check."""
+
+    def recommend(self: Any, key: int, answer: dict[str, Any]) -> None:
+        request = self.pending[key][0]
+        items = []
+        for item in answer["answers"]:
+            question = next(q for q in request.questions if q.id == item["id"])
+            picks = [o.label for o in question.options if o.recommended]
+            if not item["selected"] and "custom" not in item and picks:
+                item = {**item, "selected": picks}
+            items.append(item)
+        board.BoardProvider.answer(self, key, {"answers": items})
+
+    _fails(
+        _broken(answer=recommend),
+        "test_a_recommended_option_is_never_picked_for_the_human",
+        "'selected': \\['node'\\]",
+    )
+
+
+def test_a_provider_that_echoes_the_secret_fails_the_secret_check() -> None:
+    """A board that keeps the answer on show after answering fails the secret check."""
+
+    def echo(self: Any, key: int, answer: dict[str, Any]) -> None:
+        self.echoed = [*getattr(self, "echoed", []), str(answer)]
+        board.BoardProvider.answer(self, key, answer)
+
+    def shown(self: Any) -> str:
+        return board.BoardProvider.board(self) + "\n".join(getattr(self, "echoed", []))
+
+    _fails(
+        _broken(answer=echo, board=shown),
+        "test_a_secret_is_not_shown_logged_or_stored_after_answering",
+        "its text is in the screen after answering",
+    )
+
+
+def test_a_provider_that_logs_the_secret_fails_the_secret_check() -> None:
+    """An answer logged at DEBUG by the provider fails the secret check, naming the record."""
+
+    def log(self: Any, key: int, answer: dict[str, Any]) -> None:
+        logging.getLogger("board").debug("answer %s", answer)
+        board.BoardProvider.answer(self, key, answer)
+
+    _fails(
+        _broken(answer=log),
+        "test_a_secret_is_not_shown_logged_or_stored_after_answering",
+        "its text is in log records: .*board: answer",
+    )
+
+
+def test_a_provider_that_stores_the_secret_fails_the_secret_check() -> None:
+    """With a driver's stored(), a secret kept at rest fails the secret check."""
+
+    class Storing(ReceiptBoard):
+        def answer(self, key: int, answer: object) -> None:
+            self.disk = getattr(self, "disk", "") + json.dumps(answer)
+            board.BoardProvider.answer(self, key, answer)
+
+    class StoreDriver(ReceiptDriver):
+        async def stored(self) -> str:
+            return str(getattr(self.provider, "disk", ""))
+
+    class StoringConformance(ReceiptConformance):
+        provider_class = Storing
+
+        @contextlib.asynccontextmanager
+        async def connect(self, ctx: HarnessContext) -> AsyncIterator[Any]:
+            provider = self.provider_class()
+            dispose = ctx.user_questions.register_provider(provider)
+            try:
+                yield StoreDriver(provider)
+            finally:
+                dispose()
+
+    _fails(
+        StoringConformance,
+        "test_a_secret_is_not_shown_logged_or_stored_after_answering",
+        "what the provider keeps at rest",
+    )
+
+
+def test_an_opt_out_is_reported_as_a_skip_with_its_reason(tmp_path: Path) -> None:
+    """pytest reports the opted-out check as SKIPPED with the stated reason."""
+    module = tmp_path / "test_opt_out.py"
+    module.write_text(
+        textwrap.dedent(
+            f"""
+            import sys
+            sys.path.insert(0, {str(Path(__file__).parent)!r})
+            from test_conformance import BoardConformance
+
+            class TestBlank(BoardConformance):
+                opt_out = {{"test_skip_returns_an_empty_selection": "  "}}
+
+            class TestTypo(BoardConformance):
+                opt_out = {{"test_skip_returns_an_empty": "no skip"}}
+
+            class TestFine(BoardConformance):
+                opt_out = {{"test_skip_returns_an_empty_selection": "no skip control here"}}
+            """
+        ),
+        encoding="utf-8",
+    )
+    process = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            f"{module}",
+            "-rA",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-k",
+            "test_skip_returns_an_empty_selection",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+        env={**os.environ, "COLUMNS": "300"},
+    )
+    out = process.stdout
+    assert re.search(r"SKIPPED .*opted out: no skip control here", out), out
+    assert re.search(r"\b1 skipped, \d+ deselected, 2 errors\b", out), out
+    assert "Failed: opt_out['test_skip_returns_an_empty_selection'] must say why" in out, out
+    assert "names no test of the conformance suite: ['test_skip_returns_an_empty']" in out, out
 
 
 def test_a_suite_without_connect_says_what_to_implement() -> None:
@@ -338,6 +590,7 @@ def test_the_report_names_each_failed_check(tmp_path: Path) -> None:
         "test_abort_from_another_thread_withdraws_the_question",
         "test_abort_withdraws_the_question",
         "test_aborting_one_ask_leaves_the_other_answerable",
+        "test_aclose_with_a_question_pending",
         "test_cancelled_caller_task_withdraws_the_question",
         "test_plan_review_talk_instead_cancels",
         "test_timeout_withdraws_the_question",

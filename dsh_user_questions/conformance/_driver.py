@@ -1,4 +1,16 @@
-"""The driver: the one provider-specific part of the conformance suite."""
+"""The driver: the one provider-specific part of the conformance suite.
+
+Besides the three methods of `ProviderDriver`, a driver may have two more, which the suite uses
+when they are there (see `ReceiptDriver` and `StoreDriver`):
+
+- ``async def receipt(self, request) -> bool | None``: what the surface told the human about
+  the answer they gave to ``request``: ``True`` if it said the answer was taken ("Answer sent",
+  "accepted", an ``applied`` result), ``False`` if it said it was not delivered, ``None`` if it
+  said nothing (yet). Without it the suite reads a surface as saying nothing.
+- ``async def stored(self) -> str``: everything the provider keeps at rest (a database file, a
+  log file, a scrollback record), as text (decode bytes as latin-1). Without it the suite checks
+  only the screen and the log records.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +20,7 @@ from typing import Protocol
 from ..payloads import AskUserQuestionRequest
 from ._replies import Reply
 
-__all__ = ["ProviderDriver"]
+__all__ = ["ProviderDriver", "ReceiptDriver", "StoreDriver"]
 
 
 class ProviderDriver(Protocol):
@@ -34,4 +46,20 @@ class ProviderDriver(Protocol):
 
     async def cancel(self, request: AskUserQuestionRequest) -> None:
         """Close ``request`` as the human would (Esc, a close button): ``ASK_CANCELLED``."""
+        ...
+
+
+class ReceiptDriver(Protocol):
+    """A driver that can tell what the surface said about an answer (optional)."""
+
+    async def receipt(self, request: AskUserQuestionRequest) -> bool | None:
+        """``True``: it said "taken"; ``False``: "not delivered"; ``None``: nothing (yet)."""
+        ...
+
+
+class StoreDriver(Protocol):
+    """A driver that can show what the provider keeps at rest (optional)."""
+
+    async def stored(self) -> str:
+        """Everything the provider keeps at rest, as text (bytes decoded as latin-1)."""
         ...

@@ -1,23 +1,21 @@
-"""Model-written text the suite asks with, and how it tells inert text from live text.
+"""Model-written text the suite asks with, and how it judges that a screen shows it inert.
 
-A live escape sequence is consumed by the human's terminal, so its printable tail (``[31m``)
-goes missing from the screen; live markup loses its tags; a live control or bidi character
-reaches the screen as itself. Inert text keeps every printable word and shows no control.
+The one definition of inert is `dsh_user_questions.rules.inert_text`: every surface shows model
+text through it, so the suite expects on the screen exactly the words ``inert_text`` makes of
+each text (``<U+001B>[31mred`` for a colour escape, ``n<U+0440>m`` for a look-alike of "npm"),
+and no character that ``inert_text`` would replace. A live escape sequence is consumed by the
+human's terminal, so its stand-in (and its printable tail) goes missing from the screen; live
+markup loses its tags; a live control or bidi character reaches the screen as itself.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable
 
 from ..payloads import AskUserQuestionItem, AskUserQuestionOption
+from ..rules import inert_text
 
-__all__ = ["BIDI", "ESCAPES", "MARKUP", "live_characters", "missing_words"]
-
-# Bidirectional embeddings, overrides, isolates and marks: they reorder what the human reads.
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+__all__ = ["BIDI", "ESCAPES", "LOOKALIKES", "MARKUP", "live_characters", "missing_words"]
 
 ESCAPES = AskUserQuestionItem(
     id="escapes",
@@ -66,22 +64,31 @@ def _texts(question: AskUserQuestionItem) -> Iterable[str]:
             yield option.description
 
 
+LOOKALIKES = AskUserQuestionItem(
+    id="lookalikes",
+    header="zero\u200bwidth",
+    question="Lookalike check: install n\u0440m or npm\u200b?",
+    detail="p\u0430ckage from r\u0435gistry\u2060 then \ufeffdone",
+    options=(
+        AskUserQuestionOption("npm"),
+        AskUserQuestionOption("n\u0440m", description="a Cyrillic letter inside"),
+        AskUserQuestionOption("npm\u200b", description="a zero-width space after"),
+    ),
+)
+"""Look-alike letters of another script inside ASCII words, zero-width and format characters."""
+
+
 def _words(text: str) -> Iterable[str]:
-    for chunk in _CONTROLS.split(text):
-        yield from "".join(" " if char in _BIDI else char for char in chunk).split()
+    yield from inert_text(text, multiline=True).split()
 
 
 def missing_words(question: AskUserQuestionItem, screen: str) -> list[str]:
-    """The printable words of the question's texts that the screen does not show."""
+    """The words `inert_text` makes of the question's texts that the screen does not show."""
     words = {word for text in _texts(question) for word in _words(text)}
     return sorted(word for word in words if word not in screen)
 
 
 def live_characters(screen: str) -> list[str]:
-    """Control and bidi characters on the screen (newline and tab aside), as ``U+XXXX``."""
-    found = {
-        char
-        for char in screen
-        if char not in "\n\t" and (unicodedata.category(char) == "Cc" or char in _BIDI)
-    }
+    """Characters on the screen that `inert_text` would replace (newline and tab aside)."""
+    found = {char for char in set(screen) if char not in "\n\t" and inert_text(char) != char}
     return sorted(f"U+{ord(char):04X}" for char in found)

@@ -6,9 +6,25 @@ Built with the testing kit's builders, so they are the requests every other test
 from __future__ import annotations
 
 from ..payloads import AskUserQuestionOption
+from ..rules import MAX_CUSTOM_CHARS
 from ..testing import make_plan_question, make_question, make_request
 
-__all__ = ["CHECKS", "COLOUR", "FRUIT", "NAME", "PKG", "PLAN", "PLAN_REVIEW", "TYPED", "request"]
+__all__ = [
+    "ALLOWED",
+    "CHECKS",
+    "COLOUR",
+    "FRUIT",
+    "NAME",
+    "PKG",
+    "PLAN",
+    "PLAN_REVIEW",
+    "RECOMMENDED",
+    "REFUSED",
+    "SECRET",
+    "SECRET_TEXT",
+    "TYPED",
+    "request",
+]
 
 PKG = make_question(
     header="Package manager",
@@ -49,5 +65,38 @@ PLAN = "# Ship the parser\n\n1. Write the grammar\n2. Test it on the corpus\n"
 PLAN_REVIEW = make_plan_question(PLAN)
 TYPED = "Bun, über schnell: 速い"
 """Text the human types: non-ASCII and wide characters must come back unchanged."""
+
+ALLOWED = "\u05e9\u05dc\u05d5\u05dd\u200f, na\u00efve caf\u00e9 \u2013 ok"
+"""Text every answer rule allows (Hebrew with a right-to-left mark, accents, a dash): a provider
+must hand it back exactly, not refuse or change it."""
+
+REFUSED = {
+    "control characters": "clear \x1b[2J\x1b]0;pwned\x07 done",
+    "bidi controls": "run \u202etxt.exe\u202c now",
+    "over-long text": "x" * (MAX_CUSTOM_CHARS + 1),
+}
+"""Custom text `rules.check_answer` refuses, by rule: never an answer on any surface."""
+
+RECOMMENDED = make_question(
+    id="runtime",
+    header="Runtime",
+    question="Which runtime should the service use?",
+    options=(
+        AskUserQuestionOption("node", description="The team knows it", recommended=True),
+        AskUserQuestionOption("deno"),
+        AskUserQuestionOption("bun"),
+    ),
+)
+"""A single-select with a recommended option: shown as such, never picked for the human."""
+
+SECRET_TEXT = "tok_9f2c-Secret-77Qz"
+SECRET = make_question(
+    id="token",
+    header="Registry token",
+    question="Paste the registry token for the deploy?",
+    options=(),
+    secret=True,
+)
+"""A secret question: its answer reaches the asker and nothing else the provider shows or keeps."""
 
 request = make_request
