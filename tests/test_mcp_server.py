@@ -5,6 +5,7 @@ The server asks through a scripted provider installed to a folder (see ``mcp_hel
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -304,3 +305,24 @@ def test_a_bad_progress_interval_in_the_environment_is_refused(
     assert f"{PROGRESS_INTERVAL_ENV} must be a positive number of seconds, not 'soon'" in (
         done.stderr
     )
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("dsh_user_questions_terminal") is None,
+    reason="the terminal provider is not installed here",
+)
+async def test_the_terminal_provider_without_a_tty_is_not_interactive(
+    provider_dir: Path, tmp_path: Path
+) -> None:
+    """The real terminal provider under a stdio_client (a new session, no tty): NOT_INTERACTIVE."""
+    server = Server(provider_dir, tmp_path, [], provider="terminal")
+    with anyio.fail_after(TIMEOUT):
+        async with (
+            stdio_client(server.parameters) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool("ask_user_question", PKG_ARGS)
+    assert result.is_error
+    assert _text(result).startswith(f"Error: {UserQuestionError.not_interactive().message}")
+    assert "cancelled" not in _text(result)
