@@ -849,3 +849,90 @@ async def test_provider_without_a_back_channel_raises_the_sdk_error() -> None:
             await connected.call_tool("ask", {})
     assert [type(err) for err in raised] == [NoBackChannelError]
     assert client.forms == []
+
+
+async def test_provider_recommended_option_is_the_default_and_said_in_its_title() -> None:
+    """A recommended option is the field's default (single: a label; multi: the labels)."""
+    pkg = AskUserQuestionItem(
+        id="pkg",
+        question="Which package manager?",
+        options=(
+            AskUserQuestionOption("pnpm", "Fast", recommended=True),
+            AskUserQuestionOption("npm"),
+        ),
+    )
+    targets = AskUserQuestionItem(
+        id="targets",
+        question="Which targets?",
+        options=(
+            AskUserQuestionOption("linux", recommended=True),
+            AskUserQuestionOption("mac"),
+            AskUserQuestionOption("windows", recommended=True),
+        ),
+        multi_select=True,
+    )
+    request = AskUserQuestionRequest(questions=(pkg, targets, NAME))
+    client = RecordingClient(types.ElicitResult(action="accept", content={"pkg": "npm"}))
+    text = await _ask_client(_asking_server(request), client)
+    props = client.forms[0].requested_schema["properties"]
+    assert props["pkg"]["default"] == "pnpm"
+    assert props["pkg"]["oneOf"][0] == {"const": "pnpm", "title": "pnpm: Fast (recommended)"}
+    assert props["targets"]["default"] == ["linux", "windows"]
+    assert "default" not in props["name"]
+    assert "default" not in elicitation_schema(THREE)[1]["properties"]["pkg"]
+    assert json.loads(text) == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+
+
+async def test_provider_recommended_round_trips_to_our_callback_as_recommended() -> None:
+    """Our provider's default reaches our callback's question as the recommended option."""
+    pkg = AskUserQuestionItem(
+        id="pkg",
+        question="Which package manager?",
+        options=(AskUserQuestionOption("pnpm"), AskUserQuestionOption("npm", recommended=True)),
+    )
+    client_side = ScriptedProvider({"answers": [{"id": "pkg", "selected": ["pnpm"]}]})
+    request = AskUserQuestionRequest(questions=(pkg,))
+    await _ask_client(_asking_server(request), elicitation_callback(_harness(client_side)))
+    asked = client_side.requests[0].questions[0]
+    assert [(o.label, o.recommended) for o in asked.options] == [
+        ("pnpm", False),
+        ("npm (recommended)", True),
+    ]
+    assert "Default: npm (recommended)." in (asked.detail or "")
+
+
+async def test_provider_refuses_a_secret_question_without_sending_a_form() -> None:
+    """MCP forms cannot mask a field: a secret question is NOT_INTERACTIVE; nothing is sent."""
+    token = AskUserQuestionItem(id="token", question="Your API token?", secret=True)
+    client = RecordingClient()
+    text = await _ask_client(_asking_server(AskUserQuestionRequest(questions=(PKG, token))), client)
+    assert text == f"error {UserQuestionErrorCode.NOT_INTERACTIVE}"
+    assert client.forms == []
+    with pytest.raises(UserQuestionError) as caught:
+        await ElicitationProvider(FakeMcpContext(types.ElicitResult(action="cancel"))).ask(
+            AskUserQuestionRequest(questions=(token,))
+        )
+    assert caught.value.message == (
+        UserQuestionError.not_interactive().message
+        + ': MCP form elicitation cannot mask the secret answer of question "token"'
+        " (a client shows and may keep form fields in clear)"
+    )
+
+
+async def test_provider_shows_model_text_inert_and_keeps_labels_as_values() -> None:
+    """Titles and the message are inert text; each const is still the exact label."""
+    tricky = AskUserQuestionItem(
+        id="pick",
+        question="Pick\u202e one",
+        detail="line one\nwith \x1b[31m colour",
+        options=(AskUserQuestionOption("a\u200bb"), AskUserQuestionOption("c")),
+    )
+    client = RecordingClient(types.ElicitResult(action="accept", content={"pick": "a\u200bb"}))
+    text = await _ask_client(_asking_server(AskUserQuestionRequest(questions=(tricky,))), client)
+    form = client.forms[0]
+    prop = form.requested_schema["properties"]["pick"]
+    assert prop["title"] == "Pick<U+202E> one"
+    assert prop["oneOf"][0] == {"const": "a\u200bb", "title": "a<U+200B>b"}
+    assert "\x1b" not in form.message
+    assert "line one\n" in form.message
+    assert json.loads(text) == {"answers": [{"id": "pick", "selected": ["a\u200bb"]}]}
