@@ -326,3 +326,19 @@ async def test_the_terminal_provider_without_a_tty_is_not_interactive(
     assert result.is_error
     assert _text(result).startswith(f"Error: {UserQuestionError.not_interactive().message}")
     assert "cancelled" not in _text(result)
+
+
+async def test_a_secret_question_is_refused_since_a_tool_result_reaches_the_model(
+    dsh_context: Any,
+) -> None:
+    """MCP has no channel that skips the model: a secret question is NOT_INTERACTIVE, unasked."""
+    arguments = {"questions": [{"id": "token", "question": "Your API token?", "secret": True}]}
+    with anyio.fail_after(TIMEOUT):
+        async with Client(build_server(dsh_context), mode="legacy") as client:
+            result = await client.call_tool("ask_user_question", arguments)
+    assert result.is_error
+    assert _text(result) == (
+        f"Error: {UserQuestionError.not_interactive().message}: an MCP tool result goes into"
+        " the model's context, so dsh-ask mcp cannot take the secret answer of question"
+        ' "token"'
+    )

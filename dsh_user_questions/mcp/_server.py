@@ -4,6 +4,8 @@ Two tools: ``ask_user_question`` (the model-facing tool of `dsh_user_questions.t
 schema, same results) and ``review_plan`` (plan review: approve, keep planning, or talk
 instead). Each call asks through ``ctx.user_questions``; a request the client cancels
 (``notifications/cancelled``) cancels the pending ask, and with it the provider's question.
+A question marked ``secret`` is refused (``NOT_INTERACTIVE``): a tool result goes into the
+model's context, so there is nowhere to keep the answer out of it.
 
 While the human has not answered, a call whose client gave a progress token gets a
 ``notifications/progress`` every `PROGRESS_INTERVAL` seconds, so a client that resets its
@@ -85,8 +87,24 @@ def _text(content: str, *, is_error: bool = False) -> types.CallToolResult:
 
 
 async def _ask(ctx: Any, arguments: dict[str, Any]) -> types.CallToolResult:
+    secret = _secret_question(arguments)
+    if secret is not None:  # a tool result goes to the model: nowhere to keep a secret out
+        err = UserQuestionError.not_interactive(
+            "an MCP tool result goes into the model's context, so dsh-ask mcp cannot take the"
+            f" secret answer of question {json.dumps(secret, ensure_ascii=False)}"
+        )
+        return _text(tool.ToolResult.from_error(err).content, is_error=True)
     result = await tool.run(ctx, arguments)
     return _text(result.content, is_error=result.is_error)
+
+
+def _secret_question(arguments: dict[str, Any]) -> str | None:
+    """The id of the first question the arguments mark ``secret: true``, if any."""
+    questions = arguments.get("questions")
+    for question in questions if isinstance(questions, list) else ():
+        if isinstance(question, dict) and question.get("secret") is True:
+            return str(question.get("id", ""))
+    return None
 
 
 async def _review(ctx: Any, arguments: dict[str, Any]) -> types.CallToolResult:
