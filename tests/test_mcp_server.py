@@ -342,3 +342,31 @@ async def test_a_secret_question_is_refused_since_a_tool_result_reaches_the_mode
         " the model's context, so dsh-ask mcp cannot take the secret answer of question"
         ' "token"'
     )
+
+
+class SlowProvider:
+    """Answers after ``seconds``, as a human who takes a while."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    async def ask(self, request: Any) -> Any:
+        await anyio.sleep(self.seconds)
+        return {"answers": [{"id": request.questions[0].id, "selected": ["npm"]}]}
+
+
+async def test_at_the_defaults_the_first_progress_comes_after_a_second(dsh_context: Any) -> None:
+    """With the default interval, a wait of 1.6 s already shows one progress notification."""
+    dsh_context.user_questions.register_provider(SlowProvider(1.6))
+    seen: list[float] = []
+
+    async def on_progress(progress: float, _total: float | None, _message: str | None) -> None:
+        seen.append(progress)
+
+    with anyio.fail_after(TIMEOUT):
+        async with Client(build_server(dsh_context), mode="legacy") as client:
+            answered = await client.call_tool(
+                "ask_user_question", PKG_ARGS, progress_callback=on_progress
+            )
+    assert _text(answered) == '{"answers":[{"id":"pkg","selected":["npm"]}]}'
+    assert seen == [1.0]

@@ -8,8 +8,9 @@ A question marked ``secret`` is refused (``NOT_INTERACTIVE``): a tool result goe
 model's context, so there is nowhere to keep the answer out of it.
 
 While the human has not answered, a call whose client gave a progress token gets a
-``notifications/progress`` every `PROGRESS_INTERVAL` seconds, so a client that resets its
-request timeout on progress (the TypeScript SDK's ``resetTimeoutOnProgress``) keeps waiting.
+``notifications/progress`` after a second, then every `PROGRESS_INTERVAL` seconds, so a
+client that resets its request timeout on progress (the TypeScript SDK's
+``resetTimeoutOnProgress``) keeps waiting.
 """
 
 from __future__ import annotations
@@ -43,8 +44,10 @@ __all__ = [
 
 SERVER_NAME: Final = "dsh-user-questions"
 REVIEW_PLAN: Final = "review_plan"
-PROGRESS_INTERVAL: Final = 15.0
+PROGRESS_INTERVAL: Final = 10.0
 """Seconds between two progress notifications while a human has not answered."""
+FIRST_PROGRESS: Final = 1.0
+"""Seconds before the first progress notification (or the interval, when that is shorter)."""
 PROGRESS_INTERVAL_ENV: Final = "DSH_ASK_MCP_PROGRESS_INTERVAL"
 """Environment variable `serve_stdio` reads the interval from (seconds, a positive number)."""
 
@@ -148,19 +151,20 @@ _T = TypeVar("_T")
 async def _waiting(rctx: Any, interval: float, work: Callable[[], Awaitable[_T]]) -> _T:
     """Await ``work()``, telling the client every ``interval`` seconds that the call still waits.
 
-    Only when the request carries a progress token (the client asked for progress); the
-    progress is the seconds waited so far, which grows with every notification as the
-    protocol requires.
+    Only when the request carries a progress token (the client asked for progress). The first
+    notification comes after `FIRST_PROGRESS` seconds (no human answers sooner, so every real
+    wait shows at once that the server is alive), then one every ``interval``; the progress is
+    the seconds waited so far, which grows with every notification as the protocol requires.
     """
     meta = getattr(rctx, "meta", None) or {}
     if meta.get("progress_token") is None:
         return await work()
 
     async def heartbeat() -> None:
-        waited = 0.0
+        waited, pause = 0.0, min(FIRST_PROGRESS, interval)
         while True:
-            await anyio.sleep(interval)
-            waited += interval
+            await anyio.sleep(pause)
+            waited, pause = waited + pause, interval
             try:
                 await rctx.session.report_progress(
                     waited, message=f"waiting for the user to answer ({waited:g} s)"
@@ -230,7 +234,7 @@ async def serve_stdio(ctx: Any, *, progress_interval: float | None = None) -> No
     The protocol owns stdin and stdout, so while serving, a provider that talks to the terminal
     finds it on file descriptors 0 and 1: they point at the controlling terminal
     (``/dev/tty``) when there is one, and otherwise at the null device and stderr.
-    ``progress_interval`` defaults to ``$DSH_ASK_MCP_PROGRESS_INTERVAL``, else 15 seconds.
+    ``progress_interval`` defaults to ``$DSH_ASK_MCP_PROGRESS_INTERVAL``, else 10 seconds.
     """
     interval = _interval_from_environment() if progress_interval is None else progress_interval
     server = build_server(ctx, progress_interval=interval)
