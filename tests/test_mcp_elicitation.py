@@ -6,8 +6,9 @@ its questions; the client's callback sees the elicitation (a recording fake, or 
 """
 
 # No "from __future__ import annotations": the SDK reads MCPServer tools' annotations at run time.
+import datetime
 import json
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import pytest
@@ -21,6 +22,7 @@ from mcp import Client
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError, NoBackChannelError
+from pydantic import AnyUrl, BaseModel, EmailStr, Field
 
 from dsh_user_questions import (
     AskUserQuestionAnswer,
@@ -40,6 +42,7 @@ from dsh_user_questions.mcp import (
     questions_for_elicitation,
 )
 from dsh_user_questions.plan_review import read_plan_review
+from dsh_user_questions.rules import check_request
 from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider
 from dsh_user_questions.testing import make_plan_question as plan_question
 
@@ -183,7 +186,9 @@ async def test_ranges_are_shown_as_text_in_the_detail() -> None:
     assert "A whole number from 1 to 8" in detail["workers"]
     assert "2 to 20 characters" in detail["name"]
     assert "Choose at least 1" in detail["targets"]
-    assert "Default: true" in detail["typed"]
+    assert "Default: Yes." in detail["typed"]  # by its title, not the raw true
+    typed = next(q for q in provider.requests[0].questions if q.id == "typed")
+    assert [o.recommended for o in typed.options] == [True, False]
     assert "Optional" in detail["typed"]
     assert "Optional" not in detail["name"]
 
@@ -210,8 +215,9 @@ async def test_an_answer_out_of_range_is_asked_again_with_the_problem() -> None:
     assert reply == {"action": "accept", "content": {"workers": 3, "pkg": "npm"}}
     again = provider.requests[1].questions
     assert [q.id for q in again] == ["workers"]
-    assert "did not fit" in (again[0].detail or "")
-    assert "'12'" in (again[0].detail or "")
+    assert again[0].question == (
+        'workers (your answer "12" was refused: it must be a whole number from 1 to 8)'
+    )
 
 
 async def test_own_words_for_an_enum_are_asked_again() -> None:
@@ -222,7 +228,9 @@ async def test_own_words_for_an_enum_are_asked_again() -> None:
         {"answers": [{"id": "pkg", "selected": ["pnpm"]}]},
     )
     assert await _elicit(provider, schema) == {"action": "accept", "content": {"pkg": "pnpm"}}
-    assert "choose one of the options" in (provider.requests[1].questions[0].detail or "")
+    assert provider.requests[1].questions[0].question == (
+        'pkg (your answer "bun" was refused: it must be one of the options, not words of your own)'
+    )
 
 
 async def test_a_skipped_optional_field_is_left_out() -> None:
@@ -339,6 +347,211 @@ def test_any_schema_maps_or_is_refused_cleanly(properties: dict[str, Any]) -> No
     except UnsupportedElicitation:
         return
     assert [q.id for q in questions] == list(properties)
+
+
+class Signup(BaseModel):
+    """A form a Python SDK server validates the reply against (``ctx.elicit`` with pydantic)."""
+
+    email: EmailStr = Field(description="Your email")
+    homepage: AnyUrl = Field(description="Your homepage")
+    birthday: datetime.date = Field(description="Your birthday")
+    meeting: datetime.datetime = Field(description="When shall we meet?")
+    workers: int = Field(ge=1, le=8, description="Workers")
+    ratio: float = Field(ge=0, le=1, description="Coverage goal")
+    nick: str = Field(min_length=2, max_length=10, description="Nickname")
+    plan: Literal["free", "pro"] = Field(description="Plan")
+
+
+def _validating_server() -> MCPServer:
+    """A server built with the official SDK whose tool elicits `Signup` and reports the reply."""
+    server = MCPServer("validating")
+
+    @server.tool()
+    async def signup(ctx: Context) -> str:
+        try:
+            result = await ctx.elicit("Sign up, please", schema=Signup)
+        except ValueError as err:  # the SDK refuses content that breaks the schema
+            return f"refused: {err}"
+        if result.action != "accept":
+            return result.action
+        return result.data.model_dump_json()
+
+    return server
+
+
+def _texts(**answers: str) -> dict[str, Any]:
+    return {
+        "answers": [{"id": key, "selected": [], "custom": text} for key, text in answers.items()]
+    }
+
+
+async def test_a_validating_server_accepts_every_answer_the_human_finishes() -> None:
+    """Bad emails, URIs, dates, date-times, ranges and lengths are asked again, never sent."""
+    wrong = _texts(
+        email="a@",
+        homepage="example.com",
+        birthday="2024-02-30",
+        meeting="2025-03-31T14:30:00",
+        workers="9",
+        ratio="1.5",
+        nick="x",
+    )
+    wrong["answers"].append({"id": "plan", "selected": ["pro"]})
+    still_wrong = _texts(
+        email="me@example",
+        homepage="http://",
+        birthday="31.03.2025",
+        meeting="2025-03-31 14:30",
+        workers="2.5",
+        ratio="lots",
+        nick="far too long a name",
+    )
+    right = _texts(
+        email="me@example.com",
+        homepage="https://example.com/me",
+        birthday="2024-02-29",
+        meeting="2025-03-31T14:30:00+02:00",
+        workers="8",
+        ratio="0.5",
+        nick="mo",
+    )
+    provider = ScriptedProvider(wrong, still_wrong, right)
+    callback = elicitation_callback(_harness(provider))
+    with anyio.fail_after(TIMEOUT):
+        async with Client(
+            _validating_server(), mode="legacy", elicitation_callback=callback
+        ) as client:
+            result = await client.call_tool("signup", {})
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert not text.startswith("refused"), text
+    assert json.loads(text) == {
+        "email": "me@example.com",
+        "homepage": "https://example.com/me",
+        "birthday": "2024-02-29",
+        "meeting": "2025-03-31T14:30:00+02:00",
+        "workers": 8,
+        "ratio": 0.5,
+        "nick": "mo",
+        "plan": "pro",
+    }
+    assert len(provider.requests) == 3
+    again = {q.id: q.question for q in provider.requests[1].questions}
+    assert sorted(again) == sorted(set(Signup.model_fields) - {"plan"})
+    assert again["email"] == (
+        'Your email (your answer "a@" was refused: it must be an email address, like'
+        " name@example.com: There must be something after the @-sign.)"
+    )
+    assert 'answer "example.com" was refused: it must be a full address' in again["homepage"]
+    assert 'answer "2024-02-30" was refused: it must be a date as YYYY-MM-DD' in again["birthday"]
+    assert "with its time zone" in again["meeting"]
+    assert again["workers"].endswith("it must be a whole number from 1 to 8)")
+    assert again["ratio"].endswith("it must be a number from 0 to 1)")
+    assert again["nick"].endswith("it must be 2 to 10 characters (you gave 1))")
+    third = {q.id: q.question for q in provider.requests[2].questions}
+    assert "The part after the @-sign is not valid. It should have a period." in third["email"]
+    assert 'answer "lots" was refused: it must be a number' in third["ratio"]
+
+
+@pytest.mark.parametrize(
+    ("text_format", "refused", "accepted"),
+    [
+        ("email", ["a@", "@b.co", "a b@c.co", "a@b", "用户@example.com"], "a.b+c@example.org"),
+        ("uri", ["example.com", "http://", "http://exa mple.com", "/relative"], "urn:isbn:123"),
+        ("date", ["2025-02-29", "2025-2-1", "20250201", "2025-02-01T00:00:00Z"], "2024-02-29"),
+        (
+            "date-time",
+            ["2025-03-31T14:30:00", "2025-03-31", "2025-03-31T25:00:00Z", "yesterday"],
+            "2025-03-31T14:30:00.5-07:00",
+        ),
+    ],
+)
+async def test_each_mcp_format_is_checked_by_a_real_validator(
+    text_format: str, refused: list[str], accepted: str
+) -> None:
+    """Each value that breaks its format is refused in turn; the first that fits is sent."""
+    schema = {
+        "type": "object",
+        "properties": {"x": {"type": "string", "format": text_format}},
+        "required": ["x"],
+    }
+    provider = ScriptedProvider(*(_texts(x=text) for text in [*refused, accepted]))
+    reply = await _elicit(provider, schema)
+    assert reply == {"action": "accept", "content": {"x": accepted}}
+    asked = [request.questions[0].question for request in provider.requests[1:]]
+    assert [
+        f"your answer {json.dumps(text, ensure_ascii=False)} was refused" in question
+        for question, text in zip(asked, refused, strict=True)
+    ] == [True] * len(refused)
+
+
+HEROES: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "hero": {
+            "type": "string",
+            "title": "Favourite hero",
+            "oneOf": [
+                {"const": "hero-1", "title": "Superman"},
+                {"const": "hero-2", "title": "Batman"},
+            ],
+            "default": "hero-1",
+        },
+        "team": {
+            "type": "array",
+            "title": "Team",
+            "items": {
+                "anyOf": [
+                    {"const": "hero-1", "title": "Superman"},
+                    {"const": "hero-2", "title": "Batman"},
+                    {"const": "hero-3", "title": "Robin"},
+                ]
+            },
+            "default": ["hero-2", "hero-3"],
+        },
+    },
+}
+
+
+async def test_defaults_are_shown_by_their_titles_and_recommended() -> None:
+    """A default is named by its option's title (never its raw value) and is the recommended one."""
+    provider = ScriptedProvider({"answers": [{"id": "hero", "selected": ["Batman"]}]})
+    reply = await _elicit(provider, HEROES)
+    assert reply == {"action": "accept", "content": {"hero": "hero-2"}}
+    asked = {q.id: q for q in provider.requests[0].questions}
+    assert "Default: Superman." in (asked["hero"].detail or "")
+    assert "Default: Batman, Robin." in (asked["team"].detail or "")
+    assert "hero-" not in (asked["hero"].detail or "") + (asked["team"].detail or "")
+    assert [o.recommended for o in asked["hero"].options] == [True, False]
+    assert [o.recommended for o in asked["team"].options] == [False, True, True]
+
+
+async def test_an_enum_value_meaning_other_is_one_row_and_still_answerable() -> None:
+    """An enum "Other" or "Skip" is shown as a listed option, apart from the UI's own rows."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "colour": {"type": "string", "enum": ["red", "Other", "skip"]},
+            "case": {"type": "string", "enum": ["A b", "a  B"]},
+        },
+    }
+    provider = ScriptedProvider(
+        {
+            "answers": [
+                {"id": "colour", "selected": ["Listed option: Other"]},
+                {"id": "case", "selected": ["a  B (a  B)"]},
+            ]
+        }
+    )
+    reply = await _elicit(provider, schema)
+    assert reply == {"action": "accept", "content": {"colour": "Other", "case": "a  B"}}
+    asked = {q.id: q for q in provider.requests[0].questions}
+    assert [o.label for o in asked["colour"].options] == [
+        "red",
+        "Listed option: Other",
+        "Listed option: skip",
+    ]
+    assert [o.label for o in asked["case"].options] == ["A b", "a  B (a  B)"]
+    check_request(AskUserQuestionRequest(questions=tuple(asked.values())))  # no BAD_QUESTION
 
 
 # ElicitationProvider ------------------------------------------------------------------------
@@ -636,3 +849,90 @@ async def test_provider_without_a_back_channel_raises_the_sdk_error() -> None:
             await connected.call_tool("ask", {})
     assert [type(err) for err in raised] == [NoBackChannelError]
     assert client.forms == []
+
+
+async def test_provider_recommended_option_is_the_default_and_said_in_its_title() -> None:
+    """A recommended option is the field's default (single: a label; multi: the labels)."""
+    pkg = AskUserQuestionItem(
+        id="pkg",
+        question="Which package manager?",
+        options=(
+            AskUserQuestionOption("pnpm", "Fast", recommended=True),
+            AskUserQuestionOption("npm"),
+        ),
+    )
+    targets = AskUserQuestionItem(
+        id="targets",
+        question="Which targets?",
+        options=(
+            AskUserQuestionOption("linux", recommended=True),
+            AskUserQuestionOption("mac"),
+            AskUserQuestionOption("windows", recommended=True),
+        ),
+        multi_select=True,
+    )
+    request = AskUserQuestionRequest(questions=(pkg, targets, NAME))
+    client = RecordingClient(types.ElicitResult(action="accept", content={"pkg": "npm"}))
+    text = await _ask_client(_asking_server(request), client)
+    props = client.forms[0].requested_schema["properties"]
+    assert props["pkg"]["default"] == "pnpm"
+    assert props["pkg"]["oneOf"][0] == {"const": "pnpm", "title": "pnpm: Fast (recommended)"}
+    assert props["targets"]["default"] == ["linux", "windows"]
+    assert "default" not in props["name"]
+    assert "default" not in elicitation_schema(THREE)[1]["properties"]["pkg"]
+    assert json.loads(text) == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+
+
+async def test_provider_recommended_round_trips_to_our_callback_as_recommended() -> None:
+    """Our provider's default reaches our callback's question as the recommended option."""
+    pkg = AskUserQuestionItem(
+        id="pkg",
+        question="Which package manager?",
+        options=(AskUserQuestionOption("pnpm"), AskUserQuestionOption("npm", recommended=True)),
+    )
+    client_side = ScriptedProvider({"answers": [{"id": "pkg", "selected": ["pnpm"]}]})
+    request = AskUserQuestionRequest(questions=(pkg,))
+    await _ask_client(_asking_server(request), elicitation_callback(_harness(client_side)))
+    asked = client_side.requests[0].questions[0]
+    assert [(o.label, o.recommended) for o in asked.options] == [
+        ("pnpm", False),
+        ("npm (recommended)", True),
+    ]
+    assert "Default: npm (recommended)." in (asked.detail or "")
+
+
+async def test_provider_refuses_a_secret_question_without_sending_a_form() -> None:
+    """MCP forms cannot mask a field: a secret question is NOT_INTERACTIVE; nothing is sent."""
+    token = AskUserQuestionItem(id="token", question="Your API token?", secret=True)
+    client = RecordingClient()
+    text = await _ask_client(_asking_server(AskUserQuestionRequest(questions=(PKG, token))), client)
+    assert text == f"error {UserQuestionErrorCode.NOT_INTERACTIVE}"
+    assert client.forms == []
+    with pytest.raises(UserQuestionError) as caught:
+        await ElicitationProvider(FakeMcpContext(types.ElicitResult(action="cancel"))).ask(
+            AskUserQuestionRequest(questions=(token,))
+        )
+    assert caught.value.message == (
+        UserQuestionError.not_interactive().message
+        + ': MCP form elicitation cannot mask the secret answer of question "token"'
+        " (a client shows and may keep form fields in clear)"
+    )
+
+
+async def test_provider_shows_model_text_inert_and_keeps_labels_as_values() -> None:
+    """Titles and the message are inert text; each const is still the exact label."""
+    tricky = AskUserQuestionItem(
+        id="pick",
+        question="Pick\u202e one",
+        detail="line one\nwith \x1b[31m colour",
+        options=(AskUserQuestionOption("a\u200bb"), AskUserQuestionOption("c")),
+    )
+    client = RecordingClient(types.ElicitResult(action="accept", content={"pick": "a\u200bb"}))
+    text = await _ask_client(_asking_server(AskUserQuestionRequest(questions=(tricky,))), client)
+    form = client.forms[0]
+    prop = form.requested_schema["properties"]["pick"]
+    assert prop["title"] == "Pick<U+202E> one"
+    assert prop["oneOf"][0] == {"const": "a\u200bb", "title": "a<U+200B>b"}
+    assert "\x1b" not in form.message
+    assert "line one\n" in form.message
+    assert json.loads(text) == {"answers": [{"id": "pick", "selected": ["a\u200bb"]}]}

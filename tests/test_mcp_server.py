@@ -1,21 +1,15 @@
 """``dsh-ask mcp``: the stdio MCP server, run as a real subprocess and driven by the SDK's client.
 
-The server asks through an installed provider: a tiny scripted provider distribution built and
-pip-installed to a folder here, chosen with ``--provider``. It logs each ask, and whether the
-ask was withdrawn, to a file the test reads; it also prints to stdout, which must never reach
-the protocol.
+The server asks through a scripted provider installed to a folder (see ``mcp_helpers``).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
-import textwrap
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,184 +19,27 @@ import pytest
 pytest.importorskip("mcp", reason="the MCP tests need the mcp extra")
 
 import mcp_types as types
-from mcp import Client, StdioServerParameters
-from tool_cli_env import pip_install_to
+from mcp import Client, ClientSession
+from mcp.client.stdio import stdio_client
+from mcp_helpers import (
+    PKG_ARGS,
+    PLAN,
+    TIMEOUT,
+    TTY_PROVIDER,
+    Server,
+    command_line,
+    install_provider,
+)
 
-from dsh_user_questions import tool
-
-TIMEOUT = 60
-PROVIDER = "mcpscripted"
-TTY_PROVIDER = "mcptty"
-SCRIPT_ENV = "DSH_MCP_TEST_SCRIPT"
-LOG_ENV = "DSH_MCP_TEST_LOG"
-
-_PROVIDER_MODULE = f'''\
-"""A scripted provider for the dsh-ask mcp tests."""
-
-import asyncio
-import json
-import os
-
-from dsh_user_questions import UserQuestionError, hookimpl
-
-_steps = json.loads(os.environ.get("{SCRIPT_ENV}", "[]"))
-
-
-def _log(event, **data):
-    with open(os.environ["{LOG_ENV}"], "a", encoding="utf-8") as file:
-        file.write(json.dumps({{"event": event, **data}}) + "\\n")
-
-
-@hookimpl
-async def dsh_user_questions_ask(request):
-    _log("asked", request=request.to_dict())
-    print("a provider writing to stdout must not break the protocol", flush=True)
-    step = _steps.pop(0) if _steps else {{"cancel": True}}
-    if step.get("hang"):
-        try:
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            _log("withdrawn")
-            raise
-    if "answer" in step:
-        return step["answer"]
-    raise UserQuestionError.cancelled()
-'''
-
-_TTY_PROVIDER_MODULE = """\
-\"\"\"A provider that asks on standard input and output, as a terminal provider does.\"\"\"
-
-import asyncio
-import os
-
-from dsh_user_questions import hookimpl
-
-
-@hookimpl
-async def dsh_user_questions_ask(request):
-    question = request.questions[0]
-    print(f"{question.question} ", end="", flush=True)
-    line = await asyncio.get_running_loop().run_in_executor(None, os.read, 0, 1024)
-    words = f"{line.decode().strip()} (stdin is a tty: {os.isatty(0)})"
-    return {"answers": [{"id": question.id, "selected": [], "custom": words}]}
-"""
-
-_SETUP_CFG = f"""\
-[metadata]
-name = dsh-mcp-test-provider
-version = 1.0
-
-[options]
-py_modules =
-    dsh_mcp_test_provider
-    dsh_mcp_test_tty_provider
-
-[options.entry_points]
-dsh =
-    {PROVIDER} = dsh_mcp_test_provider
-    {TTY_PROVIDER} = dsh_mcp_test_tty_provider
-"""
-
-PKG_ARGS = {
-    "questions": [
-        {
-            "id": "pkg",
-            "question": "Which package manager?",
-            "options": [{"label": "pnpm"}, {"label": "npm"}],
-        }
-    ]
-}
-PLAN = "# Ship it\n\n1. Build\n2. Release"
+import dsh_user_questions
+from dsh_user_questions import UserQuestionError, tool
+from dsh_user_questions.mcp import PROGRESS_INTERVAL_ENV, build_server
 
 
 @pytest.fixture(scope="module")
 def provider_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The scripted provider distribution, pip-installed to its own folder."""
-    root = tmp_path_factory.mktemp("mcp-provider")
-    project = root / "project"
-    project.mkdir()
-    (project / "dsh_mcp_test_provider.py").write_text(_PROVIDER_MODULE, encoding="utf-8")
-    (project / "dsh_mcp_test_tty_provider.py").write_text(_TTY_PROVIDER_MODULE, encoding="utf-8")
-    (project / "setup.cfg").write_text(_SETUP_CFG, encoding="utf-8")
-    (project / "pyproject.toml").write_text(
-        textwrap.dedent(
-            """\
-            [build-system]
-            requires = ["setuptools", "wheel"]
-            build-backend = "setuptools.build_meta"
-            """
-        ),
-        encoding="utf-8",
-    )
-    target = root / "site"
-    pip_install_to(project, target)
-    return target
-
-
-_WITH_TERMINAL = """\
-import os, sys
-if os.getsid(0) != os.getpid():  # the SDK may have started a new session already
-    os.setsid()
-os.close(os.open(sys.argv[1], os.O_RDWR))  # the first terminal a session opens is its own
-os.execv(sys.argv[2], sys.argv[2:])
-"""
-
-
-def _command() -> list[str]:
-    """``dsh-ask mcp`` as installed next to this Python, or through ``-m`` in a source tree."""
-    script = shutil.which("dsh-ask", path=str(Path(sys.executable).parent))
-    if script is not None:
-        return [script, "mcp"]
-    return [sys.executable, "-m", "dsh_user_questions.cli", "mcp"]
-
-
-class Server:
-    """One ``dsh-ask mcp`` process's script and log."""
-
-    def __init__(
-        self,
-        provider_dir: Path,
-        tmp_path: Path,
-        steps: list[dict[str, Any]],
-        *,
-        provider: str = PROVIDER,
-        terminal: str | None = None,
-    ) -> None:
-        self.log = tmp_path / "asked.jsonl"
-        command = _command()
-        if terminal is not None:
-            # A new session whose controlling terminal is ``terminal``, as a shell gives.
-            command = [sys.executable, "-c", _WITH_TERMINAL, terminal, *command]
-        python_path = os.pathsep.join(
-            [str(provider_dir), *filter(None, [os.environ.get("PYTHONPATH")])]
-        )
-        self.parameters = StdioServerParameters(
-            command=command[0],
-            args=[*command[1:], "--provider", provider],
-            env={
-                "PYTHONPATH": python_path,
-                SCRIPT_ENV: json.dumps(steps),
-                LOG_ENV: str(self.log),
-                "PATH": os.environ.get("PATH", ""),
-            },
-            cwd=str(tmp_path),
-        )
-
-    def events(self) -> list[dict[str, Any]]:
-        if not self.log.exists():
-            return []
-        lines = self.log.read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines]
-
-    async def until(self, check: Callable[[list[dict[str, Any]]], bool]) -> None:
-        # Another process writes the log: polling it is the only way to hear of it.
-        while not check(self.events()):  # noqa: ASYNC110
-            await anyio.sleep(0.05)
-
-    @asynccontextmanager
-    async def client(self, mode: str = "auto") -> AsyncIterator[Client]:
-        async with Client(self.parameters, mode=mode) as client:
-            yield client
+    return install_provider(tmp_path_factory.mktemp("mcp-provider"))
 
 
 def _text(result: Any) -> str:
@@ -359,7 +196,7 @@ def test_without_the_mcp_extra_the_command_says_what_to_install() -> None:
 def test_mcp_help_names_both_tools() -> None:
     """``dsh-ask mcp --help`` says what the server serves and how to choose the provider."""
     done = subprocess.run(
-        [*_command(), "--help"], capture_output=True, text=True, timeout=120, check=False
+        [*command_line(), "--help"], capture_output=True, text=True, timeout=120, check=False
     )
     assert done.returncode == 0
     assert "ask_user_question and review_plan" in done.stdout
@@ -383,3 +220,153 @@ async def test_in_process_unknown_tool_and_bad_plan_arguments(dsh_context: Any) 
     assert _text(extra) == "Error: invalid arguments: agent: unknown property; allowed: plan"
     assert missing.is_error
     assert _text(missing) == "Error: invalid arguments: plan: is required"
+
+
+async def test_server_info_names_the_package_and_its_version(dsh_context: Any) -> None:
+    """serverInfo says dsh-user-questions and this package's version (it was empty)."""
+    with anyio.fail_after(TIMEOUT):
+        async with Client(build_server(dsh_context), mode="legacy") as client:
+            info = client.server_info
+    assert info is not None
+    assert info.name == "dsh-user-questions"
+    assert info.version == dsh_user_questions.__version__
+
+
+def test_a_progress_interval_must_be_a_positive_number(dsh_context: Any) -> None:
+    """A zero, negative or endless progress interval is refused, naming the value."""
+    for bad in (0, -1.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="progress_interval must be a positive number"):
+            build_server(dsh_context, progress_interval=bad)
+
+
+async def test_no_human_reachable_is_not_interactive_never_a_cancel(
+    provider_dir: Path, tmp_path: Path
+) -> None:
+    """A provider's NOT_INTERACTIVE reaches a stdio_client (no tty) as that message, verbatim."""
+    server = Server(provider_dir, tmp_path, [{"not_interactive": True}])
+    with anyio.fail_after(TIMEOUT):
+        async with (
+            stdio_client(server.parameters) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool("ask_user_question", PKG_ARGS)
+    assert result.is_error
+    assert _text(result) == f"Error: {UserQuestionError.not_interactive().message}"
+    assert "cancel" not in _text(result)
+
+
+@pytest.mark.flaky(reruns=2)
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_long_wait_sends_progress_until_the_answer(
+    provider_dir: Path, tmp_path: Path, mode: str
+) -> None:
+    """While the human has not answered, the call gets progress notifications, ever growing."""
+    answer = {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
+    server = Server(
+        provider_dir,
+        tmp_path,
+        [{"delay": 2.5, "answer": answer}],
+        env={PROGRESS_INTERVAL_ENV: "0.3"},
+    )
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+
+    with anyio.fail_after(TIMEOUT):
+        async with server.client(mode) as client:
+            result = await client.call_tool(
+                "ask_user_question", PKG_ARGS, progress_callback=on_progress
+            )
+    assert _text(result) == '{"answers":[{"id":"pkg","selected":["pnpm"]}]}'
+    assert len(seen) >= 3, seen
+    progress = [entry[0] for entry in seen]
+    assert progress == sorted(set(progress))  # strictly growing, as the protocol requires
+    assert all(total is None for _, total, _ in seen)
+    assert all("waiting for the user to answer" in (message or "") for *_, message in seen)
+
+
+def test_a_bad_progress_interval_in_the_environment_is_refused(
+    provider_dir: Path, tmp_path: Path
+) -> None:
+    """dsh-ask mcp with a progress interval that is no positive number says so and stops."""
+    server = Server(provider_dir, tmp_path, [], env={PROGRESS_INTERVAL_ENV: "soon"})
+    done = subprocess.run(
+        [server.parameters.command, *server.parameters.args],
+        env={**os.environ, **(server.parameters.env or {})},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert f"{PROGRESS_INTERVAL_ENV} must be a positive number of seconds, not 'soon'" in (
+        done.stderr
+    )
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("dsh_user_questions_terminal") is None,
+    reason="the terminal provider is not installed here",
+)
+async def test_the_terminal_provider_without_a_tty_is_not_interactive(
+    provider_dir: Path, tmp_path: Path
+) -> None:
+    """The real terminal provider under a stdio_client (a new session, no tty): NOT_INTERACTIVE."""
+    server = Server(provider_dir, tmp_path, [], provider="terminal")
+    with anyio.fail_after(TIMEOUT):
+        async with (
+            stdio_client(server.parameters) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool("ask_user_question", PKG_ARGS)
+    assert result.is_error
+    assert _text(result).startswith(f"Error: {UserQuestionError.not_interactive().message}")
+    assert "cancelled" not in _text(result)
+
+
+async def test_a_secret_question_is_refused_since_a_tool_result_reaches_the_model(
+    dsh_context: Any,
+) -> None:
+    """MCP has no channel that skips the model: a secret question is NOT_INTERACTIVE, unasked."""
+    arguments = {"questions": [{"id": "token", "question": "Your API token?", "secret": True}]}
+    with anyio.fail_after(TIMEOUT):
+        async with Client(build_server(dsh_context), mode="legacy") as client:
+            result = await client.call_tool("ask_user_question", arguments)
+    assert result.is_error
+    assert _text(result) == (
+        f"Error: {UserQuestionError.not_interactive().message}: an MCP tool result goes into"
+        " the model's context, so dsh-ask mcp cannot take the secret answer of question"
+        ' "token"'
+    )
+
+
+class SlowProvider:
+    """Answers after ``seconds``, as a human who takes a while."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    async def ask(self, request: Any) -> Any:
+        await anyio.sleep(self.seconds)
+        return {"answers": [{"id": request.questions[0].id, "selected": ["npm"]}]}
+
+
+async def test_at_the_defaults_the_first_progress_comes_after_a_second(dsh_context: Any) -> None:
+    """With the default interval, a wait of 1.6 s already shows one progress notification."""
+    dsh_context.user_questions.register_provider(SlowProvider(1.6))
+    seen: list[float] = []
+
+    async def on_progress(progress: float, _total: float | None, _message: str | None) -> None:
+        seen.append(progress)
+
+    with anyio.fail_after(TIMEOUT):
+        async with Client(build_server(dsh_context), mode="legacy") as client:
+            answered = await client.call_tool(
+                "ask_user_question", PKG_ARGS, progress_callback=on_progress
+            )
+    assert _text(answered) == '{"answers":[{"id":"pkg","selected":["npm"]}]}'
+    assert seen == [1.0]

@@ -23,9 +23,17 @@ except ImportError as err:  # pragma: no cover - depends on what is installed
 
 from ._callback import UnsupportedElicitation, elicitation_callback, questions_for_elicitation
 from ._provider import ElicitationProvider, elicitation_schema
-from ._server import SERVER_NAME, build_server, serve_stdio
+from ._server import (
+    PROGRESS_INTERVAL,
+    PROGRESS_INTERVAL_ENV,
+    SERVER_NAME,
+    build_server,
+    serve_stdio,
+)
 
 __all__ = [
+    "PROGRESS_INTERVAL",
+    "PROGRESS_INTERVAL_ENV",
     "SERVER_NAME",
     "ElicitationProvider",
     "UnsupportedElicitation",

@@ -8,11 +8,16 @@ Each field of the requested schema becomes one question, with the field's name a
 - a ``boolean``: a single select of ``Yes`` and ``No``;
 - a ``string``, ``number`` or ``integer``: a free-text question.
 
-What a question cannot carry is written into its detail as text and checked on the way back:
-a number's range and kind, a string's length and format, how many items to pick. An answer that
-breaks them (``abc`` for a number, a custom text for an enum) is asked again, with the problem
-said, until it is right or the human closes the form. Defaults are shown as text; a skipped
-field is left out of the content so the server applies its own default.
+What a question cannot carry is written into its detail as text and checked on the way back
+with real validators (`jsonschema` and its format checker, ``email-validator``, pydantic; see
+``_checks``): a number's range and kind, a string's length and format (``email``, ``uri``,
+``date``, ``date-time``), how many items to pick. An answer that breaks them (``abc`` for a
+number, ``a@`` for an email, own words for an enum) is never sent to the server: it is asked
+again, the question saying which value was refused and why, until it fits or the human closes
+the form. A default is shown by its title (and its option is the recommended one); a skipped
+field is left out of the content so the server applies its own default. An enum title that
+means the UI's own "Other" or "Skip" is shown as ``Listed option: Other``, so the human sees
+the form's option and the UI's own apart.
 
 Outcomes: every field answered as required is ``accept``; nothing answered, or a required
 field skipped, is ``decline``; the human closing the question (``ASK_CANCELLED``), an abort
@@ -25,7 +30,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -39,11 +44,15 @@ from ..payloads import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
+from ..rules import label_key, reserved_label
+from ._checks import check_schema, number_rule, problem_with
 
 __all__ = ["UnsupportedElicitation", "elicitation_callback", "questions_for_elicitation"]
 
 YES = "Yes"
 NO = "No"
+LISTED = "Listed option: "
+"""Put before an enum title that reads as the UI's own "Other" or "Skip" choice."""
 
 
 class UnsupportedElicitation(ValueError):
@@ -62,6 +71,8 @@ class _Field:
     question: AskUserQuestionItem
     read: Callable[[AskUserQuestionAnswerItem], Value]
     """The field's value from an answer item; raises `ValueError` saying what is wrong."""
+    schema: Mapping[str, Any]
+    """The field's own schema, which the value must pass (`_checks.problem_with`)."""
 
 
 def questions_for_elicitation(
@@ -96,19 +107,34 @@ def _fields(message: str, schema: Mapping[str, Any]) -> list[_Field]:
 def _field(name: str, prop: object, required: bool, intro: str | None) -> _Field:
     if not isinstance(prop, Mapping):
         raise UnsupportedElicitation(f"field {name!r} is not a schema object")
+    field = _mapped(name, prop, required, intro)
+    problem = check_schema(prop)
+    if problem is not None:
+        raise UnsupportedElicitation(f"field {name!r} is not a valid JSON Schema: {problem}")
+    return field
+
+
+def _mapped(name: str, prop: Mapping[str, Any], required: bool, intro: str | None) -> _Field:
     kind = prop.get("type")
     notes: list[str] = []
     title = _optional_text(prop.get("title"))
     description = _optional_text(prop.get("description"))
     question_text = description or title or name
     header = title if description else None
-    if "default" in prop:
-        notes.append(f"Default: {json.dumps(prop['default'], ensure_ascii=False)}.")
-    if not required:
-        notes.append("Optional.")
+    default = prop.get("default")
 
-    def item(options: tuple[AskUserQuestionOption, ...] = (), multi: bool = False) -> Any:
-        detail = "\n\n".join(part for part in (intro, " ".join(notes)) if part)
+    def item(
+        options: tuple[AskUserQuestionOption, ...] = (),
+        multi: bool = False,
+        shown_default: str | None = None,
+    ) -> Any:
+        said = list(notes)
+        if "default" in prop:
+            shown = shown_default or json.dumps(default, ensure_ascii=False)
+            said.insert(0, f"Default: {shown}.")
+        if not required:
+            said.append("Optional.")
+        detail = "\n\n".join(part for part in (intro, " ".join(said)) if part)
         return AskUserQuestionItem(
             id=name,
             question=question_text,
@@ -120,8 +146,8 @@ def _field(name: str, prop: object, required: bool, intro: str | None) -> _Field
 
     if kind == "string" and ("enum" in prop or "oneOf" in prop or "anyOf" in prop):
         choices = _choices(name, prop)
-        question = item(tuple(AskUserQuestionOption(label) for label in choices))
-        return _Field(name, required, question, _single(choices))
+        options, shown = _options(choices, [default])
+        return _Field(name, required, item(options, shown_default=shown), _single(choices), prop)
     if kind == "array":
         items = prop.get("items")
         if not isinstance(items, Mapping):
@@ -130,11 +156,18 @@ def _field(name: str, prop: object, required: bool, intro: str | None) -> _Field
         low, high = _whole(prop.get("minItems")), _whole(prop.get("maxItems"))
         if low is not None or high is not None:
             notes.append(_count_rule(low, high) + ".")
-        question = item(tuple(AskUserQuestionOption(label) for label in choices), multi=True)
-        return _Field(name, required, question, _multi(choices, low, high))
+        defaults = default if isinstance(default, list) else [default]
+        options, shown = _options(choices, defaults, multi=True)
+        question = item(options, multi=True, shown_default=shown)
+        return _Field(name, required, question, _multi(choices), prop)
     if kind == "boolean":
-        question = item((AskUserQuestionOption(YES), AskUserQuestionOption(NO)))
-        return _Field(name, required, question, _boolean)
+        yes_no = {YES: True, NO: False}
+        options = tuple(
+            AskUserQuestionOption(label, recommended=default is value)
+            for label, value in yes_no.items()
+        )
+        shown = next((label for label, value in yes_no.items() if default is value), None)
+        return _Field(name, required, item(options, shown_default=shown), _boolean, prop)
     if kind == "string":
         low, high = _whole(prop.get("minLength")), _whole(prop.get("maxLength"))
         text_format = prop.get("format")
@@ -144,15 +177,27 @@ def _field(name: str, prop: object, required: bool, intro: str | None) -> _Field
             notes.append(_length_rule(low, high) + ".")
         if text_format:
             notes.append(f"Format: {text_format}.")
-        return _Field(name, required, item(), _string(low, high, text_format))
+        return _Field(name, required, item(), _string, prop)
     if kind in ("number", "integer"):
-        least, most = _number(name, prop.get("minimum")), _number(name, prop.get("maximum"))
-        notes.append(_number_rule(kind, least, most) + ".")
-        return _Field(name, required, item(), _numeric(kind == "integer", least, most))
+        _number(name, prop.get("minimum"))
+        _number(name, prop.get("maximum"))
+        notes.append(number_rule(prop) + ".")
+        return _Field(name, required, item(), _numeric(kind == "integer"), prop)
     raise UnsupportedElicitation(
         f"field {name!r} of type {json.dumps(kind)} cannot be asked as a question"
         " (supported: string, number, integer, boolean, enum, array of enum)"
     )
+
+
+def _options(
+    choices: dict[str, str], defaults: Sequence[object], *, multi: bool = False
+) -> tuple[tuple[AskUserQuestionOption, ...], str | None]:
+    """The options of ``choices``, a default's recommended, and the defaults by their titles."""
+    picked = [label for label, value in choices.items() if value in defaults]
+    if not multi:
+        picked = picked[:1]
+    options = tuple(AskUserQuestionOption(label, recommended=label in picked) for label in choices)
+    return options, ", ".join(picked) or None
 
 
 def _optional_text(value: object) -> str | None:
@@ -190,10 +235,15 @@ def _choices(name: str, prop: Mapping[str, Any]) -> dict[str, str]:
         raise UnsupportedElicitation(f"field {name!r} offers no choices")
     labels: dict[str, str] = {}
     for title, value in pairs:
-        label = title.strip()
-        # Labels must differ (ignoring case); a clash keeps both, told apart by their values.
-        if any(label.casefold() == seen.casefold() for seen in labels):
-            label = f"{label} ({value})"
+        label = title.strip() or json.dumps(value)
+        if reserved_label(label) is not None:  # the UI's own Other or Skip is another row
+            label = LISTED + label
+        # Labels must differ (as `rules.label_key` reads them): a clash keeps both, told apart
+        # by their values, then by their places.
+        for candidate in (label, f"{label} ({value})", f"{label} ({value}) #{len(labels) + 1}"):
+            if all(label_key(candidate) != label_key(seen) for seen in labels):
+                label = candidate
+                break
         labels[label] = value
     return labels
 
@@ -222,36 +272,24 @@ def _length_rule(low: int | None, high: int | None) -> str:
     return f"At least {low} characters" if low is not None else f"At most {high} characters"
 
 
-def _number_rule(kind: str, low: float | None, high: float | None) -> str:
-    what = "A whole number" if kind == "integer" else "A number"
-    if low is not None and high is not None:
-        return f"{what} from {low:g} to {high:g}"
-    if low is not None:
-        return f"{what}, at least {low:g}"
-    return f"{what}, at most {high:g}" if high is not None else what
-
-
 # Reading answers back -------------------------------------------------------------------------
+# Each reader turns an answer item into the field's typed value, or says the answer is of the
+# wrong kind; `_checks.problem_with` then checks the value against the field's whole schema.
 
 
 def _single(choices: dict[str, str]) -> Callable[[AskUserQuestionAnswerItem], Value]:
     def read(item: AskUserQuestionAnswerItem) -> Value:
         if item.custom is not None or len(item.selected) != 1:
-            raise ValueError("choose one of the options; this field takes no other answer")
+            raise ValueError("it must be one of the options, not words of your own")
         return choices[item.selected[0]]
 
     return read
 
 
-def _multi(
-    choices: dict[str, str], low: int | None, high: int | None
-) -> Callable[[AskUserQuestionAnswerItem], Value]:
+def _multi(choices: dict[str, str]) -> Callable[[AskUserQuestionAnswerItem], Value]:
     def read(item: AskUserQuestionAnswerItem) -> Value:
         if item.custom is not None:
-            raise ValueError("choose among the options; this field takes no other answer")
-        count = len(item.selected)
-        if (low is not None and count < low) or (high is not None and count > high):
-            raise ValueError(f"{_count_rule(low, high).lower()} options (you chose {count})")
+            raise ValueError("it must be among the options, not words of your own")
         return [choices[label] for label in item.selected]
 
     return read
@@ -259,28 +297,16 @@ def _multi(
 
 def _boolean(item: AskUserQuestionAnswerItem) -> Value:
     if item.custom is not None or len(item.selected) != 1:
-        raise ValueError(f"choose {YES} or {NO}")
+        raise ValueError(f"it must be {YES} or {NO}")
     return item.selected[0] == YES
 
 
-def _string(
-    low: int | None, high: int | None, text_format: str | None
-) -> Callable[[AskUserQuestionAnswerItem], Value]:
-    def read(item: AskUserQuestionAnswerItem) -> Value:
-        text = item.custom or ""
-        if (low is not None and len(text) < low) or (high is not None and len(text) > high):
-            raise ValueError(f"{_length_rule(low, high).lower()} (got {len(text)})")
-        if text_format == "email" and ("@" not in text or text.startswith("@")):
-            raise ValueError("an email address, like name@example.com")
-        return text
-
-    return read
+def _string(item: AskUserQuestionAnswerItem) -> Value:
+    return item.custom or ""
 
 
-def _numeric(
-    integer: bool, low: float | None, high: float | None
-) -> Callable[[AskUserQuestionAnswerItem], Value]:
-    kind = "integer" if integer else "number"
+def _numeric(integer: bool) -> Callable[[AskUserQuestionAnswerItem], Value]:
+    what = "it must be a whole number" if integer else "it must be a number"
 
     def read(item: AskUserQuestionAnswerItem) -> Value:
         text = (item.custom or "").strip()
@@ -288,13 +314,9 @@ def _numeric(
         try:
             value = int(text) if integer else float(text)
         except ValueError:
-            raise ValueError(f"{_number_rule(kind, low, high).lower()}, not {text!r}") from None
-        if (
-            not math.isfinite(value)
-            or (low is not None and value < low)
-            or (high is not None and value > high)
-        ):
-            raise ValueError(f"{_number_rule(kind, low, high).lower()}, not {text!r}")
+            raise ValueError(what) from None
+        if not math.isfinite(value):
+            raise ValueError(f"{what} of finite size")
         if not integer and value == int(value) and "." not in text and "e" not in text.lower():
             value = int(value)
         return value
@@ -309,29 +331,37 @@ def _answered(item: AskUserQuestionAnswerItem | None) -> bool:
 async def _fill(
     service: Any, fields: list[_Field], agent: object | None, signal: Any, timeout: float | None
 ) -> types.ElicitResult:
-    """Ask until every answered field reads back; the result to send to the server."""
+    """Ask until every answered field fits its schema; the result to send to the server.
+
+    No value that fails a check is ever put into the content: its field is asked again, alone
+    with the other refused ones, its question saying which answer was refused and why.
+    """
     content: dict[str, Any] = {}
     pending = fields
-    problems: dict[str, str] = {}
+    refused: dict[str, tuple[str, str]] = {}
     while pending:
-        questions = tuple(
-            _with_problem(field.question, problems.get(field.name)) for field in pending
-        )
+        questions = tuple(_refusing(field.question, refused.get(field.name)) for field in pending)
         answer: AskUserQuestionAnswer = await service.ask(
             AskUserQuestionRequest(questions=questions, agent=agent, signal=signal, timeout=timeout)
         )
         by_id = {item.id: item for item in answer.answers}
         retry: list[_Field] = []
-        problems = {}
+        refused = {}
         for field in pending:
             item = by_id.get(field.name)
             if not _answered(item):
                 continue
             assert item is not None
             try:
-                content[field.name] = field.read(item)
+                value = field.read(item)
             except ValueError as err:
-                problems[field.name] = str(err)
+                problem: str | None = str(err)
+            else:
+                problem = problem_with(field.schema, value)
+            if problem is None:
+                content[field.name] = value
+            else:
+                refused[field.name] = (_given(item), problem)
                 retry.append(field)
         pending = retry
     if not content or any(field.required and field.name not in content for field in fields):
@@ -339,12 +369,26 @@ async def _fill(
     return types.ElicitResult(action="accept", content=content)
 
 
-def _with_problem(question: AskUserQuestionItem, problem: str | None) -> AskUserQuestionItem:
-    if problem is None:
+_SHOWN_CHARS = 60
+
+
+def _given(item: AskUserQuestionAnswerItem) -> str:
+    """The answer the human gave, quoted and cut short, to say it was refused."""
+    text = item.custom if item.custom is not None else ", ".join(item.selected)
+    if len(text) > _SHOWN_CHARS:
+        text = text[:_SHOWN_CHARS] + "..."
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _refusing(
+    question: AskUserQuestionItem, refused: tuple[str, str] | None
+) -> AskUserQuestionItem:
+    """The question asked again after its answer ``refused`` (what was given, why not)."""
+    if refused is None:
         return question
-    said = f"Your last answer did not fit: {problem}."
-    detail = f"{said}\n\n{question.detail}" if question.detail else said
-    return attrs.evolve(question, detail=detail)
+    given, problem = refused
+    said = f"{question.question} (your answer {given} was refused: {problem})"
+    return attrs.evolve(question, question=said)
 
 
 def elicitation_callback(

@@ -8,7 +8,14 @@ words (the "Other" answer). No field is required, so every question may be skipp
 
 MCP forms have no place for a detail, so the details go into the message. A plan review
 degrades to a labelled choice (``Approve`` / ``Keep planning``) with the plan in the message
-and feedback in the "Other" field; ``read_plan_review`` reads the answer as usual.
+and feedback in the "Other" field; ``read_plan_review`` reads the answer as usual. A
+recommended option is the field's ``default`` (what the schema allows; a client may preselect
+it) and its title says ``(recommended)``. Every text the client shows (message, titles) is
+`rules.inert_text`; the ``const`` values stay the labels, so the answer reads back.
+
+A secret question is never put into a form: MCP form mode cannot mask a field, and the spec
+keeps sensitive input out of it (URL mode is its way, which needs a page of the server's own).
+Such a request raises ``NOT_INTERACTIVE`` saying so, before anything is sent.
 
 ``accept`` gives the answer (a value of the wrong type, or a field nobody asked, is
 ``BAD_ANSWER``); ``decline`` and ``cancel`` raise ``ASK_CANCELLED``. An abort of the
@@ -29,7 +36,7 @@ from ..payloads import (
     AskUserQuestionItem,
     AskUserQuestionRequest,
 )
-from ..rules import is_plan_review
+from ..rules import inert_text, is_plan_review
 
 __all__ = ["OTHER_SUFFIX", "ElicitationProvider", "elicitation_schema"]
 
@@ -38,19 +45,18 @@ OTHER_SUFFIX: Final = ".other"
 
 
 def _choice_titles(question: AskUserQuestionItem) -> list[dict[str, str]]:
-    return [
-        {
-            "const": option.label,
-            "title": f"{option.label}: {option.description}"
-            if option.description
-            else option.label,
-        }
-        for option in question.options
-    ]
+    choices = []
+    for option in question.options:
+        title = f"{option.label}: {option.description}" if option.description else option.label
+        if option.recommended:
+            title += " (recommended)"
+        choices.append({"const": option.label, "title": inert_text(title)})
+    return choices
 
 
 def _field_title(question: AskUserQuestionItem) -> str:
-    return f"{question.header}: {question.question}" if question.header else question.question
+    title = f"{question.header}: {question.question}" if question.header else question.question
+    return inert_text(title)
 
 
 def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, Any]]:
@@ -70,19 +76,22 @@ def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, 
         title = _field_title(question)
         if question.options:
             choices = _choice_titles(question)
+            recommended = [option.label for option in question.options if option.recommended]
+            field: dict[str, Any]
             if question.multi_select:
-                properties[question.id] = {
+                field = {
                     "type": "array",
                     "title": title,
                     "description": "Choose any number of these.",
                     "items": {"anyOf": choices},
                 }
+                if recommended:
+                    field["default"] = recommended
             else:
-                properties[question.id] = {
-                    "type": "string",
-                    "title": title,
-                    "oneOf": choices,
-                }
+                field = {"type": "string", "title": title, "oneOf": choices}
+                if recommended:
+                    field["default"] = recommended[0]
+            properties[question.id] = field
             properties[question.id + OTHER_SUFFIX] = {
                 "type": "string",
                 "title": "Other: your own words" if not is_plan_review(question) else "Feedback",
@@ -94,7 +103,8 @@ def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, 
             }
         else:
             properties[question.id] = {"type": "string", "title": title}
-    return "\n\n".join(lines), {"type": "object", "properties": properties}
+    message = inert_text("\n\n".join(lines), multiline=True)
+    return message, {"type": "object", "properties": properties}
 
 
 def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUserQuestionAnswer:
@@ -168,7 +178,17 @@ class ElicitationProvider:
         self._context = mcp_context
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-        """Elicit the questions of ``request``; ``decline`` or ``cancel`` is ``ASK_CANCELLED``."""
+        """Elicit the questions of ``request``; ``decline`` or ``cancel`` is ``ASK_CANCELLED``.
+
+        A request with a secret question raises ``NOT_INTERACTIVE`` and elicits nothing.
+        """
+        secret = [question.id for question in request.questions if question.secret]
+        if secret:
+            raise UserQuestionError.not_interactive(
+                "MCP form elicitation cannot mask the secret answer of question"
+                f" {json.dumps(secret[0], ensure_ascii=False)}"
+                " (a client shows and may keep form fields in clear)"
+            )
         message, schema = elicitation_schema(request)
         # An MCPServer Context wraps the low-level request context, whose id keeps its type.
         request_context = getattr(self._context, "request_context", self._context)

@@ -4,30 +4,52 @@ Two tools: ``ask_user_question`` (the model-facing tool of `dsh_user_questions.t
 schema, same results) and ``review_plan`` (plan review: approve, keep planning, or talk
 instead). Each call asks through ``ctx.user_questions``; a request the client cancels
 (``notifications/cancelled``) cancels the pending ask, and with it the provider's question.
+A question marked ``secret`` is refused (``NOT_INTERACTIVE``): a tool result goes into the
+model's context, so there is nowhere to keep the answer out of it.
+
+While the human has not answered, a call whose client gave a progress token gets a
+``notifications/progress`` after a second, then every `PROGRESS_INTERVAL` seconds, so a
+client that resets its request timeout on progress (the TypeScript SDK's
+``resetTimeoutOnProgress``) keeps waiting.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import sys
-from collections.abc import Iterator
-from typing import Any, Final
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, Final, TypeVar
 
+import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from .. import tool
+from .. import __version__, tool
 from ..errors import HarnessError, UserQuestionError
 from ..plan_review import review_plan
 
-__all__ = ["REVIEW_PLAN", "SERVER_NAME", "build_server", "serve_stdio"]
+__all__ = [
+    "PROGRESS_INTERVAL",
+    "PROGRESS_INTERVAL_ENV",
+    "REVIEW_PLAN",
+    "SERVER_NAME",
+    "build_server",
+    "serve_stdio",
+]
 
 SERVER_NAME: Final = "dsh-user-questions"
 REVIEW_PLAN: Final = "review_plan"
+PROGRESS_INTERVAL: Final = 10.0
+"""Seconds between two progress notifications while a human has not answered."""
+FIRST_PROGRESS: Final = 1.0
+"""Seconds before the first progress notification (or the interval, when that is shorter)."""
+PROGRESS_INTERVAL_ENV: Final = "DSH_ASK_MCP_PROGRESS_INTERVAL"
+"""Environment variable `serve_stdio` reads the interval from (seconds, a positive number)."""
 
 _REVIEW_PLAN_DESCRIPTION = """\
 Ask the user to review your plan before you carry it out, and wait for the verdict. The plan is \
@@ -68,8 +90,24 @@ def _text(content: str, *, is_error: bool = False) -> types.CallToolResult:
 
 
 async def _ask(ctx: Any, arguments: dict[str, Any]) -> types.CallToolResult:
+    secret = _secret_question(arguments)
+    if secret is not None:  # a tool result goes to the model: nowhere to keep a secret out
+        err = UserQuestionError.not_interactive(
+            "an MCP tool result goes into the model's context, so dsh-ask mcp cannot take the"
+            f" secret answer of question {json.dumps(secret, ensure_ascii=False)}"
+        )
+        return _text(tool.ToolResult.from_error(err).content, is_error=True)
     result = await tool.run(ctx, arguments)
     return _text(result.content, is_error=result.is_error)
+
+
+def _secret_question(arguments: dict[str, Any]) -> str | None:
+    """The id of the first question the arguments mark ``secret: true``, if any."""
+    questions = arguments.get("questions")
+    for question in questions if isinstance(questions, list) else ():
+        if isinstance(question, dict) and question.get("secret") is True:
+            return str(question.get("id", ""))
+    return None
 
 
 async def _review(ctx: Any, arguments: dict[str, Any]) -> types.CallToolResult:
@@ -107,12 +145,51 @@ def _shown(name: str) -> str:
     return json.dumps(name[:40] + ("..." if len(name) > 40 else ""))
 
 
-def build_server(ctx: Any) -> Server[Any]:
+_T = TypeVar("_T")
+
+
+async def _waiting(rctx: Any, interval: float, work: Callable[[], Awaitable[_T]]) -> _T:
+    """Await ``work()``, telling the client every ``interval`` seconds that the call still waits.
+
+    Only when the request carries a progress token (the client asked for progress). The first
+    notification comes after `FIRST_PROGRESS` seconds (no human answers sooner, so every real
+    wait shows at once that the server is alive), then one every ``interval``; the progress is
+    the seconds waited so far, which grows with every notification as the protocol requires.
+    """
+    meta = getattr(rctx, "meta", None) or {}
+    if meta.get("progress_token") is None:
+        return await work()
+
+    async def heartbeat() -> None:
+        waited, pause = 0.0, min(FIRST_PROGRESS, interval)
+        while True:
+            await anyio.sleep(pause)
+            waited, pause = waited + pause, interval
+            try:
+                await rctx.session.report_progress(
+                    waited, message=f"waiting for the user to answer ({waited:g} s)"
+                )
+            except Exception:  # the client is gone: its cancel, not ours, ends the ask
+                return
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(heartbeat)
+        result = await work()
+        group.cancel_scope.cancel()
+    return result
+
+
+def build_server(ctx: Any, *, progress_interval: float = PROGRESS_INTERVAL) -> Server[Any]:
     """The MCP server (the SDK's low-level `Server`) asking through ``ctx.user_questions``.
 
     ``ctx`` is a harness context (anything with ``get("user_questions")``). Run it on any
     transport the SDK offers; `serve_stdio` runs it on this process's stdin and stdout.
+    ``progress_interval`` is the seconds between two progress notifications of a call that
+    waits for the human (sent only when the client gave a progress token). The server's
+    ``serverInfo`` names it ``dsh-user-questions`` with this package's version.
     """
+    if not (isinstance(progress_interval, (int, float)) and 0 < progress_interval < math.inf):
+        raise ValueError(f"progress_interval must be a positive number, not {progress_interval!r}")
     tools = _tools()
 
     async def list_tools(
@@ -123,25 +200,44 @@ def build_server(ctx: Any) -> Server[Any]:
     async def call_tool(_rctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = params.arguments or {}
         if params.name == tool.NAME:
-            return await _ask(ctx, arguments)
+            return await _waiting(_rctx, progress_interval, lambda: _ask(ctx, arguments))
         if params.name == REVIEW_PLAN:
-            return await _review(ctx, arguments)
+            return await _waiting(_rctx, progress_interval, lambda: _review(ctx, arguments))
         raise MCPError(
             types.INVALID_PARAMS,
             f"unknown tool {params.name!r}; this server has {tool.NAME} and {REVIEW_PLAN}",
         )
 
-    return Server(SERVER_NAME, on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(
+        SERVER_NAME, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool
+    )
 
 
-async def serve_stdio(ctx: Any) -> None:
+def _interval_from_environment() -> float:
+    text = os.environ.get(PROGRESS_INTERVAL_ENV, "").strip()
+    if not text:
+        return PROGRESS_INTERVAL
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise ValueError(
+            f"{PROGRESS_INTERVAL_ENV} must be a positive number of seconds, not {text!r}"
+        )
+    return value
+
+
+async def serve_stdio(ctx: Any, *, progress_interval: float | None = None) -> None:
     """Serve `build_server` over stdin and stdout until the client closes the connection.
 
     The protocol owns stdin and stdout, so while serving, a provider that talks to the terminal
     finds it on file descriptors 0 and 1: they point at the controlling terminal
     (``/dev/tty``) when there is one, and otherwise at the null device and stderr.
+    ``progress_interval`` defaults to ``$DSH_ASK_MCP_PROGRESS_INTERVAL``, else 10 seconds.
     """
-    server = build_server(ctx)
+    interval = _interval_from_environment() if progress_interval is None else progress_interval
+    server = build_server(ctx, progress_interval=interval)
     async with stdio_server() as (read_stream, write_stream):
         with _standard_streams_on_terminal():
             await server.run(read_stream, write_stream, server.create_initialization_options())

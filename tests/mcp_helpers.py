@@ -1,0 +1,207 @@
+"""Shared by the ``dsh-ask mcp`` tests: a scripted provider installed to a folder, the command.
+
+The server asks through an installed provider: a tiny scripted provider distribution built and
+pip-installed to a folder here, chosen with ``--provider``. It logs each ask, and whether the
+ask was withdrawn, to a file the test reads; it also prints to stdout, which must never reach
+the protocol. Its script is a JSON list of steps, one per ask: ``{"answer": <wire form>}``
+(after ``"delay"`` seconds, if given), ``{"hang": true}``, ``{"not_interactive": true}`` or
+``{"cancel": true}`` (also what an ask past the script's end gets).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import textwrap
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, StdioServerParameters
+from tool_cli_env import pip_install_to
+
+TIMEOUT = 60
+PROVIDER = "mcpscripted"
+TTY_PROVIDER = "mcptty"
+SCRIPT_ENV = "DSH_MCP_TEST_SCRIPT"
+LOG_ENV = "DSH_MCP_TEST_LOG"
+
+_PROVIDER_MODULE = f'''\
+"""A scripted provider for the dsh-ask mcp tests."""
+
+import asyncio
+import json
+import os
+
+from dsh_user_questions import UserQuestionError, hookimpl
+
+_steps = json.loads(os.environ.get("{SCRIPT_ENV}", "[]"))
+
+
+def _log(event, **data):
+    with open(os.environ["{LOG_ENV}"], "a", encoding="utf-8") as file:
+        file.write(json.dumps({{"event": event, **data}}) + "\\n")
+
+
+@hookimpl
+async def dsh_user_questions_ask(request):
+    _log("asked", request=request.to_dict())
+    print("a provider writing to stdout must not break the protocol", flush=True)
+    step = _steps.pop(0) if _steps else {{"cancel": True}}
+    if step.get("delay"):
+        try:
+            await asyncio.sleep(step["delay"])
+        except asyncio.CancelledError:
+            _log("withdrawn")
+            raise
+    if step.get("not_interactive"):
+        raise UserQuestionError.not_interactive()
+    if step.get("hang"):
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            _log("withdrawn")
+            raise
+    if "answer" in step:
+        return step["answer"]
+    raise UserQuestionError.cancelled()
+'''
+
+_TTY_PROVIDER_MODULE = """\
+\"\"\"A provider that asks on standard input and output, as a terminal provider does.\"\"\"
+
+import asyncio
+import os
+
+from dsh_user_questions import hookimpl
+
+
+@hookimpl
+async def dsh_user_questions_ask(request):
+    question = request.questions[0]
+    print(f"{question.question} ", end="", flush=True)
+    line = await asyncio.get_running_loop().run_in_executor(None, os.read, 0, 1024)
+    words = f"{line.decode().strip()} (stdin is a tty: {os.isatty(0)})"
+    return {"answers": [{"id": question.id, "selected": [], "custom": words}]}
+"""
+
+_SETUP_CFG = f"""\
+[metadata]
+name = dsh-mcp-test-provider
+version = 1.0
+
+[options]
+py_modules =
+    dsh_mcp_test_provider
+    dsh_mcp_test_tty_provider
+
+[options.entry_points]
+dsh =
+    {PROVIDER} = dsh_mcp_test_provider
+    {TTY_PROVIDER} = dsh_mcp_test_tty_provider
+"""
+
+PKG_ARGS: dict[str, Any] = {
+    "questions": [
+        {
+            "id": "pkg",
+            "question": "Which package manager?",
+            "options": [{"label": "pnpm"}, {"label": "npm"}],
+        }
+    ]
+}
+PLAN = "# Ship it\n\n1. Build\n2. Release"
+
+
+def install_provider(root: Path) -> Path:
+    """The scripted provider distribution, pip-installed to a folder under ``root``."""
+    project = root / "project"
+    project.mkdir()
+    (project / "dsh_mcp_test_provider.py").write_text(_PROVIDER_MODULE, encoding="utf-8")
+    (project / "dsh_mcp_test_tty_provider.py").write_text(_TTY_PROVIDER_MODULE, encoding="utf-8")
+    (project / "setup.cfg").write_text(_SETUP_CFG, encoding="utf-8")
+    (project / "pyproject.toml").write_text(
+        textwrap.dedent(
+            """\
+            [build-system]
+            requires = ["setuptools", "wheel"]
+            build-backend = "setuptools.build_meta"
+            """
+        ),
+        encoding="utf-8",
+    )
+    target = root / "site"
+    pip_install_to(project, target)
+    return target
+
+
+_WITH_TERMINAL = """\
+import os, sys
+if os.getsid(0) != os.getpid():  # the SDK may have started a new session already
+    os.setsid()
+os.close(os.open(sys.argv[1], os.O_RDWR))  # the first terminal a session opens is its own
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
+def command_line() -> list[str]:
+    """``dsh-ask mcp`` as installed next to this Python, or through ``-m`` in a source tree."""
+    script = shutil.which("dsh-ask", path=str(Path(sys.executable).parent))
+    if script is not None:
+        return [script, "mcp"]
+    return [sys.executable, "-m", "dsh_user_questions.cli", "mcp"]
+
+
+class Server:
+    """One ``dsh-ask mcp`` process's script and log."""
+
+    def __init__(
+        self,
+        provider_dir: Path,
+        tmp_path: Path,
+        steps: list[dict[str, Any]],
+        *,
+        provider: str = PROVIDER,
+        terminal: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.log = tmp_path / "asked.jsonl"
+        command = command_line()
+        if terminal is not None:
+            # A new session whose controlling terminal is ``terminal``, as a shell gives.
+            command = [sys.executable, "-c", _WITH_TERMINAL, terminal, *command]
+        python_path = os.pathsep.join(
+            [str(provider_dir), *filter(None, [os.environ.get("PYTHONPATH")])]
+        )
+        self.parameters = StdioServerParameters(
+            command=command[0],
+            args=[*command[1:], "--provider", provider],
+            env={
+                "PYTHONPATH": python_path,
+                SCRIPT_ENV: json.dumps(steps),
+                LOG_ENV: str(self.log),
+                "PATH": os.environ.get("PATH", ""),
+                **(env or {}),
+            },
+            cwd=str(tmp_path),
+        )
+
+    def events(self) -> list[dict[str, Any]]:
+        if not self.log.exists():
+            return []
+        lines = self.log.read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines]
+
+    async def until(self, check: Callable[[list[dict[str, Any]]], bool]) -> None:
+        # Another process writes the log: polling it is the only way to hear of it.
+        while not check(self.events()):  # noqa: ASYNC110
+            await anyio.sleep(0.05)
+
+    @asynccontextmanager
+    async def client(self, mode: str = "auto") -> AsyncIterator[Client]:
+        async with Client(self.parameters, mode=mode) as client:
+            yield client
