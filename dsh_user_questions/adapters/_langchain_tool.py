@@ -32,4 +32,3 @@ class WholeArgumentsTool(StructuredTool):
         self, tool_input: str | dict[str, Any], tool_call_id: str | None
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
         return (tool_input, tool_call_id), {}
-

@@ -182,5 +182,5 @@ async def answer_deferred(
 
     outcomes = await gather_all(one(call.args, call.tool_call_id) for call in calls)
     return DeferredToolResults(
-        calls={call.tool_call_id: outcome for call, outcome in zip(calls, outcomes)}
+        calls={call.tool_call_id: outcome for call, outcome in zip(calls, outcomes, strict=True)}
     )
