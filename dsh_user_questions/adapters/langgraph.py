@@ -158,7 +158,7 @@ def _request_of(pending: Interrupt) -> AskUserQuestionRequest:
 
 async def answer_interrupts(
     graph: Any,
-    input: Any,  # noqa: A002 - LangGraph's own name for it
+    input: Any,
     config: RunnableConfig,
     ctx: Any,
     *,
