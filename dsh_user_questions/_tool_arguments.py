@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -64,7 +65,7 @@ def check(arguments: object) -> tuple[Any, list[str]]:
         except RecursionError:
             return None, ["not valid JSON: nested too deeply"]
         except ValueError as err:  # JSONDecodeError, UnicodeDecodeError, too many digits
-            return None, [f"not valid JSON: {_first_line(str(err))}"]
+            return None, [f"not valid JSON: {_json_problem(err)}"]
     else:
         data = arguments
     data = _drop_nulls(data)
@@ -171,7 +172,10 @@ def _describe(error: jsonschema.ValidationError) -> Iterator[str]:
         allowed = list(schema.get("properties", {}))
         for name in instance:
             if name not in allowed:
-                yield _json.at([*keys, name], _json.unknown_property(name, allowed))
+                problem = _json.unknown_property(name, allowed)
+                if name in _PLAN_KEYS and keys and isinstance(keys[-1], int):
+                    problem += _PLAN_HINT
+                yield _json.at([*keys, name], problem)
     elif keyword == "minItems":
         yield _json.at(keys, f"must have at least {value} item{'s' if value != 1 else ''}")
     elif keyword == "maxItems":
@@ -310,6 +314,23 @@ _RESERVED_HINTS = {
     "Skip": 'must not be "Skip": the UI always adds a way to skip (and an "Other" choice'
     " for the user's own words); leave it out",
 }
+
+
+# A model that puts a plan in a question: tell it, once, where a plan goes.
+_PLAN_KEYS = frozenset({"detail", "plan", "intent"})
+_PLAN_HINT = (
+    " (a plan is not a question: the harness asks for its review itself when you leave plan"
+    " mode, through dsh_user_questions.plan_review, so ask here only what you need to know)"
+)
+
+
+def _json_problem(err: ValueError) -> str:
+    """What is wrong with a text that is not JSON, in JSON's words, never Python's."""
+    if isinstance(err, (json.JSONDecodeError, UnicodeDecodeError)):
+        return _first_line(str(err))
+    # int() refuses a literal longer than Python's digit limit; to a model it is just too long.
+    limit = sys.get_int_max_str_digits()
+    return f"a number has more than {limit} digits" if limit else "a number cannot be read"
 
 
 def _first_line(text: str) -> str:

@@ -305,6 +305,20 @@ class UserQuestionError(HarnessError):
         )
 
     @classmethod
+    def key_in_use(cls, key: str) -> UserQuestionError:
+        """``BAD_QUESTION``: a durable provider already holds ``key`` for other questions.
+
+        A request's ``key`` names one question for good (asking again with it attaches to
+        that question), so a request with other questions needs a key of its own.
+        """
+        quoted = json.dumps(key, ensure_ascii=False)
+        return cls(
+            f"the key {quoted} already names a question with other questions;"
+            " a different question needs a key of its own",
+            UserQuestionErrorCode.BAD_QUESTION,
+        )
+
+    @classmethod
     def not_interactive(cls, detail: str | None = None) -> UserQuestionError:
         """``NOT_INTERACTIVE``: the provider has no way to show the question to a person.
 

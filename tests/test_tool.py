@@ -407,7 +407,9 @@ NPM = {"label": "npm"}
         pytest.param(
             args_of(pkg(detail="# Plan")),
             "questions[0].detail: unknown property;"
-            " allowed: id, question, header, options, multi_select, secret",
+            " allowed: id, question, header, options, multi_select, secret (a plan is not a"
+            " question: the harness asks for its review itself when you leave plan mode, through"
+            " dsh_user_questions.plan_review, so ask here only what you need to know)",
             id="question-unknown-property",
         ),
         pytest.param(

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from collections.abc import Awaitable, Iterable
+from typing import Any, TypeVar
 
 from .. import tool
 from ..errors import UserQuestionErrorCode
+
+T = TypeVar("T")
 
 
 def is_invalid_arguments(result: tool.ToolResult) -> bool:
@@ -23,11 +27,11 @@ def missing_framework(adapter: str, extra: str, err: ImportError) -> ImportError
     )
 
 
-def context_of(deps: Any) -> Any:
+def context_of(deps: Any, how: str) -> Any:
     """The harness context in a framework's run dependencies.
 
     ``deps`` is the harness context itself (anything with ``get("user_questions")``) or holds
-    it as ``deps.harness``.
+    it as ``deps.harness``. ``how`` is the framework's own way of passing it, for the error.
     """
     if callable(getattr(deps, "get", None)):
         return deps
@@ -35,6 +39,16 @@ def context_of(deps: Any) -> Any:
     if harness is not None and callable(getattr(harness, "get", None)):
         return harness
     raise TypeError(
-        "ask_user_question has no harness context: pass one to the adapter, or run the agent"
-        f" with deps that are the context or have it as .harness (got {type(deps).__name__})"
+        "ask_user_question has no harness context: pass one to ask_user_question_tool(ctx), or"
+        f" {how} (got {type(deps).__name__})"
     )
+
+
+async def gather_all(awaitables: Iterable[Awaitable[T]]) -> list[T]:
+    """The results of all, in order; the first failure cancels the others and is raised."""
+    tasks = [asyncio.ensure_future(each) for each in awaitables]
+    try:
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for task in tasks:
+            task.cancel()

@@ -1,15 +1,19 @@
-"""``ask_user_question`` as a LangChain `StructuredTool`.
+"""``ask_user_question`` as a LangChain tool (a `StructuredTool`).
 
 One line: ``ask_user_question_tool(ctx)`` in the tools you bind to a chat model or give to an
 agent; or leave ``ctx`` out and pass the harness context per run as
 ``config={"configurable": {"harness": ctx}}`` (with optional ``"agent"`` and ``"signal"``).
 
-The tool's JSON Schema is its ``args_schema`` (LangChain passes a JSON-Schema ``args_schema``
-through unvalidated, so the tool checks it itself). Every failure raises `ToolException`, which
-the tool handles (``handle_tool_error=True``): the run goes on with a ``ToolMessage`` of
-``status="error"`` whose content is ``Error: <message>``; for ``INVALID_ARGS`` it lists every
-problem so the model can call again. The tool is asynchronous (``ainvoke``): asking a human
-means awaiting. Cancelling the task running the chain or graph cancels the pending ask.
+The tool's JSON Schema is its ``args_schema``; LangChain passes the model's arguments through
+unvalidated, and the tool takes them whole (so an argument named ``config``, ``run_manager``
+or ``callbacks`` is the model's, not LangChain's) and checks them itself. Every failure raises
+`ToolException`, which the tool handles (``handle_tool_error=True``): the run goes on with a
+``ToolMessage`` of ``status="error"`` whose content is ``Error: <message>``; for
+``INVALID_ARGS`` it lists every problem so the model can call again. The tool is asynchronous
+(``ainvoke``): asking a human means awaiting. Cancelling the task running the chain or graph
+cancels the pending ask.
+
+For a LangGraph graph that must survive a restart, use `dsh_user_questions.adapters.langgraph`.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 
 from .. import tool
 from ._common import context_of, missing_framework
+from ._langchain_tool import WholeArgumentsTool
 
 try:
     from langchain_core.runnables import RunnableConfig
@@ -26,6 +31,8 @@ except ImportError as err:  # pragma: no cover - depends on what is installed
     raise missing_framework("langchain", "langchain", err) from err
 
 __all__ = ["ask_user_question_tool"]
+
+_HOW = 'invoke it with config={"configurable": {"harness": ctx}}'
 
 
 def ask_user_question_tool(
@@ -41,11 +48,11 @@ def ask_user_question_tool(
     takes ``"agent"`` / ``"signal"`` from the run's ``configurable`` when given).
     """
 
-    # The parameter's name cannot clash with a model's argument: LangChain finds it by its
-    # RunnableConfig annotation, and the schema allows only "questions".
-    async def ask_user_question(dsh_run_config: RunnableConfig, **arguments: Any) -> str:
+    async def ask_user_question(
+        arguments: object, _tool_call_id: str | None, *, dsh_run_config: RunnableConfig
+    ) -> str:
         configurable = dsh_run_config.get("configurable") or {}
-        harness = ctx if ctx is not None else context_of(configurable.get("harness"))
+        harness = ctx if ctx is not None else context_of(configurable.get("harness"), _HOW)
         result = await tool.run(
             harness,
             arguments,
@@ -56,7 +63,7 @@ def ask_user_question_tool(
             raise ToolException(result.content)
         return result.content
 
-    return StructuredTool(
+    return WholeArgumentsTool(
         name=tool.NAME,
         description=tool.DESCRIPTION,
         args_schema=tool.input_schema(),

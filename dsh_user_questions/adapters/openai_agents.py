@@ -30,6 +30,8 @@ except ImportError as err:  # pragma: no cover - depends on what is installed
 
 __all__ = ["ask_user_question_tool"]
 
+_HOW = "run with Runner.run(agent, input, context=ctx) (or a context that has it as .harness)"
+
 
 def ask_user_question_tool(
     ctx: Any | None = None,
@@ -47,7 +49,7 @@ def ask_user_question_tool(
 
     async def invoke(run: RunContextWrapper[Any], arguments: str) -> str:
         given = run.context
-        harness = ctx if ctx is not None else context_of(given)
+        harness = ctx if ctx is not None else context_of(given, _HOW)
         result = await tool.run(
             harness,
             arguments,

@@ -10,8 +10,8 @@ import threading
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions.harness import AbortController
+from dsh_user_questions.rules import inert_text as inert
 
-from ._inert import inert
 from ._record import QuestionRecord, State
 from ._store import Inbox
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dsh_user_questions import UserQuestionError
-from dsh_user_questions_web import BoardEvent, Receipt, check_page_answer
+from dsh_user_questions_web import BoardEvent, Receipt
 from dsh_user_questions_web.answers import problems_of
 from dsh_user_questions_web.board import Outcome
 
@@ -29,23 +29,31 @@ _OUTCOMES: dict[State, Outcome] = {
     State.ANSWERED: "answered",
     State.CANCELLED: "cancelled",
     State.WITHDRAWN: "withdrawn",
-    State.EXPIRED: "withdrawn",
+    State.EXPIRED: "expired",
 }
 
 
+def asker_of(record: QuestionRecord) -> str:
+    """Who asks, as the page says it: ``harness <label>``, plus ``, agent <id>`` when known."""
+    who = f"harness {record.harness}"
+    return who if record.agent is None else f"{who}, agent {record.agent}"
+
+
 def wire_of(record: QuestionRecord) -> dict[str, Any]:
-    """The page's form of a pending question; the agent label names its harness too."""
-    agent = record.harness if record.agent is None else f"{record.agent} @ {record.harness}"
+    """The page's form of a pending question, naming who asks (``asker``: the harness label
+    and the agent id; ``agent`` and ``harness`` apart)."""
     return {
         "id": record.id,
-        "agent": agent,
+        "agent": record.agent,
+        "harness": record.harness,
+        "asker": asker_of(record),
         "createdAt": int(record.created * 1000),
         "questions": record.request["questions"],
     }
 
 
 def outcome_of(record: QuestionRecord | None) -> Outcome | None:
-    """How the page names a final state (expired counts as withdrawn); ``None`` if unknown."""
+    """How the page names a final state; ``None`` if unknown."""
     return None if record is None else _OUTCOMES.get(record.state)
 
 
@@ -92,17 +100,21 @@ class InboxBoard:
     async def submit(self, ask_id: str, answer: object) -> Receipt:
         """Answer through the store: accepted only when this answer was the one applied.
 
-        An answer to a question withdrawn or expired meanwhile is still stored, as its late
-        answer (the page is told the question is no longer pending).
+        The answer is checked by the store with the core's rules (`rules.check_answer`, no
+        rule of the page's own). An answer to a question withdrawn or expired meanwhile is
+        still stored, as its late answer (the page is told the question is no longer pending).
         """
         record = await asyncio.to_thread(self._inbox.get, ask_id)
         if record is None or record.state in (State.ANSWERED, State.CANCELLED):
             return Receipt.not_pending(ask_id, outcome_of(record))
         try:
-            checked = check_page_answer(record.to_request().questions, answer)
+            result = await asyncio.to_thread(
+                self._inbox.answer, ask_id, answer, surface=self._surface
+            )
         except UserQuestionError as err:
+            if err.code != "BAD_ANSWER":
+                raise
             return Receipt.rejected(ask_id, problems_of(err))
-        result = await asyncio.to_thread(self._inbox.answer, ask_id, checked, surface=self._surface)
         if result.applied:
             return Receipt.accepted(ask_id)
         return Receipt.not_pending(ask_id, outcome_of(result.record))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-__all__ = ["TABLE_COLUMNS", "Engine", "Listener"]
+__all__ = ["ADDED_COLUMNS", "FIRST_COLUMNS", "INDEXES", "TABLE_COLUMNS", "Engine", "Listener"]
 
 # The one table, identical on both engines (DOUBLE PRECISION and BIGINT are also valid SQLite
 # type names). Times are seconds since the epoch; request and answers are JSON text.
@@ -29,13 +29,27 @@ TABLE_COLUMNS = """
     late_at DOUBLE PRECISION,
     late_surface TEXT,
     late_delivered_at DOUBLE PRECISION,
-    seq BIGINT NOT NULL
+    seq BIGINT NOT NULL,
+    key TEXT,
+    delivered_at DOUBLE PRECISION
 """
+
+# Columns added after the first release: a store made before them gains them on opening.
+ADDED_COLUMNS = (("key", "TEXT"), ("delivered_at", "DOUBLE PRECISION"))
+# What a table of that name must have to be this store's (else it belongs to someone else).
+FIRST_COLUMNS = frozenset({
+    "id", "request", "agent", "harness", "created", "deadline", "state", "answer", "settled_at",
+    "surface", "late_answer", "late_at", "late_surface", "late_delivered_at", "seq",
+})  # fmt: skip
 
 INDEXES = (
     "CREATE INDEX IF NOT EXISTS dsh_inbox_questions_state ON dsh_inbox_questions (state, created)",
     "CREATE INDEX IF NOT EXISTS dsh_inbox_questions_seq ON dsh_inbox_questions (seq)",
     "CREATE INDEX IF NOT EXISTS dsh_inbox_questions_settled ON dsh_inbox_questions (settled_at)",
+    # One record per caller-chosen key (NULL keys never collide, on either engine).
+    "CREATE UNIQUE INDEX IF NOT EXISTS dsh_inbox_questions_key ON dsh_inbox_questions (key)",
+    "CREATE INDEX IF NOT EXISTS dsh_inbox_questions_harness"
+    " ON dsh_inbox_questions (harness, delivered_at)",
 )
 
 

@@ -5,7 +5,10 @@ so listeners (``LISTEN``) hear of a change exactly when it commits. Under READ C
 second ``UPDATE ... WHERE state = 'pending'`` waits for the first one's row lock and then finds
 the row no longer pending: the first answer wins. A lost connection (server restart) is
 reopened until ``reconnect_seconds`` have passed; listeners then report that they may have
-missed changes, and waiters re-read their questions.
+missed changes, and waiters re-read their questions. Only the loss of a server this engine
+reached before is retried: a first connection that fails, or an error the server reports as
+permanent (authentication, a missing database, no privilege), is ``STORE_UNUSABLE`` at once, in
+one line, with the password redacted.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import psycopg
+from dsh_user_questions import UserQuestionError
+from psycopg.conninfo import conninfo_to_dict
 
-from ._engine import INDEXES, TABLE_COLUMNS
+from ._engine import ADDED_COLUMNS, FIRST_COLUMNS, INDEXES, TABLE_COLUMNS
 
 __all__ = ["CHANNEL", "PostgresEngine"]
 
@@ -27,6 +32,9 @@ CHANNEL = "dsh_user_questions_inbox"
 _SEQ = "nextval('dsh_inbox_seq')"
 _PARAM = re.compile(r":([a-z_][a-z0-9_]*)")
 _LOCK_KEY = 0x6473_6869_6E62  # an advisory lock for creating the schema once
+# SQLSTATE classes and codes that no reconnect can cure: authorization, a missing database,
+# a missing privilege, a bad setting.
+_PERMANENT = ("28", "3D", "42501", "08004", "0A000", "22023", "42P01")
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -35,25 +43,68 @@ def _pg(sql: str) -> str:
     return _PARAM.sub(r"%(\1)s", sql)
 
 
-class PostgresEngine:
-    """The store's engine over one PostgreSQL database (schema created when missing)."""
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    text = text.removeprefix("connection is bad: ").removeprefix("connection failed: ")
+    return text.splitlines()[0].strip() if text else type(error).__name__
 
-    def __init__(self, conninfo: str, *, reconnect_seconds: float = 60.0) -> None:
+
+def _permanent(error: psycopg.Error) -> bool:
+    state = error.sqlstate or ""
+    return bool(state) and state.startswith(_PERMANENT)
+
+
+class PostgresEngine:
+    """The store's engine over one PostgreSQL database (schema created when missing).
+
+    ``shown`` names the database in messages (the URL without its password).
+    """
+
+    def __init__(
+        self, conninfo: str, *, reconnect_seconds: float = 60.0, shown: str | None = None
+    ) -> None:
         self._conninfo = conninfo
+        self._shown = shown or "the PostgreSQL inbox"
+        self._secret = _password_of(conninfo)
         self.reconnect_seconds = reconnect_seconds
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[psycopg.Connection[Any]] = []
         self._closed = False
+        self._reached = False  # a server reached once is waited for when it goes away
         self._run(self._create_schema)
+        self._reached = True
 
-    @staticmethod
-    def _create_schema(conn: psycopg.Connection[Any]) -> None:
+    def unusable(self, error: BaseException | str) -> UserQuestionError:
+        """``STORE_UNUSABLE`` naming the database (never its password) and why, in one line."""
+        why = error if isinstance(error, str) else _first_line(error)
+        if self._secret:
+            why = why.replace(self._secret, "***")
+        return UserQuestionError.store_unusable(f"PostgreSQL {self._shown}: {why}")
+
+    def _create_schema(self, conn: psycopg.Connection[Any]) -> None:
         with conn.transaction():
             # Several processes may start at once: CREATE ... IF NOT EXISTS is not race-free.
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
             conn.execute("CREATE SEQUENCE IF NOT EXISTS dsh_inbox_seq")
             conn.execute(f"CREATE TABLE IF NOT EXISTS dsh_inbox_questions ({TABLE_COLUMNS})")
+            columns = {
+                row[0]
+                for row in conn.execute(
+                    "SELECT column_name FROM information_schema.columns"
+                    " WHERE table_schema = current_schema() AND table_name = 'dsh_inbox_questions'"
+                )
+            }
+            missing = FIRST_COLUMNS - columns
+            if missing:
+                raise self.unusable(
+                    "its table dsh_inbox_questions is not an inbox's"
+                    f" (no column {', '.join(sorted(missing))})"
+                )
+            for name, kind in ADDED_COLUMNS:
+                conn.execute(
+                    f"ALTER TABLE dsh_inbox_questions ADD COLUMN IF NOT EXISTS {name} {kind}"
+                )
             for index in INDEXES:
                 conn.execute(index)
 
@@ -72,19 +123,28 @@ class PostgresEngine:
         """Run ``work`` on this thread's connection, reconnecting while the server is away."""
         give_up = time.monotonic() + self.reconnect_seconds
         delay = 0.05
+        warned = False
         while True:
             try:
                 return work(self._conn())
-            except psycopg.OperationalError:
+            except psycopg.OperationalError as err:
                 conn = getattr(self._local, "conn", None)
                 if conn is not None:
                     conn.close()
                     self._local.conn = None
+                if not self._reached or _permanent(err):
+                    raise self.unusable(err) from None
                 if time.monotonic() >= give_up:
-                    raise
-                _log.warning("inbox database unreachable; retrying", exc_info=True)
+                    raise self.unusable(
+                        f"unreachable for {self.reconnect_seconds:g} s ({_first_line(err)})"
+                    ) from None
+                if not warned:
+                    _log.warning("inbox database unreachable; retrying: %s", _first_line(err))
+                    warned = True
                 time.sleep(delay)
                 delay = min(delay * 2, 1.0)
+            except psycopg.Error as err:
+                raise self.unusable(err) from None
 
     def write(self, sql: str, params: Mapping[str, Any]) -> int:
         """One autocommit statement; changes numbered by ``{seq}`` are announced on commit."""
@@ -102,7 +162,10 @@ class PostgresEngine:
 
     def listen(self) -> _PostgresListener:
         """A listener on its own connection."""
-        return _PostgresListener(self._conninfo)
+        try:
+            return _PostgresListener(self._conninfo)
+        except psycopg.Error as err:
+            raise self.unusable(err) from None
 
     def close(self) -> None:
         """Close the connections of every thread."""
@@ -112,6 +175,14 @@ class PostgresEngine:
         for conn in conns:
             conn.close()
         self._local = threading.local()
+
+
+def _password_of(conninfo: str) -> str | None:
+    try:
+        password = conninfo_to_dict(conninfo).get("password")
+    except psycopg.Error:
+        return None
+    return str(password) if password else None
 
 
 class _PostgresListener:

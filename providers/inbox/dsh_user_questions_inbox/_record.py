@@ -49,7 +49,9 @@ class QuestionRecord:
     ``request`` and the answers are kept in their JSON wire form. Times are seconds since the
     epoch. ``surface`` names who settled the question (``harness`` for a withdrawal or expiry
     by the asking process, ``cli``, ``web``...); the ``late_*`` fields hold the first answer
-    that came after the question was withdrawn or expired.
+    that came after the question was withdrawn or expired. ``key`` is the request's
+    caller-chosen key (one record per key); ``delivered_at`` says when the final outcome was
+    handed to the asker (``None``: pending, or final while no asker waited).
     """
 
     id: str
@@ -66,6 +68,13 @@ class QuestionRecord:
     late_at: float | None = None
     late_surface: str | None = None
     late_delivered_at: float | None = None
+    key: str | None = None
+    delivered_at: float | None = None
+
+    @property
+    def delivered(self) -> bool:
+        """Whether the final outcome (answer, or the error it means) reached its asker."""
+        return self.delivered_at is not None
 
     @property
     def late(self) -> bool:
@@ -85,4 +94,5 @@ class QuestionRecord:
         data = attrs.asdict(self, recurse=False)
         data["state"] = self.state.value
         data["late"] = self.late
+        data["delivered"] = self.delivered
         return data

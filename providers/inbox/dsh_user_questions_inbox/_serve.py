@@ -105,7 +105,12 @@ async def _serve(
     limits = Limits()
     table = ConnectionTable(limits)
     app = create_app(
-        board, token=token, allowed_hosts=lambda: hosts, limits=limits, connections=table
+        board,
+        token=token,
+        allowed_hosts=lambda: hosts,
+        limits=limits,
+        connections=table,
+        server_name="the inbox server",
     )
     server = await start_server(app, sock, limits, table=table, name="dsh-inbox-serve")
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host

@@ -8,16 +8,22 @@ operating-system crash or power cut may lose the last commits.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from ._engine import INDEXES, TABLE_COLUMNS
+from dsh_user_questions import UserQuestionError
 
-__all__ = ["SQLiteEngine"]
+from ._engine import ADDED_COLUMNS, FIRST_COLUMNS, INDEXES, TABLE_COLUMNS
+
+__all__ = ["SQLiteEngine", "unusable"]
+
+T = TypeVar("T")
 
 _SEQ = "(SELECT seq FROM dsh_inbox_seq) + 1"
 _BUSY_MS = 60_000  # a loaded machine with many writers still gets its turn
@@ -31,22 +37,83 @@ def _connect(path: str) -> sqlite3.Connection:
     return conn
 
 
+_REASONS = (
+    ("readonly", "it is read-only"),
+    ("not a database", "it is not a SQLite database"),
+    ("malformed", "it is damaged (truncated or overwritten)"),
+    ("unable to open", "it cannot be opened"),
+    ("disk i/o", "reading or writing it failed (disk I/O error)"),
+    ("locked", "another process held it locked for over a minute"),
+)
+
+
+def unusable(path: str, error: BaseException | str) -> UserQuestionError:
+    """``STORE_UNUSABLE`` for the SQLite file ``path``: one line with the path and why."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    lowered = text.lower()
+    why = next((reason for needle, reason in _REASONS if needle in lowered), None)
+    reason = text if why is None or isinstance(error, str) else f"{why} ({text})"
+    return UserQuestionError.store_unusable(f"SQLite file {path}: {reason}")
+
+
+@contextlib.contextmanager
+def _as_store_errors(path: str) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as err:
+        raise unusable(path, err) from None
+    except OSError as err:
+        raise unusable(path, err.strerror or str(err)) from None
+
+
+def _create_private(path: str) -> None:
+    """Make the folder (0700, when this creates it) and the file (0600) before SQLite does."""
+    folder = Path(path).parent
+    if not folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder.chmod(0o700)  # the mode of mkdir() is masked by the umask
+    if Path(path).is_dir():
+        raise unusable(path, "it is a directory, not a database file")
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
 class SQLiteEngine:
-    """The store's engine over one SQLite file (created, with its folder, when missing)."""
+    """The store's engine over one SQLite file (created, with its folder, when missing).
+
+    A file this creates is readable by its owner only (0600), and so are SQLite's ``-wal`` and
+    ``-shm`` files beside it (SQLite gives them the database file's mode); a folder it
+    creates is 0700. Any SQLite or file-system error is ``STORE_UNUSABLE``, naming the file.
+    """
 
     def __init__(self, path: str) -> None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._path = path
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[sqlite3.Connection] = []
         self._closed = False
-        conn = self._conn()
+        with _as_store_errors(path):
+            _create_private(path)
+            self._create_schema(self._conn())
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
         # WAL is a property of the file: the first opener sets it, for good.
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.execute(f"CREATE TABLE IF NOT EXISTS dsh_inbox_questions ({TABLE_COLUMNS})")
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(dsh_inbox_questions)")}
+            missing = FIRST_COLUMNS - columns
+            if missing:
+                raise unusable(
+                    self._path,
+                    "its table dsh_inbox_questions is not an inbox's (no column "
+                    + ", ".join(sorted(missing))
+                    + ")",
+                )
+            for name, kind in ADDED_COLUMNS:
+                if name not in columns:
+                    conn.execute(f"ALTER TABLE dsh_inbox_questions ADD COLUMN {name} {kind}")
             conn.execute("CREATE TABLE IF NOT EXISTS dsh_inbox_seq (seq BIGINT NOT NULL)")
             conn.execute(
                 "INSERT INTO dsh_inbox_seq SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM dsh_inbox_seq)"
@@ -57,6 +124,10 @@ class SQLiteEngine:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+
+    def _guarded(self, work: Callable[[], T]) -> T:
+        with _as_store_errors(self._path):
+            return work()
 
     @property
     def path(self) -> str:
@@ -76,6 +147,9 @@ class SQLiteEngine:
 
     def write(self, sql: str, params: Mapping[str, Any]) -> int:
         """One transaction: the statement, and a new change number if it changed a row."""
+        return self._guarded(lambda: self._write(sql, params))
+
+    def _write(self, sql: str, params: Mapping[str, Any]) -> int:
         conn = self._conn()
         bumps = "{seq}" in sql
         conn.execute("BEGIN IMMEDIATE")
@@ -91,11 +165,11 @@ class SQLiteEngine:
 
     def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
         """Rows of one query (a consistent snapshot under WAL)."""
-        return self._conn().execute(sql, params).fetchall()
+        return self._guarded(lambda: self._conn().execute(sql, params).fetchall())
 
     def listen(self) -> _SQLiteListener:
         """A listener with its own connection."""
-        return _SQLiteListener(self._path)
+        return self._guarded(lambda: _SQLiteListener(self._path))
 
     def close(self) -> None:
         """Close the connections of every thread."""
@@ -111,6 +185,7 @@ class _SQLiteListener:
     """Polls ``PRAGMA data_version`` (free when nothing changed), then reads changed ids."""
 
     def __init__(self, path: str) -> None:
+        self._path = path
         self._conn = _connect(path)
         self._version = self._data_version()
         self._cursor: int = self._conn.execute("SELECT seq FROM dsh_inbox_seq").fetchone()[0]
@@ -121,6 +196,10 @@ class _SQLiteListener:
 
     def poll(self, timeout: float) -> list[str] | None:
         """Changed ids since the last poll, waiting up to ``timeout`` for the first one."""
+        with _as_store_errors(self._path):
+            return self._poll(timeout)
+
+    def _poll(self, timeout: float) -> list[str] | None:
         deadline = time.monotonic() + timeout
         while True:
             version = self._data_version()

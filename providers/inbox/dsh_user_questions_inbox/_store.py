@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
-from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
+from dsh_user_questions import AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions.rules import check_answer
 
 from ._engine import Engine, Listener
@@ -26,13 +26,15 @@ __all__ = ["AnswerResult", "Inbox", "open_inbox"]
 
 _COLUMNS = (
     "id, request, agent, harness, created, deadline, state, answer, settled_at, surface,"
-    " late_answer, late_at, late_surface, late_delivered_at"
+    " late_answer, late_at, late_surface, late_delivered_at, key, delivered_at"
 )
 _SELECT = f"SELECT {_COLUMNS} FROM dsh_inbox_questions"
 # Ids are read aloud and typed (dsh-inbox answer ID): short, but 64 random bits.
 _ID_BYTES = 8
 # Ids per IN (...) list: far below SQLite's and PostgreSQL's parameter limits.
 _CHUNK = 500
+# Rounds of insert / read the key's record / give it up, before a keyed add gives up.
+_KEY_ATTEMPTS = 20
 
 
 def _dump(data: Mapping[str, Any]) -> str:
@@ -41,6 +43,11 @@ def _dump(data: Mapping[str, Any]) -> str:
 
 def _load(text: str | None) -> dict[str, Any] | None:
     return None if text is None else json.loads(text)
+
+
+def _same_questions(stored: Mapping[str, Any], wire: Mapping[str, Any]) -> bool:
+    """Whether two wire forms ask the same questions (as JSON reads them back)."""
+    return bool(stored.get("questions") == json.loads(_dump({"q": wire.get("questions")}))["q"])
 
 
 def _record(row: Sequence[Any]) -> QuestionRecord:
@@ -61,6 +68,8 @@ def _record(row: Sequence[Any]) -> QuestionRecord:
         late_at=row[11],
         late_surface=row[12],
         late_delivered_at=row[13],
+        key=row[14],
+        delivered_at=row[15],
     )
 
 
@@ -99,42 +108,83 @@ class Inbox:
         deadline: float | None = None,
         question_id: str | None = None,
     ) -> QuestionRecord:
-        """Record a new pending question and return its record (with its new id)."""
+        """Record a new pending question and return its record (with its new id).
+
+        A request with a ``key`` attaches to the record holding that key, if one does (from
+        any process, before any crash): that record is returned as it stands: pending (now
+        asked by ``harness``), answered, cancelled, or withdrawn/expired with its late answer.
+        A withdrawn or expired one without a late answer gives its key up to a new question
+        (a fresh ask: the one before was given up). The key's record must hold the same
+        questions (``BAD_QUESTION`` otherwise).
+        """
         wire = request.to_dict() if isinstance(request, AskUserQuestionRequest) else request
-        AskUserQuestionRequest.from_dict(wire)  # a bad wire form never reaches the store
-        now = time.time()
-        new_id = question_id or secrets.token_hex(_ID_BYTES)
-        params = {
-            "id": new_id,
-            "request": _dump(wire),
-            "agent": agent,
-            "harness": harness,
-            "created": now,
-            "deadline": deadline,
-        }
-        self._engine.write(
-            "INSERT INTO dsh_inbox_questions"
-            " (id, request, agent, harness, created, deadline, state, seq)"
-            " VALUES (:id, :request, :agent, :harness, :created, :deadline, 'pending', {seq})",
-            params,
-        )
-        return QuestionRecord(
-            id=new_id,
-            request=dict(wire),
-            agent=agent,
-            harness=harness,
-            created=now,
-            deadline=deadline,
-            state=State.PENDING,
+        parsed = AskUserQuestionRequest.from_dict(wire)  # a bad wire form never reaches the store
+        key = parsed.key
+        for _ in range(_KEY_ATTEMPTS):
+            now = time.time()
+            new_id = question_id or secrets.token_hex(_ID_BYTES)
+            params = {
+                "id": new_id,
+                "request": _dump(wire),
+                "agent": agent,
+                "harness": harness,
+                "created": now,
+                "deadline": deadline,
+                "key": key,
+            }
+            if self._engine.write(
+                "INSERT INTO dsh_inbox_questions"
+                " (id, request, agent, harness, created, deadline, state, seq, key)"
+                " VALUES (:id, :request, :agent, :harness, :created, :deadline, 'pending', {seq},"
+                " :key) ON CONFLICT DO NOTHING",
+                params,
+            ):
+                return QuestionRecord(
+                    id=new_id,
+                    request=dict(wire),
+                    agent=agent,
+                    harness=harness,
+                    created=now,
+                    deadline=deadline,
+                    state=State.PENDING,
+                    key=key,
+                )
+            if key is None:  # an id collision (64 random bits: never), or a given id taken
+                raise ValueError(f"the inbox already has a question {new_id!r}")
+            held = self.by_key(key)
+            if held is None:
+                continue  # given up or pruned meanwhile: insert again
+            if _same_questions(held.request, wire) is False:
+                raise UserQuestionError.key_in_use(key)
+            if held.state in (State.WITHDRAWN, State.EXPIRED) and held.late_answer is None:
+                # Given up with no answer: the key goes to a new question. Its asker moved on,
+                # so the old outcome counts as delivered.
+                self._engine.write(
+                    "UPDATE dsh_inbox_questions SET key = NULL,"
+                    " delivered_at = COALESCE(delivered_at, :now), seq = {seq}"
+                    " WHERE id = :id AND key = :key AND state IN ('withdrawn', 'expired')"
+                    " AND late_answer IS NULL",
+                    {"id": held.id, "key": key, "now": now},
+                )
+                continue
+            if held.state is State.PENDING and (held.harness, held.agent) != (harness, agent):
+                self._engine.write(
+                    "UPDATE dsh_inbox_questions SET harness = :harness, agent = :agent"
+                    " WHERE id = :id AND state = 'pending'",
+                    {"id": held.id, "harness": harness, "agent": agent},
+                )
+                held = self.get(held.id) or held
+            return held
+        raise UserQuestionError.store_unusable(
+            f"the key {key!r} kept changing hands while this ask tried to record it"
         )
 
-    def answer(
-        self, question_id: str, answer: AskUserQuestionAnswer | Mapping[str, Any], *, surface: str
-    ) -> AnswerResult:
+    def answer(self, question_id: str, answer: object, *, surface: str) -> AnswerResult:
         """Give the question an answer from ``surface``; the first answer wins.
 
-        The answer is checked against the question's request first (``BAD_ANSWER``, nothing
-        stored). A pending question takes it (``applied``) unless its deadline has passed; a
+        ``answer`` is an `AskUserQuestionAnswer` or its wire form, checked against the
+        question's request first by `rules.check_answer` (``BAD_ANSWER``, nothing stored). A
+        pending question takes it (``applied``) unless its deadline has passed; a
         withdrawn or expired one keeps the first such answer as its late answer (``late``);
         otherwise the outcome says why not (``already-answered``, ``closed``, ``unknown``).
         """
@@ -171,29 +221,55 @@ class Inbox:
             return AnswerResult(AnswerOutcome.CLOSED, record)
         return AnswerResult(AnswerOutcome.ALREADY_ANSWERED, record)
 
-    def _expire_overdue(self, question_id: str, now: float) -> None:
-        self._engine.write(
+    def _expire_overdue(self, question_id: str, now: float) -> int:
+        return self._engine.write(
             "UPDATE dsh_inbox_questions SET state = 'expired', settled_at = deadline,"
             " surface = 'deadline', seq = {seq}"
             " WHERE id = :id AND state = 'pending' AND deadline <= :now",
             {"id": question_id, "now": now},
         )
 
-    def settle(self, question_id: str, state: State, *, surface: str) -> bool:
+    def settle(
+        self, question_id: str, state: State, *, surface: str, delivered: bool = False
+    ) -> bool:
         """Move a pending question to ``withdrawn``, ``expired`` or ``cancelled``.
 
         ``True`` when this call made the transition; ``False`` when the question was already
-        final (or unknown): the state it has stays.
+        final (or unknown): the state it has stays. ``delivered``: the asker itself ends it
+        (it knows the outcome), so the record is marked delivered in the same step.
         """
         if state not in (State.WITHDRAWN, State.EXPIRED, State.CANCELLED):
             raise ValueError(f"settle() takes withdrawn, expired or cancelled, not {state}")
+        now = time.time()
         return bool(
             self._engine.write(
                 "UPDATE dsh_inbox_questions SET state = :state, settled_at = :now,"
-                " surface = :surface, seq = {seq} WHERE id = :id AND state = 'pending'",
-                {"id": question_id, "state": state.value, "now": time.time(), "surface": surface},
+                " surface = :surface, delivered_at = :delivered, seq = {seq}"
+                " WHERE id = :id AND state = 'pending'",
+                {
+                    "id": question_id,
+                    "state": state.value,
+                    "now": now,
+                    "surface": surface,
+                    "delivered": now if delivered else None,
+                },
             )
         )
+
+    def claim_delivery(self, question_id: str) -> bool:
+        """Mark a final question's outcome as handed to its asker; ``True`` for the one caller
+        that did (so across processes each outcome is delivered once)."""
+        return bool(
+            self._engine.write(
+                "UPDATE dsh_inbox_questions SET delivered_at = :now, seq = {seq} WHERE id = :id"
+                " AND state <> 'pending' AND delivered_at IS NULL",
+                {"id": question_id, "now": time.time()},
+            )
+        )
+
+    def expire_overdue(self, question_id: str) -> bool:
+        """Expire a pending question whose deadline has passed; ``True`` if this call did."""
+        return bool(self._expire_overdue(question_id, time.time()))
 
     def claim_late(self, question_id: str) -> bool:
         """Mark a late answer as handed to its harness; ``True`` for the one caller that did."""
@@ -221,6 +297,26 @@ class Inbox:
         """The record of that id, or ``None``."""
         rows = self._engine.read(f"{_SELECT} WHERE id = :id", {"id": question_id})
         return _record(rows[0]) if rows else None
+
+    def by_key(self, key: str) -> QuestionRecord | None:
+        """The record holding the request key ``key``, or ``None``."""
+        rows = self._engine.read(f"{_SELECT} WHERE key = :key", {"key": key})
+        return _record(rows[0]) if rows else None
+
+    def undelivered(self, *, harness: str) -> list[QuestionRecord]:
+        """Every question ``harness`` asked whose outcome it has not received, oldest first.
+
+        Pending ones, and final ones (answered, cancelled, expired: while no process of the
+        label waited) not yet delivered. Resume each (``ctx.user_questions.resume(id)``):
+        each outcome is handed over exactly once, across restarts and across processes
+        sharing the label (another process that took it first makes resume raise
+        `AlreadyDelivered`).
+        """
+        rows = self._engine.read(
+            f"{_SELECT} WHERE harness = :harness AND delivered_at IS NULL ORDER BY created, id",
+            {"harness": harness},
+        )
+        return [_record(row) for row in rows]
 
     def get_many(self, question_ids: Iterable[str]) -> list[QuestionRecord]:
         """The records of those ids that exist (in no particular order)."""
@@ -290,6 +386,9 @@ def open_inbox(url: str | None = None) -> Inbox:
 
     ``None`` reads ``DSH_USER_QUESTIONS_INBOX``, else uses the default SQLite file under the
     user's state directory. A ``postgresql://`` URL needs the ``[postgresql]`` extra (psycopg).
+    A URL that is no store URL is a `ValueError`; a store that cannot be used (a file that is
+    no database, read-only, a wrong password, a missing database...) is ``STORE_UNUSABLE``
+    (`StoreError`), one line naming it without its password.
     """
     parsed = parse_url(url)
     if parsed.engine == "sqlite":
@@ -298,9 +397,9 @@ def open_inbox(url: str | None = None) -> Inbox:
         return Inbox(SQLiteEngine(parsed.target), parsed)
     try:
         from ._postgres import PostgresEngine
-    except ImportError as err:
-        raise RuntimeError(
-            f"{parsed.target.split('@')[-1]!r}: a PostgreSQL inbox needs psycopg;"
+    except ImportError:
+        raise UserQuestionError.store_unusable(
+            f"{parsed.shown}: a PostgreSQL inbox needs psycopg;"
             " install dsh-user-questions-inbox[postgresql]"
-        ) from err
-    return Inbox(PostgresEngine(parsed.target), parsed)
+        ) from None
+    return Inbox(PostgresEngine(parsed.target, shown=parsed.shown), parsed)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import attrs
 
-__all__ = ["ENV_INBOX", "InboxURL", "default_sqlite_path", "parse_url"]
+__all__ = ["ENV_INBOX", "InboxURL", "default_sqlite_path", "parse_url", "redact"]
 
 ENV_INBOX = "DSH_USER_QUESTIONS_INBOX"
 
@@ -20,7 +21,22 @@ class InboxURL:
     target: str  # the database file for SQLite, the libpq connection string for PostgreSQL
 
     def __str__(self) -> str:
-        return f"sqlite:///{self.target}" if self.engine == "sqlite" else self.target
+        return f"sqlite:///{self.target}" if self.engine == "sqlite" else redact(self.target)
+
+    @property
+    def shown(self) -> str:
+        """Where the data lives, for messages: the file, or the URL without its password."""
+        return self.target if self.engine == "sqlite" else redact(self.target)
+
+
+_USERINFO = re.compile(r"(?P<head>://[^:/?#@]*):[^@/?#]*@")
+_PASSWORD_OPTION = re.compile(r"(?P<head>[?&;\s]password=)[^&\s]*", re.IGNORECASE)
+
+
+def redact(url: str) -> str:
+    """``url`` with any password (``user:PASSWORD@`` or ``password=``) shown as ``***``."""
+    url = _USERINFO.sub(r"\g<head>:***@", url)
+    return _PASSWORD_OPTION.sub(r"\g<head>***", url)
 
 
 def default_sqlite_path() -> Path:
@@ -42,9 +58,9 @@ def parse_url(url: str | None = None) -> InboxURL:
         url = os.environ.get(ENV_INBOX, "").strip()
         if not url:
             return InboxURL("sqlite", str(default_sqlite_path()))
-        where = f"{ENV_INBOX}={url!r}"
+        where = f"{ENV_INBOX}={redact(url)!r}"
     else:
-        where = f"inbox URL {url!r}"
+        where = f"inbox URL {redact(url)!r}"
     scheme, sep, rest = url.partition("://")
     scheme = scheme.lower()
     if sep and scheme == "sqlite":

@@ -142,12 +142,8 @@ class Watcher:
         self._handle(records)
 
     def _handle(self, records: list[QuestionRecord]) -> None:
+        self.wake(records)
         for record in records:
-            if record.state.final:
-                with self._lock:
-                    futures = self._waiters.pop(record.id, [])
-                for future in futures:
-                    _settle_soon(future, record)
             if (
                 record.late
                 and record.late_delivered_at is None
@@ -156,6 +152,15 @@ class Watcher:
                 and self._inbox.claim_late(record.id)
             ):
                 self.deliver(record)
+
+    def wake(self, records: list[QuestionRecord]) -> None:
+        """Settle the waiters of those records that are final (e.g. settled on closing)."""
+        for record in records:
+            if record.state.final:
+                with self._lock:
+                    futures = self._waiters.pop(record.id, [])
+                for future in futures:
+                    _settle_soon(future, record)
 
     def deliver(self, record: QuestionRecord) -> None:
         """Hand ``record`` to the late-answer callback, on the harness's loop when it runs."""

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from dsh_user_questions import UserQuestionError
+from dsh_user_questions.rules import inert_text as inert
 
-from ._inert import inert
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._retention import parse_duration, retention_seconds
 from ._store import Inbox, open_inbox
@@ -99,36 +99,50 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``dsh-inbox``; the exit status."""
+    """Run ``dsh-inbox``; the exit status.
+
+    A store that cannot be used (``STORE_UNUSABLE``, a bad URL) is one line on stderr and exit
+    1: no traceback, no password.
+    """
     args = _parser().parse_args(argv)
     try:
         inbox = open_inbox(args.inbox)
-    except (ValueError, RuntimeError, OSError) as err:
+    except (ValueError, OSError) as err:
         print(f"dsh-inbox: {err}", file=sys.stderr)
         return EXIT_ERROR
+    except UserQuestionError as err:
+        print(f"dsh-inbox: {err.message}", file=sys.stderr)
+        return EXIT_ERROR
     try:
-        if args.command == "list":
-            return _list(inbox, as_json=args.json, everything=args.all)
-        if args.command == "answer":
-            return _answer(inbox, args.id, surface=args.surface)
-        if args.command == "show":
-            return _show(inbox, args.id, as_json=args.json)
-        if args.command == "cancel":
-            return _cancel(inbox, args.id, surface=args.surface)
-        if args.command == "prune":
-            return _prune(inbox, args.older_than)
-        from ._serve import serve
-
-        return serve(
-            inbox,
-            host=args.host,
-            port=args.port,
-            token=args.token,
-            allowed_hosts=args.allowed_host,
-            surface=args.surface,
-        )
+        return _run(inbox, args)
+    except UserQuestionError as err:  # the store failed mid-way (e.g. gone for good)
+        print(f"dsh-inbox: {err.message}", file=sys.stderr)
+        return EXIT_ERROR
     finally:
         inbox.close()
+
+
+def _run(inbox: Inbox, args: argparse.Namespace) -> int:
+    if args.command == "list":
+        return _list(inbox, as_json=args.json, everything=args.all)
+    if args.command == "answer":
+        return _answer(inbox, args.id, surface=args.surface)
+    if args.command == "show":
+        return _show(inbox, args.id, as_json=args.json)
+    if args.command == "cancel":
+        return _cancel(inbox, args.id, surface=args.surface)
+    if args.command == "prune":
+        return _prune(inbox, args.older_than)
+    from ._serve import serve
+
+    return serve(
+        inbox,
+        host=args.host,
+        port=args.port,
+        token=args.token,
+        allowed_hosts=args.allowed_host,
+        surface=args.surface,
+    )
 
 
 # list --------------------------------------------------------------------------------------------
@@ -139,7 +153,8 @@ def _list(inbox: Inbox, *, as_json: bool, everything: bool) -> int:
     if not everything:
         records = [r for r in records if r.state is State.PENDING or r.late]
     if as_json:
-        print(json.dumps([r.to_dict() for r in records], ensure_ascii=False))
+        # ASCII-escaped: JSON readers get the same text, a terminal shows nothing active.
+        print(json.dumps([r.to_dict() for r in records]))
         return 0
     if not records:
         print("no questions" if everything else "no pending questions and no late answers")
@@ -185,7 +200,7 @@ def _show(inbox: Inbox, question_id: str, *, as_json: bool) -> int:
         print(f"dsh-inbox: no question {question_id!r} in the inbox", file=sys.stderr)
         return EXIT_ERROR
     if as_json:
-        print(json.dumps(record.to_dict(), ensure_ascii=False))
+        print(json.dumps(record.to_dict()))
         return 0
     print(render(record))
     return 0
@@ -199,12 +214,16 @@ def render(record: QuestionRecord) -> str:
         lines.append("")
         if question.get("header"):
             lines.append(f"[{inert(question['header'])}]")
-        kind = " (pick any)" if question.get("multiSelect") else ""
+        many = question.get("multi_select", question.get("multiSelect"))
+        kind = " (pick any)" if many else ""
         lines.append(f"{inert(question['id'])}: {inert(question['question'])}{kind}")
         if question.get("detail") is not None:
-            lines.extend(f"    {inert(line)}" for line in question["detail"].split("\n"))
+            detail = inert(str(question["detail"]), multiline=True)
+            lines.extend(f"    {line}" for line in detail.split("\n"))
         for option in question.get("options", []):
             text = f"  - {inert(option['label'])}"
+            if option.get("recommended"):
+                text += " (recommended)"
             if option.get("description"):
                 text += f": {inert(option['description'])}"
             lines.append(text)
@@ -250,10 +269,20 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
         except ValueError as err:
             print(f"dsh-inbox: the answer on stdin is not JSON: {err}", file=sys.stderr)
             return EXIT_INVALID
+        except RecursionError:
+            print(
+                "dsh-inbox: the answer on stdin is not JSON: it is nested too deep",
+                file=sys.stderr,
+            )
+            return EXIT_INVALID
     try:
         result = inbox.answer(question_id, answer, surface=surface)
     except UserQuestionError as err:
-        print(f"dsh-inbox: answer refused: {err.message}", file=sys.stderr)
+        if err.code != "BAD_ANSWER":
+            raise
+        # The person's own answer breaks the question's rules: say which, as the rules do.
+        why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)
+        print(f"dsh-inbox: your answer was refused: {why}", file=sys.stderr)
         return EXIT_INVALID
     return report(result.outcome, question_id, result.record)
 

@@ -2,8 +2,10 @@
 
 ``ask()`` records the question and waits for its final state, which another process (``dsh-inbox
 answer``, ``dsh-inbox serve``, another harness) writes. An abort withdraws the question and a
-timeout expires it, so the record says which; ``ask()`` raises as it always does. ``resume()``
-waits again for a question asked before, by this process or by one that died.
+timeout expires it (the core's verdict, `is_timeout`), so the record says which and ``resume()``
+raises what ``ask()`` raised. ``resume()`` waits again for a question asked before, by this
+process or by one that died; `Inbox.undelivered` lists what a restarted harness resumes. Every
+final outcome is marked delivered when it reaches its asker, so each is delivered once.
 """
 
 from __future__ import annotations
@@ -13,33 +15,60 @@ import concurrent.futures
 import contextlib
 import logging
 import os
+import secrets
 import socket
+import threading
 import time
 from collections.abc import Callable
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions.errors import is_timeout
 from dsh_user_questions.harness import AbortSignal
 
 from ._record import QuestionRecord, State
 from ._store import Inbox, open_inbox
 from ._watcher import Watcher
 
-__all__ = ["ENV_HARNESS", "InboxProvider", "default_harness_label"]
+__all__ = ["ENV_HARNESS", "AlreadyDelivered", "InboxProvider", "default_harness_label"]
 
 ENV_HARNESS = "DSH_USER_QUESTIONS_INBOX_HARNESS"
 _log = logging.getLogger(__name__)
+_process_label: str | None = None
+
+
+def _forget_label() -> None:
+    global _process_label
+    _process_label = None
+
+
+os.register_at_fork(after_in_child=_forget_label)
 
 
 def default_harness_label() -> str:
-    """``DSH_USER_QUESTIONS_INBOX_HARNESS``, else ``<host>:<pid>``."""
+    """``DSH_USER_QUESTIONS_INBOX_HARNESS``, else ``<host>:<pid>-<random>``.
+
+    The default is unique per process lifetime (two containers with one host name and pid
+    never share it); set a stable label for a harness that resumes its questions after a
+    restart.
+    """
+    global _process_label
     label = os.environ.get(ENV_HARNESS, "").strip()
-    return label or f"{socket.gethostname()}:{os.getpid()}"
+    if label:
+        return label
+    if _process_label is None:
+        _process_label = f"{socket.gethostname()}:{os.getpid()}-{secrets.token_hex(4)}"
+    return _process_label
 
 
-def _timed_out(signal: AbortSignal | None) -> bool:
-    """Whether the wait ended by a timeout: the ask's own, or a signal made by
-    ``AbortSignal.timeout`` (its reason is a `TimeoutError`)."""
-    return signal is not None and signal.aborted and isinstance(signal.reason, TimeoutError)
+class AlreadyDelivered(LookupError):
+    """The question's outcome was already handed to an asker (another process of the label,
+    or an earlier resume): each outcome is delivered once."""
+
+    def __init__(self, question_id: str) -> None:
+        super().__init__(
+            f"the outcome of inbox question {question_id!r} was already delivered to its asker"
+        )
+        self.question_id = question_id
 
 
 class InboxProvider:
@@ -63,96 +92,210 @@ class InboxProvider:
         self.inbox = inbox if isinstance(inbox, Inbox) else open_inbox(inbox)
         self.harness = harness or default_harness_label()
         self._watcher = Watcher(self.inbox, harness=self.harness, on_late_answer=on_late_answer)
-        # Withdrawals run here, not on the loop's executor, so close() can wait for them.
-        self._ending = concurrent.futures.ThreadPoolExecutor(2, "dsh-inbox-end")
+        # Writes of asks run here, not on the loop's executor, so close() can wait for them.
+        self._work = concurrent.futures.ThreadPoolExecutor(4, "dsh-inbox-ask")
+        self._lock = threading.Lock()
+        # Questions being waited for by this provider, with the signal of their ask.
+        self._inflight: dict[str, AbortSignal | None] = {}
+        self._adding: set[concurrent.futures.Future[QuestionRecord]] = set()
         self._closed = False
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-        """Record the question, then wait for its final state (see the module's docstring)."""
+        """Record the question, then wait for its final state (see the module's docstring).
+
+        With a ``key``, the record holding that key is attached to (see `Inbox.add`): its
+        answer (or late answer), given while nobody waited, comes back at once.
+        """
         signal = request.signal
         if signal is not None and signal.aborted:
             raise UserQuestionError.aborted_by(signal)
-        loop = asyncio.get_running_loop()
-        self._watcher.start(loop)
+        self._watcher.start(asyncio.get_running_loop())
         agent = getattr(request.agent, "id", None)
         deadline = None if request.timeout is None else time.time() + request.timeout
-        adding = loop.run_in_executor(
-            None,
-            lambda: self.inbox.add(
-                request,
-                harness=self.harness,
-                agent=agent if isinstance(agent, str) else None,
-                deadline=deadline,
-            ),
-        )
+        adding = self._submit_add(request, agent if isinstance(agent, str) else None, deadline)
         try:
-            record = await asyncio.shield(adding)
+            record = await asyncio.shield(asyncio.wrap_future(adding))
         except asyncio.CancelledError:
-            # Aborted while the row was being written: end it once it exists.
-            adding.add_done_callback(lambda done: self._end_added(done, signal))
+            # Aborted while the row was being written: end it once it exists, before going.
+            with contextlib.suppress(Exception):
+                record = await asyncio.shield(asyncio.wrap_future(adding))
+                await self._end_now(record.id, signal)
             raise
-        return await self._wait(record.id, signal)
+        return await self._wait(record, signal, keyed=request.key is not None)
+
+    def _submit_add(
+        self, request: AskUserQuestionRequest, agent: str | None, deadline: float | None
+    ) -> concurrent.futures.Future[QuestionRecord]:
+        def add() -> QuestionRecord:
+            record = self.inbox.add(request, harness=self.harness, agent=agent, deadline=deadline)
+            with self._lock:
+                self._inflight[record.id] = request.signal
+            return record
+
+        with self._lock:
+            if self._closed:
+                raise UserQuestionError.aborted("the inbox provider is closed")
+            adding = self._work.submit(add)
+            self._adding.add(adding)
+        adding.add_done_callback(self._added)
+        return adding
+
+    def _added(self, done: concurrent.futures.Future[QuestionRecord]) -> None:
+        with self._lock:
+            self._adding.discard(done)
 
     async def resume(
         self, question_id: str, *, signal: AbortSignal | None = None
     ) -> AskUserQuestionAnswer:
         """Wait again for a question asked before; its answer, or the error ``ask()`` raised.
 
-        Answered: the answer. Withdrawn: ``ASK_ABORTED``; expired: ``ASK_TIMED_OUT``;
-        cancelled: ``ASK_CANCELLED``. Pending: wait as ``ask()`` does (an abort of ``signal``
-        withdraws it). An id the store does not know is a `LookupError`.
+        Answered: the answer. Withdrawn: ``ASK_ABORTED``; expired (also a pending one whose
+        deadline passes meanwhile): ``ASK_TIMED_OUT``; cancelled: ``ASK_CANCELLED``. Pending:
+        wait as ``ask()`` does (an abort of ``signal`` withdraws it). An id the store does not
+        know is a `LookupError`. An answer is handed over once: one that another process (or an
+        earlier ask or resume) already took is `AlreadyDelivered` (a `LookupError` too); an
+        ending that is an error is raised again by every resume (nothing is consumed).
         """
         if signal is not None and signal.aborted:
             raise UserQuestionError.aborted_by(signal)
         self._watcher.start(asyncio.get_running_loop())
-        return await self._wait(question_id, signal)
+        with self._lock:
+            if self._closed:
+                raise UserQuestionError.aborted("the inbox provider is closed")
+            self._inflight.setdefault(question_id, signal)
+        return await self._wait(question_id, signal, keyed=False)
 
-    async def _wait(self, question_id: str, signal: AbortSignal | None) -> AskUserQuestionAnswer:
+    async def _wait(
+        self, question: QuestionRecord | str, signal: AbortSignal | None, *, keyed: bool
+    ) -> AskUserQuestionAnswer:
+        question_id = question if isinstance(question, str) else question.id
         future = self._watcher.watch(question_id)
         try:
-            current = await asyncio.to_thread(self.inbox.get, question_id)
-            if current is None:
-                raise LookupError(f"the inbox has no question {question_id!r}")
-            record = current if current.state.final else await future
+            record = await self._final(question, future)
         except asyncio.CancelledError:
-            self._end_soon(question_id, signal)
+            await self._end_now(question_id, signal)
+            raise
+        except BaseException:
+            self._forget(question_id)
             raise
         finally:
             self._watcher.unwatch(question_id, future)
+        return await self._deliver(record, signal, keyed=keyed)
+
+    async def _final(
+        self, question: QuestionRecord | str, future: asyncio.Future[QuestionRecord]
+    ) -> QuestionRecord:
+        """The question's record once it is final (expired here when its deadline passes)."""
+        question_id = question if isinstance(question, str) else question.id
+        current = (
+            question if isinstance(question, QuestionRecord) and question.state.final else None
+        )
+        if current is None:
+            current = await asyncio.to_thread(self.inbox.get, question_id)
+        if current is None:
+            raise LookupError(f"the inbox has no question {question_id!r}")
+        while not current.state.final:
+            left = None if current.deadline is None else current.deadline - time.time()
+            if left is None:
+                return await future
+            if left > 0:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    return await asyncio.wait_for(asyncio.shield(future), left)
+            await asyncio.to_thread(self.inbox.expire_overdue, question_id)
+            current = await asyncio.to_thread(self.inbox.get, question_id) or current
+        return current
+
+    async def _deliver(
+        self, record: QuestionRecord, signal: AbortSignal | None, *, keyed: bool
+    ) -> AskUserQuestionAnswer:
+        """Take the final outcome for this asker (once), then return or raise it."""
+        if self._closed:
+            self._forget(record.id)
+            if record.delivered and record.state in (State.WITHDRAWN, State.EXPIRED):
+                return _result(record)
+            raise UserQuestionError.aborted("the inbox provider was closed")
+        claiming = asyncio.ensure_future(asyncio.to_thread(self._claim, record, keyed))
+        try:
+            won = await asyncio.shield(claiming)
+        except asyncio.CancelledError:
+            # Cancelled while taking it: an answer taken for nobody goes where late ones go.
+            with contextlib.suppress(Exception):
+                if await claiming and record.state is State.ANSWERED:
+                    self._watcher.deliver(record)
+            raise
+        finally:
+            self._forget(record.id)
+        if not won and record.state is State.ANSWERED:
+            raise AlreadyDelivered(record.id)
+        if keyed and record.late_answer is not None and record.state is not State.ANSWERED:
+            return _late_result(record)
         return _result(record)
 
-    def _end_added(self, done: asyncio.Future[QuestionRecord], signal: AbortSignal | None) -> None:
-        if not done.cancelled() and done.exception() is None:
-            self._end_soon(done.result().id, signal)
+    def _claim(self, record: QuestionRecord, keyed: bool) -> bool:
+        """Mark the outcome delivered; ``True`` when this asker may have it."""
+        won = self.inbox.claim_delivery(record.id)
+        if not keyed:
+            return won
+        if record.late_answer is not None and record.state is not State.ANSWERED:
+            self.inbox.claim_late(record.id)  # the key's asker has it: not the hook too
+        return True  # a key names its question for good: asking again gets its outcome again
 
-    def _end_soon(self, question_id: str, signal: AbortSignal | None) -> None:
-        """Withdraw (or expire) the question without holding up the cancelled caller."""
-        state = State.EXPIRED if _timed_out(signal) else State.WITHDRAWN
+    def _forget(self, question_id: str) -> None:
+        with self._lock:
+            self._inflight.pop(question_id, None)
+
+    async def _end_now(self, question_id: str, signal: AbortSignal | None) -> None:
+        """Withdraw (or expire) a question whose asker gave up, before the asker goes on."""
+        self._forget(question_id)
+        state = State.EXPIRED if is_timeout(signal) else State.WITHDRAWN
         try:
-            ending = self._ending.submit(self._end, question_id, state)
-        except RuntimeError:  # closed: the question stays pending for a later resume
+            ending = self._work.submit(self._end, question_id, state, True)
+        except RuntimeError:  # closed: close() settled it
             return
         ending.add_done_callback(_log_failure)
+        with contextlib.suppress(Exception):
+            await asyncio.shield(asyncio.wrap_future(ending))
 
-    def _end(self, question_id: str, state: State) -> None:
-        if self.inbox.settle(question_id, state, surface="harness"):
+    def _end(self, question_id: str, state: State, hand_over: bool) -> None:
+        if self.inbox.settle(question_id, state, surface="harness", delivered=True):
             return
         record = self.inbox.get(question_id)
         if (
-            record is not None
+            hand_over
+            and record is not None
             and record.state is State.ANSWERED
-            and self.inbox.claim_late(record.id)
+            and self.inbox.claim_delivery(record.id)
         ):
             # Answered in the very moment the ask gave up: the asker never got it, so it
             # goes where late answers go rather than being lost.
             self._watcher.deliver(record)
 
     def close(self) -> None:
-        """Stop listening; close the store if this provider opened it. Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        self._ending.shutdown(wait=True)
+        """Settle the questions still waited for, stop listening, close the store if this
+        provider opened it. Idempotent.
+
+        A question an ask of this provider still waits for is withdrawn (expired when its
+        ask's timeout ended it), so no record is left pending by a process that closed
+        cleanly; the ask raises ``ASK_ABORTED`` (``ASK_TIMED_OUT``). One answered in that very
+        moment stays undelivered in the store, for `Inbox.undelivered`.
+        """
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            adding = list(self._adding)
+        concurrent.futures.wait(adding)
+        with self._lock:
+            inflight, self._inflight = self._inflight, {}
+        for question_id, signal in inflight.items():
+            state = State.EXPIRED if is_timeout(signal) else State.WITHDRAWN
+            try:
+                self._end(question_id, state, False)
+            except Exception:
+                _log.exception("could not end inbox question %s on closing", question_id)
+        self._work.shutdown(wait=True)
+        with contextlib.suppress(Exception):
+            self._watcher.wake(self.inbox.get_many(inflight))
         self._watcher.close()
         if self._owns_inbox:
             self.inbox.close()
@@ -168,6 +311,11 @@ def _result(record: QuestionRecord) -> AskUserQuestionAnswer:
     if record.state is State.EXPIRED:
         raise UserQuestionError.timed_out()
     raise UserQuestionError.aborted("the question was withdrawn")
+
+
+def _late_result(record: QuestionRecord) -> AskUserQuestionAnswer:
+    assert record.late_answer is not None
+    return AskUserQuestionAnswer.from_dict(record.late_answer)
 
 
 def _log_failure(done: concurrent.futures.Future[None]) -> None:

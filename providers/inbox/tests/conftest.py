@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 from _postgres import PostgresServer, find_bin
 from _processes import Harness
+from dsh_user_questions import UserQuestionService
+from dsh_user_questions.harness import HarnessContext
 
 from dsh_user_questions_inbox import Inbox, open_inbox
+from dsh_user_questions_inbox.provider import InboxProvider
 
 ENGINES = ["sqlite", "postgresql"]
 
@@ -74,3 +78,18 @@ def harnesses() -> Iterator[list[Harness]]:
     for harness in started:
         if harness.process.poll() is None:
             harness.kill()
+
+
+@pytest.fixture
+async def provider(inbox_url: str) -> AsyncIterator[InboxProvider]:
+    """An inbox provider on its own connection to the test's store."""
+    made = InboxProvider(inbox_url, harness="test-harness")
+    yield made
+    await asyncio.to_thread(made.close)
+
+
+@pytest.fixture
+def service(provider: InboxProvider, dsh_context: HarnessContext) -> UserQuestionService:
+    """The context's service with the inbox provider registered."""
+    dsh_context.user_questions.register_provider(provider)
+    return dsh_context.user_questions

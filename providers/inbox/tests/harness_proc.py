@@ -1,7 +1,9 @@
 """A harness in a process of its own, asking through the installed ``inbox`` entry point.
 
 ``harness_proc.py ask N [TIMEOUT]``: ask N questions at once (each with a timeout when given)
-and print each outcome; ``harness_proc.py resume ID...``: resume those questions. Either way
+and print each outcome; ``harness_proc.py key KEY...``: ask one question per key;
+``harness_proc.py resume ID...``: resume those questions; ``harness_proc.py undelivered``: the
+README's recipe (resume every undelivered question of the label). Either way
 it then waits for late answers until stdin closes. One JSON line per event on stdout: ready,
 answer, error (with its code), late (with the record's id and late answer).
 """
@@ -16,6 +18,7 @@ from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, hookim
 from dsh_user_questions.harness import HarnessContext
 
 from dsh_user_questions_inbox.plugin import get_provider
+from dsh_user_questions_inbox.provider import AlreadyDelivered
 
 REQUEST = {
     "questions": [
@@ -38,13 +41,22 @@ class LateAnswers:
         say(event="late", id=record.id, late_answer=record.late_answer)  # type: ignore[attr-defined]
 
 
+async def resumed(service: object, question_id: str) -> tuple[str, object]:
+    return question_id, await service.resume(question_id)  # type: ignore[attr-defined]
+
+
 async def one(ctx: HarnessContext, coro: object) -> None:
     try:
         answer = await coro  # type: ignore[misc]
     except UserQuestionError as err:
         say(event="error", code=str(err.code))
+    except AlreadyDelivered as err:
+        say(event="taken", id=err.question_id)
     else:
-        say(event="answer", answer=answer.to_dict())
+        if isinstance(answer, tuple):
+            say(event="answer", id=answer[0], answer=answer[1].to_dict())
+        else:
+            say(event="answer", answer=answer.to_dict())
 
 
 async def main() -> None:
@@ -62,6 +74,12 @@ async def main() -> None:
             service.ask(AskUserQuestionRequest.from_dict(REQUEST), timeout=timeout)
             for _ in range(int(args[0]))
         ]
+    elif mode == "key":
+        jobs = [service.ask(AskUserQuestionRequest.from_dict(REQUEST, key=key)) for key in args]
+    elif mode == "undelivered":
+        inbox = get_provider().inbox
+        records = await asyncio.to_thread(inbox.undelivered, harness=get_provider().harness)
+        jobs = [resumed(service, record.id) for record in records]
     else:
         jobs = [service.resume(question_id) for question_id in args]
     say(event="ready")

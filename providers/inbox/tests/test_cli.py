@@ -49,15 +49,16 @@ def test_list_json_prints_pending_and_late_records(inbox: Inbox, inbox_url: str)
 
 
 def test_list_shows_model_text_inert(inbox: Inbox, inbox_url: str) -> None:
-    """Question text with terminal escapes is listed with the escapes made visible."""
-    evil = {"questions": [{"id": "q", "question": "Pick\x1b[2J one\u202e now"}]}
+    """Question text with terminal escapes, bidi, zero-width and look-alike characters is
+    listed exactly as the core's rules.inert_text shows it (the one inert form)."""
+    evil = {"questions": [{"id": "q", "question": "Pick\x1b[2J one\u202e now n\u0440m npm\u200b"}]}
     record = inbox.add(evil, harness="h")
     done = run(inbox_url, "list")
     assert done.returncode == 0
     assert "\x1b" not in done.stdout
     assert "\u202e" not in done.stdout
     assert record.id in done.stdout
-    assert "Pick\\u001b[2J one\\u202e now" in done.stdout
+    assert "Pick<U+001B>[2J one<U+202E> now n<U+0440>m npm<U+200B>" in done.stdout
 
 
 def test_answer_from_stdin_is_applied_once(inbox: Inbox, inbox_url: str) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
 
 import pytest
 from _requests import PKG, pick
+from _waits import pending_one, until
 from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
@@ -19,37 +19,6 @@ from dsh_user_questions.harness import AbortController, AbortSignal, HarnessCont
 
 from dsh_user_questions_inbox import AnswerOutcome, Inbox, QuestionRecord, State
 from dsh_user_questions_inbox.provider import InboxProvider
-
-
-@pytest.fixture
-async def provider(inbox_url: str) -> AsyncIterator[InboxProvider]:
-    """An inbox provider on its own connection to the test's store."""
-    made = InboxProvider(inbox_url, harness="test-harness")
-    yield made
-    await asyncio.to_thread(made.close)
-
-
-@pytest.fixture
-def service(provider: InboxProvider, dsh_context: HarnessContext) -> UserQuestionService:
-    """The context's service with the inbox provider registered."""
-    dsh_context.user_questions.register_provider(provider)
-    return dsh_context.user_questions
-
-
-async def until(condition: Callable[[], object], what: str, timeout: float = 60.0) -> None:
-    """Wait for ``condition()`` to hold, checking in a thread (it may read the store)."""
-    deadline = time.monotonic() + timeout
-    while not await asyncio.to_thread(condition):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
-
-
-async def pending_one(inbox: Inbox) -> QuestionRecord:
-    """The one pending question, once it is recorded."""
-    await until(lambda: inbox.records(state="pending"), "the question to be recorded")
-    (record,) = inbox.records(state="pending")
-    return record
 
 
 def request(signal: AbortSignal | None = None) -> AskUserQuestionRequest:
@@ -112,15 +81,29 @@ async def test_the_asks_timeout_expires_the_question(
     assert inbox.records()[0].surface == "harness"
 
 
-async def test_a_timeout_signal_expires_the_question(
-    service: UserQuestionService, inbox: Inbox
+@pytest.mark.parametrize(
+    ("how", "state"),
+    [("signal", State.WITHDRAWN), ("timeout", State.EXPIRED), ("abort", State.WITHDRAWN)],
+)
+async def test_one_verdict_live_recorded_and_resumed(
+    service: UserQuestionService, inbox: Inbox, how: str, state: State
 ) -> None:
-    """A signal from AbortSignal.timeout is the caller's abort (ASK_ABORTED), and the record
-    says expired, since a timeout ended it."""
-    with pytest.raises(UserQuestionError) as caught:
-        await service.ask(request(AbortSignal.timeout(0.5)))
-    assert caught.value.code == "ASK_ABORTED"
-    await until(lambda: inbox.records(state="expired"), "the expiry")
+    """The core's verdict (is_timeout) decides: a signal from AbortSignal.timeout, the ask's
+    own timeout and an abort give the same code live and from resume(), and the record's
+    state follows it (expired only for the ask's own timeout)."""
+    controller = AbortController()
+    signal = {"signal": AbortSignal.timeout(0.3), "abort": controller.signal}.get(how)
+    timeout = 0.3 if how == "timeout" else None
+    if how == "abort":
+        asyncio.get_running_loop().call_later(0.3, controller.abort, "moved on")
+    with pytest.raises(UserQuestionError) as live:
+        await service.ask(request(signal), timeout=timeout)
+    await until(lambda: inbox.records(state=state), f"the record to be {state}")
+    (record,) = await asyncio.to_thread(inbox.records)
+    assert record.delivered
+    with pytest.raises(UserQuestionError) as resumed:
+        await service.resume(record.id)
+    assert resumed.value.code == live.value.code
 
 
 async def test_a_request_timeout_is_recorded_as_the_deadline(

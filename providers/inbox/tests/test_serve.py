@@ -75,7 +75,8 @@ def test_a_question_asked_by_a_harness_is_shown_and_answered_on_the_page(
         added = events.next("added")
         (record,) = pending(inbox, "paged", 1)
         assert added["id"] == record.id
-        assert added["agent"] == "paged"
+        assert (added["agent"], added["harness"]) == (None, "paged")
+        assert added["asker"] == "harness paged"
         assert [q["id"] for q in added["questions"]] == ["pkg"]  # type: ignore[union-attr]
         status, body = server.post("answer", {"id": record.id, "answer": pick("npm")})
         assert (status, body) == (200, {"status": "accepted", "id": record.id})
@@ -192,3 +193,15 @@ def test_the_server_prunes_final_records_past_the_retention(inbox: Inbox, inbox_
         assert [r.id for r in inbox.records()] == [keep.id]
     finally:
         server.stop_and_read()
+
+
+def test_the_page_names_the_harness_and_the_agent(inbox: Inbox) -> None:
+    """The page's form of a question names who asks: the harness label and, when the request
+    named an agent, its id (never the harness label as an "agent")."""
+    from dsh_user_questions_inbox._board import wire_of
+
+    with_agent = inbox.add(PKG, harness="vm:2689-ab12", agent="planner")
+    without = inbox.add(PKG, harness="vm:2689-ab12")
+    assert wire_of(with_agent)["asker"] == "harness vm:2689-ab12, agent planner"
+    assert wire_of(without)["asker"] == "harness vm:2689-ab12"
+    assert wire_of(without)["agent"] is None

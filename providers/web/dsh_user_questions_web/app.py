@@ -24,6 +24,7 @@ rule (the ask stays pending).
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import re
 from collections.abc import Callable, Collection
@@ -49,6 +50,7 @@ _NOT_PENDING = {
     "answered": "it was already answered",
     "cancelled": "it was closed",
     "withdrawn": "the agent no longer waits for it",
+    "expired": "its time ran out",
     "stopped": "the question server stopped",
     None: "it is not known here",
 }
@@ -95,16 +97,22 @@ def create_app(
     allowed_hosts: Callable[[], Collection[str]],
     limits: Limits | None = None,
     connections: ConnectionTable | None = None,
+    server_name: str | None = None,
 ) -> PageApp:
     """The page and protocol serving ``board`` behind the token, Host and Origin checks.
 
     ``allowed_hosts()`` returns the ``host:port`` values the Host header may carry (a callable,
     so the port can be filled in once bound). ``connections`` is the table of the server
-    that will serve the app, used to shed pages that stop reading.
+    that will serve the app, used to shed pages that stop reading. ``server_name`` is what
+    the page calls its server when it cannot reach it (default "the harness"; ``dsh-inbox
+    serve`` says "the inbox server").
     """
     limits = limits or Limits()
     hub = EventHub(board, limits, connections.drop if connections is not None else None)
     page, script, style = _asset("index.html"), _asset("app.js"), _asset("app.css")
+    if server_name:  # who the page tells the user is unreachable (default: the harness)
+        named = f'<html lang="en" data-server="{html.escape(server_name, quote=True)}">'
+        page = page.replace(b'<html lang="en">', named.encode(), 1)
     base = f"/{token}"
 
     async def index(_request: Request) -> Response:

@@ -19,9 +19,10 @@ import attrs
 
 __all__ = ["BoardEvent", "Outcome", "QuestionBoard", "Receipt", "ReceiptStatus"]
 
-Outcome = Literal["answered", "cancelled", "withdrawn", "stopped"]
+Outcome = Literal["answered", "cancelled", "withdrawn", "expired", "stopped"]
 """How an ask left the board: answered or closed on a page, withdrawn by its agent (abort,
-timeout, cancelled task), or stopped with the board."""
+timeout, cancelled task), expired (a durable board's question whose time ran out), or stopped
+with the board."""
 
 ReceiptStatus = Literal["accepted", "cancelled", "rejected", "not-pending"]
 

@@ -126,6 +126,10 @@
     setTimeout(() => { node.textContent = visible(text); }, 50);
   }
 
+  // Who serves this page: the harness itself, or a question server such as dsh-inbox serve.
+  const SERVER = document.documentElement.dataset.server || "the harness";
+  const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
   const OUTCOME_TEXT = {
     answered: ["Answer sent. Thank you.", "This question was answered in another tab."],
     cancelled: ["Question closed; the agent was told you declined.", "This question was closed in another tab."],
@@ -159,6 +163,8 @@
 
   // ---- queue ----
   function agentText(ask) {
+    // A board that knows better names the asker itself (the inbox: harness label and agent).
+    if (typeof ask.asker === "string") return `From ${ask.asker}`;
     if (ask.agent === null || ask.agent === undefined) return "From your harness";
     return `From agent ${typeof ask.agentShown === "string" ? ask.agentShown : ask.agent}`;
   }
@@ -724,7 +730,7 @@
       }
     } catch (_) {
       state.sent.delete(ask.id);
-      page.fail("Could not reach the harness: nothing was sent. Your answer is kept here; send it again once the page reconnects.");
+      page.fail(`Could not reach ${SERVER}: nothing was sent. Your answer is kept here; send it again once the page reconnects.`);
       reconnectSoon();
     }
     setBusy(card, false);
@@ -756,7 +762,7 @@
     for (const card of state.cards.values()) card.setStale(stale);
     const offline = byId("offline");
     if (stale) {
-      offline.textContent = "The harness is unreachable, so answers cannot be sent. This page keeps trying and updates by itself when the harness is back.";
+      offline.textContent = `${capital(SERVER)} is unreachable, so answers cannot be sent. This page keeps trying and updates by itself when ${SERVER} is back.`;
       offline.hidden = false;
     } else {
       offline.hidden = true;
@@ -967,11 +973,11 @@
       fetch("state", { cache: "no-store", credentials: "same-origin", signal: AbortSignal.timeout(3000) })
         .then((response) => {
           if (!response.ok) throw new Error(String(response.status));
-          if (state.failures > 0) setConnection("retrying", `${connecting} (the harness is busy)`);
+          if (state.failures > 0) setConnection("retrying", `${connecting} (${SERVER} is busy)`);
         })
         .catch(() => {
           if (state.failures === 0) return; // reconnected meanwhile
-          setConnection("unreachable", "Harness unreachable: retrying");
+          setConnection("unreachable", `${capital(SERVER)} unreachable: retrying`);
           setStale(true);
         });
     } else {

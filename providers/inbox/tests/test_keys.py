@@ -1,0 +1,168 @@
+"""Idempotent questions: one record per request key, from any process, after any crash."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from _processes import Harness, dsh_inbox_answer, pending
+from _requests import PKG, pick
+from _waits import pending_one, until
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionRequest,
+    UserQuestionError,
+    UserQuestionService,
+)
+from dsh_user_questions.harness import AbortController
+
+from dsh_user_questions_inbox import Inbox, State
+from dsh_user_questions_inbox.provider import InboxProvider
+
+
+def keyed(key: str, **extra: object) -> AskUserQuestionRequest:
+    """The package-manager request with ``key``."""
+    return AskUserQuestionRequest.from_dict(PKG, key=key, **extra)  # type: ignore[arg-type]
+
+
+async def test_asking_twice_with_one_key_keeps_one_record(
+    service: UserQuestionService, inbox: Inbox
+) -> None:
+    """Two concurrent asks with one key: one record; its answer returns from both."""
+    first = asyncio.ensure_future(service.ask(keyed("thread-1:call-1")))
+    record = await pending_one(inbox)
+    second = asyncio.ensure_future(service.ask(keyed("thread-1:call-1")))
+    await asyncio.sleep(0.3)
+    assert [r.id for r in inbox.records()] == [record.id]
+    assert record.key == "thread-1:call-1"
+    await asyncio.to_thread(inbox.answer, record.id, pick("npm"), surface="cli")
+    expected = AskUserQuestionAnswer.from_dict(pick("npm"))
+    assert await asyncio.wait_for(asyncio.gather(first, second), 60) == [expected, expected]
+    assert inbox.get(record.id).delivered
+
+
+async def test_an_answer_given_while_nobody_waited_comes_back_at_once(
+    service: UserQuestionService, inbox: Inbox
+) -> None:
+    """A process died with the question pending; it was answered; asking again with the key
+    (another harness label) returns that answer at once and marks it delivered, so the
+    dead label's undelivered list no longer has it."""
+    wire = keyed("run-7:tool-3").to_dict()
+    record = inbox.add(wire, harness="died")
+    inbox.answer(record.id, pick("pnpm"), surface="web")
+    assert [r.id for r in inbox.undelivered(harness="died")] == [record.id]
+    answer = await asyncio.wait_for(service.ask(keyed("run-7:tool-3")), 10)
+    assert answer == AskUserQuestionAnswer.from_dict(pick("pnpm"))
+    assert inbox.records() == [inbox.get(record.id)]
+    assert inbox.get(record.id).delivered
+    assert inbox.undelivered(harness="died") == []
+
+
+async def test_a_pending_keyed_question_is_taken_over_by_the_new_asker(
+    service: UserQuestionService, inbox: Inbox
+) -> None:
+    """Attaching to a pending record makes it this harness's (its label), then waits."""
+    record = inbox.add(keyed("k-pending").to_dict(), harness="died")
+    asking = asyncio.ensure_future(service.ask(keyed("k-pending")))
+    await until(lambda: inbox.get(record.id).harness == "test-harness", "the take-over")
+    assert not asking.done()
+    await asyncio.to_thread(inbox.answer, record.id, pick("npm"), surface="cli")
+    assert (await asyncio.wait_for(asking, 60)).answers[0].selected == ("npm",)
+
+
+async def test_a_key_of_other_questions_is_refused(
+    service: UserQuestionService, inbox: Inbox
+) -> None:
+    """A key names one question: a request with other questions under it is BAD_QUESTION."""
+    inbox.add(keyed("shared").to_dict(), harness="h")
+    other = AskUserQuestionRequest.from_dict(
+        {"questions": [{"id": "x", "question": "Other?", "options": [{"label": "a"}]}]},
+        key="shared",
+    )
+    with pytest.raises(UserQuestionError) as caught:
+        await service.ask(other)
+    assert caught.value.code == "BAD_QUESTION"
+    assert '"shared"' in caught.value.message
+    assert len(inbox.records()) == 1
+
+
+async def test_a_cancelled_keyed_question_stays_cancelled(
+    service: UserQuestionService, inbox: Inbox
+) -> None:
+    """The human closed it: asking again with its key is ASK_CANCELLED again."""
+    record = inbox.add(keyed("closed").to_dict(), harness="h")
+    inbox.settle(record.id, State.CANCELLED, surface="web")
+    for _ in range(2):
+        with pytest.raises(UserQuestionError) as caught:
+            await service.ask(keyed("closed"))
+        assert caught.value.code == "ASK_CANCELLED"
+
+
+async def test_a_given_up_key_asks_anew_unless_a_late_answer_came(
+    service: UserQuestionService, inbox: Inbox
+) -> None:
+    """Withdrawn without an answer: the key goes to a fresh question. Withdrawn, then
+    answered late: asking again returns the late answer (and marks it delivered)."""
+    controller = AbortController()
+    asking = asyncio.ensure_future(service.ask(keyed("k1", signal=controller.signal)))
+    first = await pending_one(inbox)
+    controller.abort()
+    with pytest.raises(UserQuestionError):
+        await asking
+    await until(lambda: inbox.get(first.id).state is State.WITHDRAWN, "the withdrawal")
+    again = asyncio.ensure_future(service.ask(keyed("k1")))
+    second = await pending_one(inbox)
+    assert second.id != first.id
+    assert inbox.by_key("k1").id == second.id
+    assert inbox.get(first.id).key is None
+    await asyncio.to_thread(inbox.answer, second.id, pick("npm"), surface="cli")
+    await asyncio.wait_for(again, 60)
+
+    late = inbox.add(keyed("k2").to_dict(), harness="h")
+    inbox.settle(late.id, State.EXPIRED, surface="harness")
+    inbox.answer(late.id, pick("pnpm"), surface="cli")
+    answer = await asyncio.wait_for(service.ask(keyed("k2")), 10)
+    assert answer.answers[0].selected == ("pnpm",)
+    stored = inbox.get(late.id)
+    assert stored.late_delivered_at is not None
+    assert stored.delivered
+
+
+async def test_two_providers_sharing_a_store_attach_to_one_record(
+    inbox_url: str, inbox: Inbox, service: UserQuestionService
+) -> None:
+    """A second provider (as another process would) asking with the key waits on the same
+    record, and both get the one answer."""
+    other = InboxProvider(inbox_url, harness="other-process")
+    try:
+        mine = asyncio.ensure_future(service.ask(keyed("both")))
+        record = await pending_one(inbox)
+        theirs = asyncio.ensure_future(other.ask(keyed("both")))
+        await asyncio.sleep(0.3)
+        assert len(inbox.records()) == 1
+        await asyncio.to_thread(inbox.answer, record.id, pick("pnpm"), surface="cli")
+        got = await asyncio.wait_for(asyncio.gather(mine, theirs), 60)
+        assert [a.answers[0].selected for a in got] == [("pnpm",), ("pnpm",)]
+    finally:
+        await asyncio.to_thread(other.close)
+
+
+@pytest.mark.flaky(reruns=2)
+def test_kill_9_then_the_same_key_in_a_new_process_gets_the_answer(
+    inbox: Inbox, inbox_url: str, harnesses: list[Harness]
+) -> None:
+    """A harness asks with a key and is killed; the question is answered with dsh-inbox
+    answer; a new process (another label) asking with that key gets the answer at once, once;
+    no second record is made."""
+    first = Harness(inbox_url, "before-crash", "key", "thread-9:call-1")
+    harnesses.append(first)
+    (record,) = pending(inbox, "before-crash", 1)
+    first.kill()
+    assert dsh_inbox_answer(inbox_url, record.id, pick("npm")).wait() == (0, "")
+    second = Harness(inbox_url, "after-crash", "key", "thread-9:call-1")
+    harnesses.append(second)
+    assert second.next("answer")["answer"] == pick("npm")
+    second.next("done")
+    second.finish()
+    assert [r.id for r in inbox.records()] == [record.id]
+    assert inbox.get(record.id).delivered

@@ -1,0 +1,130 @@
+"""A harness in a process of its own, for the durable adapter tests (killed with kill -9).
+
+``durable_harness.py langgraph CHECKPOINT [BUILDER]``: runs (or resumes) the thread
+``thread-1`` of a LangGraph graph whose scripted model asks one question, on the checkpointer
+``CHECKPOINT`` (a SQLite file path, or a ``postgresql://`` URL), with `answer_interrupts`.
+``durable_harness.py pydantic-ai HISTORY``: runs a pydantic-ai agent with the deferred tool,
+keeping its message history in the file ``HISTORY`` (``ModelMessagesTypeAdapter``), and answers
+its deferred calls with `answer_deferred`; a second run with the history file resumes it.
+
+Either way the questions go to the inbox (``DSH_USER_QUESTIONS_PROVIDER=inbox``,
+``DSH_USER_QUESTIONS_INBOX``); the model appends every tool result it is given to the file
+``DSH_TEST_SEEN``, and the harness prints ``{"event": "done", "output": ...}`` at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from dsh_user_questions import tool
+from dsh_user_questions.harness import HarnessContext
+
+QUESTION = {
+    "questions": [
+        {"id": "pkg", "question": "Which one?", "options": [{"label": "pnpm"}, {"label": "npm"}]}
+    ]
+}
+
+
+def say(**event: object) -> None:
+    print(json.dumps(event), flush=True)
+
+
+def _seen(entry: dict[str, Any]) -> None:
+    with open(os.environ["DSH_TEST_SEEN"], "a", encoding="utf-8") as out:
+        out.write(json.dumps(entry) + "\n")
+
+
+def _read(path: Path) -> bytes | None:
+    return path.read_bytes() if path.exists() else None
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.write_bytes(data)
+
+
+async def langgraph(checkpoint: str, builder: str) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _langgraph_graphs import BUILDERS, ScriptedChatModel
+
+    from dsh_user_questions.adapters.langgraph import answer_interrupts, ask_user_question_tool
+
+    if checkpoint.startswith("postgresql://"):
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+        saver_cm: Any = AsyncPostgresSaver.from_conn_string(checkpoint)
+    else:
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        saver_cm = AsyncSqliteSaver.from_conn_string(checkpoint)
+    async with saver_cm as saver, HarnessContext() as ctx:
+        if hasattr(saver, "setup"):
+            await saver.setup()
+        ctx.load_entrypoints()
+        model = ScriptedChatModel(script=[QUESTION], seen=[])
+        graph = BUILDERS[builder](model, ask_user_question_tool(), saver)
+        config: Any = {"configurable": {"thread_id": "thread-1"}}
+        say(event="ready")
+        final = await answer_interrupts(graph, {"messages": [("user", "go")]}, config, ctx)
+        say(event="done", output=final["messages"][-1].content)
+
+
+async def pydantic_ai(history_file: str) -> None:
+    from pydantic_ai import Agent, DeferredToolRequests, ModelMessagesTypeAdapter
+    from pydantic_ai.messages import (
+        ModelMessage,
+        ModelRequest,
+        ModelResponse,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+    )
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from dsh_user_questions.adapters.pydantic_ai import answer_deferred, ask_user_question_tool
+
+    def model(messages: list[ModelMessage], _info: AgentInfo) -> ModelResponse:
+        last = messages[-1]
+        returns = [p for p in last.parts if isinstance(p, ToolReturnPart)]
+        if isinstance(last, ModelRequest) and returns:
+            for part in returns:
+                _seen({"id": part.tool_call_id, "content": part.content, "outcome": part.outcome})
+            return ModelResponse(parts=[TextPart(str(returns[-1].content))])
+        return ModelResponse(parts=[ToolCallPart(tool.NAME, QUESTION, tool_call_id="call-1")])
+
+    agent = Agent(
+        FunctionModel(model),
+        output_type=[str, DeferredToolRequests],
+        tools=[ask_user_question_tool(deferred=True)],
+    )
+    path = Path(history_file)
+    async with HarnessContext() as ctx:
+        ctx.load_entrypoints()
+        say(event="ready")
+        saved = _read(path)
+        if saved is not None:  # a run that ended deferred: its history and its pending calls
+            history = ModelMessagesTypeAdapter.validate_json(saved)
+            calls = [p for p in history[-1].parts if isinstance(p, ToolCallPart)]
+            requests = DeferredToolRequests(calls=calls)
+        else:
+            result = await agent.run("go")
+            assert isinstance(result.output, DeferredToolRequests)
+            history = result.all_messages()
+            _write(path, ModelMessagesTypeAdapter.dump_json(history))
+            requests = result.output
+        results = await answer_deferred(requests, ctx)
+        result = await agent.run(message_history=history, deferred_tool_results=results)
+        say(event="done", output=result.output)
+
+
+if __name__ == "__main__":
+    framework, *args = sys.argv[1:]
+    if framework == "langgraph":
+        asyncio.run(langgraph(args[0], args[1] if len(args) > 1 else "tool_node"))
+    else:
+        asyncio.run(pydantic_ai(args[0]))
