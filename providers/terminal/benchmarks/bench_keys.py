@@ -61,7 +61,7 @@ async def measure(lines: int, keys: int, key: str, plan: bool) -> tuple[float, l
             form = Form(request(lines, plan))
             rendered = asyncio.Event()
             form.app.after_render += lambda _: rendered.set()
-            run = asyncio.ensure_future(_run_form(form, AbortRelay(None), False))
+            run = asyncio.ensure_future(_run_form(form, AbortRelay(None), False, False))
             await rendered.wait()
             first = time.perf_counter() - started
             await asyncio.sleep(GUARD_SECONDS * 1.5)  # past the type-ahead guard

@@ -45,7 +45,8 @@ def render_diff(source: str) -> list[Line]:
     rows: list[tuple[int | None, int | None, str, str]] = []
     old = new = 0
     old_left = new_left = 0
-    for raw in inert_text(source, multiline=True).split("\n"):
+    text = inert_text(source, multiline=True)
+    for raw in (text[:-1] if text.endswith("\n") else text).split("\n"):
         in_hunk = old_left > 0 or new_left > 0
         hunk = _HUNK.match(raw)
         if hunk is not None and not in_hunk:
@@ -73,8 +74,6 @@ def render_diff(source: str) -> list[Line]:
             rows.append((None, None, "class:diff.file", raw))
         else:
             rows.append((None, None, "class:diff.meta", raw))
-    while rows and not rows[-1][3] and rows[-1][0] is None:  # the diff's final line break
-        rows.pop()
     digits = max((len(str(n)) for o, nw, _, _ in rows for n in (o, nw) if n is not None), default=1)
     lines: list[Line] = []
     for old_number, new_number, style, text in rows:

@@ -53,7 +53,7 @@ from ._drawing import SEP, STYLE, boxed, continuation, join, mark_cut, recap, wr
 from ._keys import LAST_KEY, form_bindings
 from ._markdown import Line
 from ._page import RECOMMENDED, Page, TextPurpose
-from ._questions import SECRET_GIVEN, describe_answer, title, unusable_stream
+from ._questions import SECRET_GIVEN, answer_problem, describe_answer, title, unusable_stream
 from ._screen_guard import drop_type_ahead, output_above, restore_on_signals
 from ._turns import TERMINAL_TURNS
 from ._viewport import RowWindow, fit_rows, share_height
@@ -279,6 +279,14 @@ class Form:
         value = buffer.text.strip()
         item = page.item
         purpose = self.text_purpose
+        if value:
+            # What the core's answer rules would refuse (too long, control characters pasted)
+            # is not taken: the text stays in the field to be edited.
+            problem = answer_problem(item, AskUserQuestionAnswerItem(id=item.id, custom=value))
+            if problem is not None:
+                self.notice = f"Not taken: {problem}. Edit it and press Enter again."
+                return True
+        self.notice = ""
         if purpose == "feedback":
             if value:
                 self._record(AskUserQuestionAnswerItem(id=item.id, custom=value))

@@ -127,6 +127,20 @@ class Terminal:
                 raise AssertionError(f"{text!r} stayed; the screen:\n{self.text}")
         return self.text
 
+    def resize(self, rows: int, columns: int) -> None:
+        """Change the terminal's size, as a person dragging the window does (SIGWINCH)."""
+        self.child.setwinsize(rows, columns)
+        self.screen.resize(rows, columns)
+
+    def ended_by_signal(self) -> str:
+        """Read until the driver is gone (ended by a signal, printing no outcome); the screen."""
+        deadline = time.monotonic() + TIMEOUT
+        while self._pump(0.1):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the driver did not end; the screen:\n{self.text}")
+        self.child.close()
+        return self.text
+
     def press(self, *keys: str) -> None:
         """Type ``keys`` (names from `KEYS`, or literal text)."""
         for key in keys:

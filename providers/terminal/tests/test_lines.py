@@ -258,7 +258,9 @@ def test_closed_or_odd_streams_give_a_coded_error(tmp_path, redirect, what):
     process = subprocess.run(
         ["setsid", "sh", "-c", f"{command} {redirect}"],
         cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
+        # stderr's case: stdin a pipe with an answer, so only the closed stderr is in the way.
+        input="1\n" if what == "stderr" else None,
+        stdin=None if what == "stderr" else subprocess.DEVNULL,
         capture_output=True,
         text=True,
         env=env,

@@ -27,3 +27,17 @@ def test_terminating_signal_restores_the_terminal_then_terminates(terminal, sign
     assert term.screen.cursor.hidden is False
     term.child.close()
     assert term.child.signalstatus == signum
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_terminating_signal_erases_the_form(terminal, signum):
+    """After SIGTERM or SIGHUP the form is gone from the screen: whatever the shell prints next
+    is not drawn under a question nobody can answer any more."""
+    term = terminal({"questions": [question(detail="Pick one for the monorepo.")]})
+    term.wait_for(HINT, "Pick one for the monorepo.")
+    term.child.kill(signum)
+    screen = term.ended_by_signal()
+    assert "Which package manager" not in screen, screen
+    assert "pnpm" not in screen, screen
+    assert HINT not in screen, screen
+    assert term.child.signalstatus == signum

@@ -263,11 +263,11 @@ def test_escape_sequences_in_a_question_are_shown_inert(terminal):
     )
     term = terminal({"questions": [hostile]})
     screen = term.wait_for(HINT)
-    assert "Pick \u241b[31mRED\u241b[0m\u241b[2J now <U+009B>1m <U+202E>exe.txt" in screen
-    assert "\u241b]0;pwned\u2407Title" in screen
-    assert "\u241b[1;1Hmoved" in screen
-    assert "\u241b[41mbg" in screen
-    assert "\u2407bell\u2408" in screen
+    assert "Pick <U+001B>[31mRED<U+001B>[0m<U+001B>[2J now <U+009B>1m <U+202E>exe.txt" in screen
+    assert "<U+001B>]0;pwned<U+0007>Title" in screen
+    assert "<U+001B>[1;1Hmoved" in screen
+    assert "<U+001B>[41mbg" in screen
+    assert "<U+0007>bell<U+0008>" in screen
     assert term.screen.title == ""
     colours = {char.fg for row in term.screen.buffer.values() for char in row.values()}
     colours |= {char.bg for row in term.screen.buffer.values() for char in row.values()}
