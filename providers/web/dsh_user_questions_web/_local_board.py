@@ -108,6 +108,8 @@ class LocalBoard:
     def fail_all(self, error_factory: Callable[[], BaseException]) -> None:
         """Settle every pending ask as stopped, each failing with a fresh error."""
         for ask in list(self._pending.values()):
+            if ask.delivery is not None:
+                continue  # an answer is being handed over: its receipt decides how it ends
             self._settle(ask.id, "stopped")
             if not ask.future.done():
                 ask.future.set_exception(error_factory())

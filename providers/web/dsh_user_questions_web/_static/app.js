@@ -717,7 +717,15 @@
     state.sent.add(ask.id);
     try {
       const { status, data } = await post(path, body);
-      if (status === 200) return;
+      if (status === 200) {
+        if (path === "answer") {
+          // "accepted": the harness has this answer (whatever this page heard meanwhile).
+          state.sent.delete(ask.id);
+          if (state.asks.has(ask.id)) drop(ask.id, true);
+          notice(OUTCOME_TEXT.answered[0], "answered", ask.id);
+        }
+        return;
+      }
       state.sent.delete(ask.id);
       if (status === 409) {
         notice(data.message || "That question is no longer pending.", "not-pending", ask.id);
