@@ -3,20 +3,77 @@
 ``initdb`` into a temporary folder, ``postgres`` listening on a unix socket in that folder only
 (no TCP port to collide with). Run as the ``postgres`` user when the tests run as root, since
 PostgreSQL refuses to run as root.
+
+No server outlives its test run: ``pg_ctl`` detaches the server from the run's process group, so
+a SIGTERM (what tox sends after an interrupt) stops every server this process started before
+the process ends, and so does its exit; a SIGINT is pytest's, which tears the fixtures down. Each
+server's folder names the process that owns it (``owner``), and the first server of a run
+stops and removes every server whose owner is gone (a run killed outright).
 """
 
 from __future__ import annotations
 
+import atexit
 import glob
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
+from types import FrameType
 
 import psycopg
 
 __all__ = ["PostgresServer", "find_bin"]
+
+_PREFIX = "dsh-inbox-pg-"
+_LIVE: set[PostgresServer] = set()
+_guarded = False
+
+
+def _identity(pid: int) -> str | None:
+    """``pid`` and its start time, which a reused pid does not share; None if it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return f"{pid} {stat.rsplit(')', 1)[1].split()[19]}"
+
+
+def _stop_everything() -> None:
+    for server in list(_LIVE):
+        server.destroy(immediate=True)
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    _stop_everything()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _guard() -> None:
+    """Once per process: stop stale servers, and stop ours on SIGTERM and at exit."""
+    global _guarded
+    if _guarded:
+        return
+    _guarded = True
+    atexit.register(_stop_everything)
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    for root in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*"):
+        try:
+            owner = (root / "owner").read_text().strip()
+        except OSError:
+            continue  # not one of ours, or still being made
+        if _identity(int(owner.split()[0])) == owner:
+            continue  # its run is still going
+        try:
+            postmaster = int((root / "data" / "postmaster.pid").read_text().split()[0])
+            os.kill(postmaster, signal.SIGQUIT)  # immediate shutdown
+        except (OSError, ValueError, IndexError):
+            pass
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def find_bin() -> Path | None:
@@ -32,9 +89,11 @@ class PostgresServer:
     """One throwaway cluster: `start`, `stop`, `restart`, and connection URLs."""
 
     def __init__(self, bindir: Path, *, fsync: bool = False) -> None:
+        _guard()
         self._bin = bindir
-        self.root = Path(tempfile.mkdtemp(prefix="dsh-inbox-pg-"))
+        self.root = Path(tempfile.mkdtemp(prefix=_PREFIX))
         self.data = self.root / "data"
+        (self.root / "owner").write_text(f"{_identity(os.getpid())}\n")
         self._as_root = os.geteuid() == 0
         if self._as_root:
             shutil.chown(self.root, "postgres", "postgres")
@@ -64,12 +123,15 @@ class PostgresServer:
             log = (self.root / "server.log").read_text(errors="replace")
             raise RuntimeError(f"PostgreSQL did not start: {err.stderr!r}\n{log}") from err
         self._running = True
+        _LIVE.add(self)
 
-    def stop(self) -> None:
+    def stop(self, *, immediate: bool = False) -> None:
         """Stop the server (fast shutdown: clients are disconnected) and wait for it."""
         if self._running:
-            self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "120", "stop")
+            mode = "immediate" if immediate else "fast"
+            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", "120", "stop")
             self._running = False
+            _LIVE.discard(self)
 
     def restart(self) -> None:
         """Stop, then start again on the same data."""
@@ -88,7 +150,9 @@ class PostgresServer:
             conn.execute(f"CREATE DATABASE {name}")
         return self.url(name)
 
-    def destroy(self) -> None:
+    def destroy(self, *, immediate: bool = False) -> None:
         """Stop the server and delete its folder."""
-        self.stop()
-        shutil.rmtree(self.root, ignore_errors=True)
+        try:
+            self.stop(immediate=immediate)
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
