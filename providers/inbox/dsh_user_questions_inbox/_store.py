@@ -377,6 +377,12 @@ class Inbox:
         """Close the store's connections."""
         self._engine.close()
 
+    def __enter__(self) -> Inbox:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
     def __repr__(self) -> str:
         return f"<Inbox {self.url.engine}>"
 

@@ -175,8 +175,10 @@ class InboxProvider:
         except asyncio.CancelledError:
             await self._end_now(question_id, signal)
             raise
-        except BaseException:
+        except Exception:
             self._forget(question_id)
+            if self._closed:  # the store went with the provider: the ask ends as withdrawn
+                raise _closed_error(signal) from None
             raise
         finally:
             self._watcher.unwatch(question_id, future)
@@ -213,7 +215,7 @@ class InboxProvider:
             self._forget(record.id)
             if record.delivered and record.state in (State.WITHDRAWN, State.EXPIRED):
                 return _result(record)
-            raise UserQuestionError.aborted("the inbox provider was closed")
+            raise _closed_error(signal)
         claiming = asyncio.ensure_future(asyncio.to_thread(self._claim, record, keyed))
         try:
             won = await asyncio.shield(claiming)
@@ -311,6 +313,12 @@ def _result(record: QuestionRecord) -> AskUserQuestionAnswer:
     if record.state is State.EXPIRED:
         raise UserQuestionError.timed_out()
     raise UserQuestionError.aborted("the question was withdrawn")
+
+
+def _closed_error(signal: AbortSignal | None) -> UserQuestionError:
+    if signal is not None and signal.aborted:
+        return UserQuestionError.aborted_by(signal)
+    return UserQuestionError.aborted("the inbox provider was closed")
 
 
 def _late_result(record: QuestionRecord) -> AskUserQuestionAnswer:
