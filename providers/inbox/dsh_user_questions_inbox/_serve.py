@@ -32,7 +32,8 @@ def token_from(given: str | None) -> str:
     """``--token``, else ``DSH_USER_QUESTIONS_INBOX_TOKEN``, else the one kept on this machine.
 
     The kept token (``serve-token`` beside the default SQLite file, mode 0600, in a folder made
-    0700 when this makes it) is made on first use, so the page's URL survives a restart of the server.
+    0700 when this makes it) is made on first use, so the page's URL survives a restart of the
+    server.
     """
     token = (given or os.environ.get(ENV_TOKEN, "")).strip()
     if token:
