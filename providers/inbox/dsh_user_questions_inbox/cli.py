@@ -2,9 +2,11 @@
 
 ``dsh-inbox list [--json] [--all]``, ``dsh-inbox show ID``, ``dsh-inbox answer ID``,
 ``dsh-inbox cancel ID``, ``dsh-inbox serve`` and ``dsh-inbox prune``. Exit
-status of ``answer``: 0 this answer was applied; 2 the answer is invalid (not JSON, or refused
+status of ``answer``: 0 this answer was applied (and received by its asker, or kept for one
+that is not waiting now); 2 the answer is invalid (not JSON, or refused
 by the question's rules); 3 the question was already answered or closed; 4 it was withdrawn or
-expired, so the answer was kept as late; 1 anything else (unknown id, no store).
+expired (or its asker stopped waiting as the answer landed), so the answer was kept as late;
+1 anything else (unknown id, no store).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ EXIT_ERROR = 1
 EXIT_INVALID = 2
 EXIT_TAKEN = 3
 EXIT_LATE = 4
+# How long `answer` waits for the asker's receipt before saying nobody waits for the answer.
+RECEIPT_SECONDS = 1.5
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -284,7 +288,29 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
         why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)
         print(f"dsh-inbox: your answer was refused: {why}", file=sys.stderr)
         return EXIT_INVALID
+    if result.applied:
+        return _applied(question_id, inbox.wait_received(question_id, RECEIPT_SECONDS))
     return report(result.outcome, question_id, result.record)
+
+
+def _applied(question_id: str, reception: str) -> int:
+    """Say what became of an applied answer: received by its asker, kept for one that is not
+    waiting now, or not taken by an asker that stopped waiting as it landed."""
+    if reception == "received":
+        print(f"answered question {question_id}: its asker received the answer")
+        return EXIT_APPLIED
+    if reception == "no-asker":
+        print(
+            f"answered question {question_id}: no asker is waiting for it now; the answer is"
+            " kept for its harness, which gets it when it resumes"
+        )
+        return EXIT_APPLIED
+    print(
+        f"dsh-inbox: question {question_id} was answered, but its asker stopped waiting as the"
+        " answer landed: it was not received, and was handed on as a late answer",
+        file=sys.stderr,
+    )
+    return EXIT_LATE
 
 
 def report(outcome: AnswerOutcome, question_id: str, record: QuestionRecord | None) -> int:
