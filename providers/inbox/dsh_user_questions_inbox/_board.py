@@ -119,9 +119,7 @@ class InboxBoard:
         if result.applied:
             # "Accepted" only once the asker has it (or, when no asker waits now, once it is
             # stored for the one that resumes): never for an asker cancelled as it landed.
-            reception = await asyncio.to_thread(
-                self._inbox.wait_received, ask_id, RECEIPT_SECONDS
-            )
+            reception = await asyncio.to_thread(self._inbox.wait_received, ask_id, RECEIPT_SECONDS)
             if reception == "not-taken":
                 return Receipt.not_pending(ask_id, "withdrawn")
             return Receipt.accepted(ask_id)

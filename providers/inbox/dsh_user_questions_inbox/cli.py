@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from typing import Any
 
 from dsh_user_questions import UserQuestionError
 from dsh_user_questions.rules import inert_text as inert
+from dsh_user_questions.rules import is_diff_review
 
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._retention import parse_duration, retention_seconds
@@ -206,15 +208,38 @@ def _show(inbox: Inbox, question_id: str, *, as_json: bool) -> int:
     if as_json:
         print(json.dumps(record.to_dict()))
         return 0
-    print(render(record))
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    print(render(record, colour=colour))
     return 0
 
 
-def render(record: QuestionRecord) -> str:
-    """A record as ``dsh-inbox show`` prints it: every question in full, model text inert."""
+_DIFF_COLOURS = (("+++", "1"), ("---", "1"), ("@@", "36"), ("+", "32"), ("-", "31"))
+
+
+def _diff_line(line: str, colour: bool) -> str:
+    """One (already inert) line of a diff-review's diff, coloured on a terminal."""
+    if colour:
+        for prefix, code in _DIFF_COLOURS:
+            if line.startswith(prefix):
+                return f"\x1b[{code}m{line}\x1b[0m"
+    return line
+
+
+def render(record: QuestionRecord, *, colour: bool = False) -> str:
+    """A record as ``dsh-inbox show`` prints it: every question in full, model text inert.
+
+    A diff-review question's detail (`rules.is_diff_review`) is shown as its diff, coloured
+    when ``colour`` (added lines green, removed red, hunk headers cyan; the escapes are ours,
+    the model's text stays inert).
+    """
     who = inert(record.harness) + (f"/{inert(record.agent)}" if record.agent else "")
     lines = [f"question {record.id}: {_state(record)}, asked by {who}"]
-    for question in record.request.get("questions", []):
+    try:
+        diffs = [is_diff_review(item) for item in record.to_request().questions]
+    except Exception:  # an unreadable stored request still shows as text
+        diffs = []
+    for n, question in enumerate(record.request.get("questions", [])):
+        diff = n < len(diffs) and diffs[n]
         lines.append("")
         if question.get("header"):
             lines.append(f"[{inert(question['header'])}]")
@@ -223,7 +248,11 @@ def render(record: QuestionRecord) -> str:
         lines.append(f"{inert(question['id'])}: {inert(question['question'])}{kind}")
         if question.get("detail") is not None:
             detail = inert(str(question["detail"]), multiline=True)
-            lines.extend(f"    {line}" for line in detail.split("\n"))
+            if diff:
+                lines.append("    (diff to review)")
+                lines.extend(f"    {_diff_line(line, colour)}" for line in detail.split("\n"))
+            else:
+                lines.extend(f"    {line}" for line in detail.split("\n"))
         for option in question.get("options", []):
             text = f"  - {inert(option['label'])}"
             if option.get("recommended"):
