@@ -151,6 +151,22 @@ def test_a_page_answer_to_a_withdrawn_question_is_kept_as_late(
     assert stored.late_surface == "web"
 
 
+def test_a_page_answer_to_an_expired_question_is_told_expired(inbox: Inbox, server: Server) -> None:
+    """An expired question is told "expired" (its time ran out), not "withdrawn"; the page
+    names its server "the inbox server" for when it is down, not "the harness"."""
+    import httpx
+
+    record = inbox.add(PKG, harness="h")
+    inbox.settle(record.id, State.EXPIRED, surface="harness")
+    status, body = server.post("answer", {"id": record.id, "answer": pick("npm")})
+    assert status == 409
+    assert body["outcome"] == "expired"
+    assert "time ran out" in str(body["message"])
+    assert "withdr" not in str(body["message"])
+    page = httpx.get(server.base, timeout=60).text
+    assert 'data-server="the inbox server"' in page
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill-9"])
 def test_an_inbox_server_restart_loses_nothing(
     inbox: Inbox, inbox_url: str, harnesses: list[Harness], sig: int

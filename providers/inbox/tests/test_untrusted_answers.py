@@ -62,3 +62,43 @@ def test_any_json_answer_is_refused_cleanly_or_applied_exactly(
         assert stored.answer == AskUserQuestionAnswer.from_dict(answer).to_dict()
     finally:
         inbox.close()
+
+
+_SAME_RULES = [
+    {"answers": [{"id": "pkg", "custom": "\x1b[2J\x1b]0;pwned\x07"}]},
+    {"answers": [{"id": "pkg", "custom": "x" * 20_015}]},
+    {"answers": [{"id": "pkg", "custom": "abc\u202edef"}]},
+    {"answers": [{"id": "pkg", "custom": "lone \ud800 surrogate"}]},
+    {"answers": [{"id": "pkg", "selected": ["bun"]}]},
+    {"answers": [{"id": "pkg", "custom": "tabs\tand\nnewlines are fine"}]},
+    {"answers": [{"id": "pkg", "selected": ["npm"]}]},
+]
+
+
+async def test_the_page_and_the_store_refuse_exactly_what_the_rules_refuse(
+    inbox: Inbox,
+) -> None:
+    """The inbox page's Submit (the board) and every store surface refuse exactly the answers
+    rules.check_answer refuses, with its problems (paths as the page names them): no rule of
+    their own."""
+    from dsh_user_questions.rules import check_answer
+    from dsh_user_questions_web.answers import problems_of
+
+    from dsh_user_questions_inbox._board import InboxBoard
+
+    board = InboxBoard(inbox)
+    for answer in _SAME_RULES:
+        record = inbox.add(PKG, harness="h")
+        try:
+            check_answer(record.to_request(), answer)
+        except UserQuestionError as err:
+            expected: tuple[str, ...] | None = problems_of(err)
+        else:
+            expected = None
+        receipt = await board.submit(record.id, answer)
+        if expected is None:
+            assert receipt.status == "accepted", answer
+        else:
+            assert receipt.status == "rejected", answer
+            assert tuple(receipt.problems) == expected
+            assert inbox.get(record.id).state is State.PENDING
