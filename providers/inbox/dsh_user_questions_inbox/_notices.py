@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import logging
 import secrets
 import time
 from collections.abc import Mapping
 
-from dsh_user_questions.notify import Notifier, notification_for, remind_after
+from dsh_user_questions.notify import Notification, Notifier, notification_for, remind_after
 
 from ._link_page import link_for
 from ._record import QuestionRecord, State
@@ -132,7 +133,18 @@ class QuestionNotifier:
         note = notification_for(
             record.to_request(), asker=_asker(record), link=link, reminder=kind == "reminder"
         )
+        if link is None:  # no server published links: say how to answer from a shell
+            note = Notification(
+                title=note.title,
+                body=f"{note.body}\n\nAnswer with: dsh-inbox answer {record.id}",
+            )
         return await self.notifier.send(note)
+
+    def cancel(self) -> None:
+        """Stop pending reminders (from any thread); a send already under way times out."""
+        for task in list(self._tasks):
+            with contextlib.suppress(RuntimeError):  # its loop is closed already
+                task.get_loop().call_soon_threadsafe(task.cancel)
 
     async def aclose(self) -> None:
         """Stop pending reminders; a notification already being sent finishes or times out."""

@@ -14,8 +14,11 @@ import os
 import secrets
 import signal
 import sys
-from collections.abc import Collection
+import urllib.parse
+from collections.abc import Callable, Collection
+from typing import Any
 
+from ._record import State
 from ._retention import retention_seconds
 from ._store import Inbox
 from ._url import default_sqlite_path
@@ -67,8 +70,15 @@ def serve(
     token: str | None,
     allowed_hosts: Collection[str] = (),
     surface: str = "web",
+    public_url: str | None = None,
 ) -> int:
-    """Serve until SIGINT or SIGTERM; the exit status."""
+    """Serve until SIGINT or SIGTERM; the exit status.
+
+    With ``public_url`` (the address people reach this server by, e.g. through a reverse
+    proxy), the server publishes it with a link secret in the store, so every notification
+    about a question on this store carries a one-question answer link ``<public_url>/q/<token>``
+    (see ``_link_page``); those links need no page token and open that question only.
+    """
     try:
         import dsh_user_questions_web  # noqa: F401 (checked here for a clear message)
     except ImportError:
@@ -77,7 +87,18 @@ def serve(
             file=sys.stderr,
         )
         return 1
-    return asyncio.run(_serve(inbox, host, port, token_from(token), allowed_hosts, surface))
+    if public_url is not None:
+        parts = urllib.parse.urlsplit(public_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
+            print(
+                "dsh-inbox: --public-url must be an http(s) URL without a query,"
+                f" got {public_url!r}",
+                file=sys.stderr,
+            )
+            return 2
+    return asyncio.run(
+        _serve(inbox, host, port, token_from(token), allowed_hosts, surface, public_url)
+    )
 
 
 async def _serve(
@@ -87,6 +108,7 @@ async def _serve(
     token: str,
     allowed_hosts: Collection[str],
     surface: str,
+    public_url: str | None = None,
 ) -> int:
     from dsh_user_questions_web import Limits
     from dsh_user_questions_web.app import create_app
@@ -115,10 +137,16 @@ async def _serve(
         connections=table,
         server_name="the inbox server",
     )
+    if public_url is not None:
+        public_host = urllib.parse.urlsplit(public_url).netloc.lower()
+        hosts = hosts | {public_host}
+        app = _with_links(app, inbox, public_url, lambda: hosts, surface)
     server = await start_server(app, sock, limits, table=table, name="dsh-inbox-serve")
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     shown = f"[{shown}]" if ":" in shown else shown
     print(f"dsh-inbox: serving http://{shown}:{bound}/{token}/", flush=True)
+    if public_url is not None:
+        print(f"dsh-inbox: answer links in notifications open {public_url.rstrip('/')}/q/...")
     stop = asyncio.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
@@ -130,6 +158,41 @@ async def _serve(
         await board.close("the inbox server is stopping; it will be back at the same address")
         await server.stop()
     return 0
+
+
+def _with_links(
+    app: Any, inbox: Inbox, public_url: str, hosts: Callable[[], frozenset[str]], surface: str
+) -> Any:
+    """``app`` with ``/q/<token>`` (one-question links) served beside it, host-checked."""
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+
+    from ._link_page import link_routes
+    from ._notices import Notices
+
+    secret = Notices(inbox).publish_links(public_url)
+    links = Starlette(
+        routes=link_routes(
+            secret=lambda: secret,
+            get=inbox.get,
+            answer=lambda qid, answer: inbox.answer(qid, answer, surface=f"{surface}-link"),
+            cancel=lambda qid: inbox.settle(qid, State.CANCELLED, surface=f"{surface}-link"),
+            to_thread=asyncio.to_thread,
+        )
+    )
+    refused = PlainTextResponse("unknown host", status_code=421)
+
+    async def dispatch(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/q/"):
+            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1").lower()
+            if host not in hosts():
+                await refused(scope, receive, send)
+                return
+            await links(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    return dispatch
 
 
 async def _prune_now_and_then(inbox: Inbox) -> None:

@@ -95,6 +95,16 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--surface", default="web", help="who answers, as the records will say (default: web)"
     )
+    serve.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the address people reach this server by; notifications then carry a link that"
+        " opens one question only (no token needed)",
+    )
+    commands.add_parser(
+        "notify-test",
+        help="send a test notification to $DSH_USER_QUESTIONS_NOTIFY (Apprise URLs)",
+    )
     prune = commands.add_parser("prune", help="delete final records past the retention")
     prune.add_argument(
         "--older-than",
@@ -139,6 +149,8 @@ def _run(inbox: Inbox, args: argparse.Namespace) -> int:
         return _cancel(inbox, args.id, surface=args.surface)
     if args.command == "prune":
         return _prune(inbox, args.older_than)
+    if args.command == "notify-test":
+        return _notify_test()
     from ._serve import serve
 
     return serve(
@@ -148,7 +160,30 @@ def _run(inbox: Inbox, args: argparse.Namespace) -> int:
         token=args.token,
         allowed_hosts=args.allowed_host,
         surface=args.surface,
+        public_url=args.public_url,
     )
+
+
+def _notify_test() -> int:
+    from dsh_user_questions.notify import NOTIFY_ENV, Notification, Notifier
+
+    try:
+        notifier = Notifier.from_env()
+    except (ValueError, ImportError) as err:
+        print(f"dsh-inbox: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    if notifier is None:
+        print(f"dsh-inbox: {NOTIFY_ENV} is not set: nothing to notify", file=sys.stderr)
+        return EXIT_ERROR
+    note = Notification(
+        title="dsh-inbox test notification",
+        body="Questions your agents ask through the inbox will be announced here.",
+    )
+    if notifier.send_blocking(note):
+        print(f"sent a test notification to {len(notifier.targets)} target(s)")
+        return 0
+    print("dsh-inbox: the notification was not delivered (see the warning above)", file=sys.stderr)
+    return EXIT_ERROR
 
 
 # list --------------------------------------------------------------------------------------------

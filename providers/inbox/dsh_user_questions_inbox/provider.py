@@ -26,6 +26,7 @@ from dsh_user_questions.errors import is_timeout
 from dsh_user_questions.harness import AbortSignal
 from dsh_user_questions.providing import Receipt, receipt
 
+from ._notices import QuestionNotifier
 from ._record import QuestionRecord, State
 from ._store import Inbox, open_inbox
 from ._watcher import Watcher
@@ -100,6 +101,8 @@ class InboxProvider:
         self._inflight: dict[str, AbortSignal | None] = {}
         self._adding: set[concurrent.futures.Future[QuestionRecord]] = set()
         self._closed = False
+        # DSH_USER_QUESTIONS_NOTIFY: a bad URL fails here, when the provider starts.
+        self._notices = QuestionNotifier.from_env(self.inbox)
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         """Record the question, then wait for its final state (see the module's docstring).
@@ -123,6 +126,16 @@ class InboxProvider:
                 record = await asyncio.shield(asyncio.wrap_future(adding))
                 await self._end_now(record.id, signal)
             raise
+        if record.state is State.PENDING:
+            _log.info(
+                "question %s waits in the inbox %s: answer it with `dsh-inbox answer %s`"
+                " or on the page of `dsh-inbox serve`",
+                record.id,
+                self.inbox.url.shown,
+                record.id,
+            )
+            if self._notices is not None:
+                self._notices.question_waiting(record)
         return await self._wait(
             record, signal, keyed=request.key is not None, taken=None if taken.done() else taken
         )
@@ -328,6 +341,8 @@ class InboxProvider:
                 return
             self._closed = True
             adding = list(self._adding)
+        if self._notices is not None:
+            self._notices.cancel()
         concurrent.futures.wait(adding)
         with self._lock:
             inflight, self._inflight = self._inflight, {}
