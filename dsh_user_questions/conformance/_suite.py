@@ -639,7 +639,11 @@ async def _cancelled_as_it_lands(session: Session) -> None:
 async def _receipt_shown(session: Session, req: AskUserQuestionRequest) -> bool | None:
     receipt = getattr(session.driver, "receipt", None)
     if receipt is None:
-        return None
+        raise AssertionError(
+            "the suite cannot see what the surface tells the human about an answer: give the"
+            " driver an async receipt(request) method (True: it said taken, False: not"
+            " delivered, None: it says nothing), or opt out with the reason"
+        )
     deadline = asyncio.get_running_loop().time() + min(2.0, session.timeout)
     while True:
         said: bool | None = await receipt(req)
