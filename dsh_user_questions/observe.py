@@ -203,6 +203,17 @@ class AskTracer:
         self._error_status = trace.Status
         self._error_code = trace.StatusCode.ERROR
         self.provider = provider
+        # With no provider given and none set globally (no SDK configured), the API does
+        # nothing: skip the work, but check again on every ask, for one set later.
+        self._explicit = tracer_provider is not None or meter_provider is not None
+        self._get_tracer_provider = trace.get_tracer_provider
+        self._get_meter_provider = metrics.get_meter_provider
+        self._unset = (
+            trace.ProxyTracerProvider,
+            trace.NoOpTracerProvider,
+            metrics.NoOpMeterProvider,
+        )
+        self._unset_meter = type(metrics.get_meter_provider())
         self._tracer = trace.get_tracer(LOGGER_NAME, __version__, tracer_provider=tracer_provider)
         meter = metrics.get_meter(LOGGER_NAME, __version__, meter_provider=meter_provider)
         self._wait = meter.create_histogram(
@@ -211,9 +222,17 @@ class AskTracer:
         # Spans by request: the same request object goes to asked, then answered or failed.
         self._spans: dict[int, list[Any]] = {}
 
+    def _configured(self) -> bool:
+        return self._explicit or not (
+            isinstance(self._get_tracer_provider(), self._unset)
+            and isinstance(self._get_meter_provider(), (self._unset_meter, *self._unset))
+        )
+
     @hookimpl
     def dsh_user_questions_asked(self, request: AskUserQuestionRequest) -> None:
         """Start the ask's span."""
+        if not self._configured():
+            return
         facts = _facts(request, self.provider())
         span = self._tracer.start_span(
             "ask_user_question",
@@ -242,13 +261,15 @@ class AskTracer:
     def _ended(
         self, request: AskUserQuestionRequest, error: BaseException | None, wait_seconds: float
     ) -> None:
+        spans = self._spans.get(id(request))
+        if not spans and not self._configured():
+            return
         outcome = outcome_code(error)
         provider = self.provider()
         self._wait.record(
             wait_seconds,
             {"dsh.user_questions.outcome": outcome, "dsh.user_questions.provider": provider},
         )
-        spans = self._spans.get(id(request))
         if not spans:
             return
         span = spans.pop(0)
