@@ -113,7 +113,9 @@ class HarnessContext:
     def load_entrypoints(self, group: str = hookspecs.PROJECT) -> list[str]:
         """Register the plugins installed under the ``group`` entry points; returns their names.
 
-        Plugins blocked or already registered are skipped. User-questions providers are
+        Registered by pluggy's own loader (``load_setuptools_entrypoints``), so
+        ``plugin_manager.list_plugin_distinfo()`` names each one's distribution. Plugins
+        blocked or already registered are skipped. User-questions providers are
         chosen by `DSH_USER_QUESTIONS_PROVIDER`: set to an entry-point name, it blocks every
         other provider; unset, two installed providers raise ``DUPLICATE_PROVIDER`` naming
         both, after the other plugins were registered. Unknown hook names fail loudly
@@ -129,14 +131,22 @@ class HarnessContext:
                 if ep.group != group or ep.name in seen:
                     continue
                 seen.add(ep.name)
-                if pm.is_blocked(ep.name) or pm.get_plugin(ep.name) is not None:
+                if pm.is_blocked(ep.name) or pm.has_plugin(ep.name):
                     continue
                 candidates.append((ep.name, dist, ep.load()))
         chosen, conflict = select_entrypoint_plugins(candidates, pm)
-        names = []
-        for name, _dist, plugin in chosen:
-            if pm.get_plugin(name) is None and self.register(plugin, name=name):
-                names.append(name)
+        wanted = {name for name, _, _ in chosen}
+        # pluggy's own loader registers them (and records their distributions for
+        # list_plugin_distinfo()); the providers left out are blocked only meanwhile.
+        held = [n for n, _, _ in candidates if n not in wanted and not pm.is_blocked(n)]
+        for name in held:
+            pm.set_blocked(name)
+        try:
+            pm.load_setuptools_entrypoints(group)
+        finally:
+            for name in held:
+                pm.unblock(name)
+        names = [name for name, _, _ in chosen if pm.has_plugin(name)]
         pm.check_pending()
         if conflict is not None:
             raise conflict
@@ -150,9 +160,9 @@ class HarnessContext:
         and waits, up to ``grace`` seconds in all, for the providers' own clean-up (a durable
         provider records the question as withdrawn or expired before this returns). Then every
         ``dsh_context_closing`` implementation runs, newest first, then every
-        ``dsh_context_closed`` one. Each is called through pluggy on its own (arguments matched
-        by name, wrappers run around it); awaitables they return are awaited in turn; a failing
-        one is logged and the rest still run. Plugins stay registered. A second call does
+        ``dsh_context_closed`` one. Each hook is one pluggy call (arguments matched by name,
+        wrappers once around it); awaitables returned are awaited in turn; a failing
+        implementation is logged and the rest still run. Plugins stay registered. A second call does
         nothing.
         """
         if self._closed:

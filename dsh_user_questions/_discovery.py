@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pluggy
 
-from .errors import UserQuestionError, UserQuestionErrorCode
+from .errors import UserQuestionError
 
 PROVIDER_ENV = "DSH_USER_QUESTIONS_PROVIDER"
 PROVIDER_HOOK = "dsh_user_questions_ask"
@@ -52,10 +52,8 @@ def select_entrypoint_plugins(
                 pm.set_blocked(name)
         if not picked and not any(is_provider(pm, p) for p in pm.get_plugins()):
             installed = ", ".join(describe(n, d) for n, d, _ in providers) or "none"
-            error = UserQuestionError(
-                f"no user-questions provider is registered: {PROVIDER_ENV}={wanted} names no"
-                f" installed provider (installed: {installed})",
-                UserQuestionErrorCode.NO_PROVIDER,
+            error = UserQuestionError.no_provider(
+                f"{PROVIDER_ENV}={wanted} names no installed provider (installed: {installed})"
             )
             return others, error
         return others + picked, None

@@ -227,9 +227,14 @@ class UserQuestionError(HarnessError):
         )
 
     @classmethod
-    def no_provider(cls) -> UserQuestionError:
-        """``NO_PROVIDER``: nothing is registered to show the question to the human."""
-        return cls(_NO_PROVIDER, UserQuestionErrorCode.NO_PROVIDER)
+    def no_provider(cls, detail: str | None = None) -> UserQuestionError:
+        """``NO_PROVIDER``: no user-questions provider is registered.
+
+        ``detail`` (e.g. which provider the environment named) follows the exact message
+        after ``": "``.
+        """
+        message = _NO_PROVIDER if detail is None else f"{_NO_PROVIDER}: {detail}"
+        return cls(message, UserQuestionErrorCode.NO_PROVIDER)
 
     @classmethod
     def duplicate_provider(

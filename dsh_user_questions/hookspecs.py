@@ -81,8 +81,9 @@ def dsh_context_closed(ctx: HarnessContext) -> Awaitable[None] | None:
 
     ``aclose()`` first settles every ask of the context still in flight (each is withdrawn and
     its provider's clean-up awaited, within a grace period), then calls
-    ``dsh_context_closing``, then this hook. Called once per context for every implementation,
-    newest first, each through pluggy on its own; ``async def`` ones are awaited in turn; an
+    ``dsh_context_closing``, then this hook. Called once per context, in one pluggy call
+    (implementations newest first, ``wrapper=True`` ones once around the call); the
+    awaitables returned (``async def`` implementations) are then awaited in that order; an
     exception is logged and the others still run. ``None`` means nothing to await.
 
     :param ctx: The harness context.
@@ -123,12 +124,12 @@ def dsh_context_closing(ctx: HarnessContext) -> Awaitable[None] | None:
     """The harness context is closing: release what the plugin holds (servers, screens, files).
 
     Called once by ``await ctx.aclose()``, after every ask of the context still in flight was
-    settled (withdrawn, its provider's clean-up awaited) and before ``dsh_context_closed``; for
-    every implementation, in reverse order of registration, each through pluggy on its own
-    (arguments matched by name, so ``def dsh_context_closing(self)`` is fine; ``wrapper=True``
-    implementations run around each). An implementation may be ``async def``: the context
-    awaits each awaitable it returns. An exception is logged and the others still run.
-    ``None`` means nothing to await.
+    settled (withdrawn, its provider's clean-up awaited) and before ``dsh_context_closed``, in
+    one pluggy call: every implementation, newest first (arguments matched by name, so
+    ``def dsh_context_closing(self)`` is fine), ``wrapper=True`` implementations once around
+    the call. An implementation may be ``async def``: the context then awaits each awaitable
+    returned, in the same order. An exception is logged and the others still run. ``None``
+    means nothing to await.
 
     :param ctx: The harness context.
 
@@ -185,10 +186,11 @@ def dsh_user_questions_ask(
 def dsh_user_questions_asked(request: AskUserQuestionRequest) -> None:
     """Observe an ``ask`` as it starts, before any check.
 
-    Any number of implementations, each called through pluggy on its own (arguments matched by
-    name; ``wrapper=True`` implementations run around each call); ``async def`` ones are awaited
-    before the ask goes on; the result is ignored. An exception in an
-    observer is logged and never breaks the ask.
+    Any number of implementations, all in one pluggy call (arguments matched by name;
+    ``wrapper=True`` implementations run once around the call, as pluggy runs them); the
+    awaitables of ``async def`` ones are awaited, in call order, before the ask goes on; the
+    result is ignored. An exception in an observer is logged, the other observers still run,
+    and it never breaks the ask.
 
     :param request: The request as the caller gave it.
 
@@ -207,7 +209,8 @@ def dsh_user_questions_answered(
     """Observe an ``ask`` that returned an answer (after the answer check passed).
 
     Any number of implementations, called as for ``dsh_user_questions_asked`` (``async def``
-    ones awaited, wrappers around each); the result is ignored; exceptions are logged.
+    ones awaited, wrappers once around the call); the result is ignored; exceptions are
+    logged.
 
     :param request: The request.
     :param answer: The checked answer the caller receives.
@@ -228,7 +231,8 @@ def dsh_user_questions_failed(
     """Observe an ``ask`` that ended without an answer.
 
     Any number of implementations, called as for ``dsh_user_questions_asked`` (``async def``
-    ones awaited, wrappers around each); the result is ignored; exceptions are logged.
+    ones awaited, wrappers once around the call); the result is ignored; exceptions are
+    logged.
     ``error`` is what the caller receives: usually a `UserQuestionError` (check ``error.code``),
     an exception of the provider's, or `asyncio.CancelledError` when the caller was cancelled.
 

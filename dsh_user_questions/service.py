@@ -216,7 +216,7 @@ class UserQuestionService:
                         raise UserQuestionError.empty_questions()
                     # 2. Check the caller.
                     self._check_caller(request.agent)
-                rules.check_request(request)
+                _check_request(request)
                 # 3. Call the provider and wait: abort, timeout and aclose() all end it here.
                 if timeout is None:
                     timeout = request.timeout
@@ -230,7 +230,7 @@ class UserQuestionService:
                         if signal is None
                         else AbortSignal.any([signal, deadline.signal])
                     )
-                    given = attrs.evolve(request, signal=signal)
+                    given = _with_signal(request, signal)
                 flight = flights[id(given)] = Flight(self, given, self._current_task())
                 result = self._call_provider(given)
                 if type(result) is CoroutineType or inspect.isawaitable(result):
@@ -427,6 +427,39 @@ class _Observed:
         if lists is not None:
             return bool(lists[0] or lists[1] or lists[2])
         return any(hook.get_hookimpls() for hook in self._hooks)
+
+
+_CHECKED: dict[int, tuple[object, ...]] = {}
+_CHECKED_MAX = 256
+
+
+def _check_request(request: AskUserQuestionRequest) -> None:
+    """`rules.check_request`, once per questions tuple: requests are immutable.
+
+    `rules.check_request` reads only ``request.questions`` (frozen items in a tuple), so a
+    tuple that passed once passes again; the few last ones are kept (held, so their ids stay
+    theirs) and a request asked again skips the rules' work.
+    """
+    questions = request.questions
+    if _CHECKED.get(id(questions)) is questions:
+        return
+    rules.check_request(request)
+    if len(_CHECKED) >= _CHECKED_MAX:
+        _CHECKED.clear()
+    _CHECKED[id(questions)] = questions
+
+
+_REQUEST_FIELDS = tuple(field.name for field in attrs.fields(AskUserQuestionRequest))
+
+
+def _with_signal(request: AskUserQuestionRequest, signal: AbortSignal) -> AskUserQuestionRequest:
+    """A copy of ``request`` with ``signal``: ``attrs.evolve`` without re-running validators
+    on fields that were validated when ``request`` was made."""
+    copy = object.__new__(AskUserQuestionRequest)
+    for name in _REQUEST_FIELDS:
+        object.__setattr__(copy, name, getattr(request, name))
+    object.__setattr__(copy, "signal", signal)
+    return copy
 
 
 def _still_cancelled(task: object) -> bool:
