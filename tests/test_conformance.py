@@ -328,7 +328,10 @@ def test_a_provider_that_repairs_refused_text_fails_the_answer_rule_checks() -> 
         "test_over_long_custom_text_is_never_an_answer",
     ):
         _fails(
-            suite, test, "which rules.check_answer refuses, but it came back as an answer changed"
+            suite,
+            test,
+            "which rules.check_answer refuses, but ask\\(\\) returned an answer with"
+            " the text changed",
         )
 
 

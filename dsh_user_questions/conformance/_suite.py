@@ -554,11 +554,13 @@ def _refused(rule: str) -> Check:
             await session.driver.reply(req, [Other(text)])
         await asyncio.wait({task}, timeout=min(2.0, session.timeout))
         if task.done() and not task.cancelled() and task.exception() is None:
-            got = task.result().to_dict()
+            answer = task.result()
+            customs = [item.custom for item in answer.answers]
+            how = "as typed" if text in customs else "changed" if any(customs) else "dropped"
             raise AssertionError(
-                f"{did}, which rules.check_answer refuses, but it came back as an answer"
-                f"{' changed' if text not in str(got) else ''}: {_shorten(got)}; refuse it at"
-                " the surface (keep the question open) or let ask() raise BAD_ANSWER"
+                f"{did}, which rules.check_answer refuses, but ask() returned an answer with"
+                f" the text {how}: {_shorten(answer.to_dict())}; refuse it at the surface (keep"
+                " the question open) or let ask() raise BAD_ANSWER"
             )
         if task.done():
             error = await session.error_of(task, did)
