@@ -197,12 +197,23 @@ class AskTracer:
         meter_provider: Any = None,
     ) -> None:
         from opentelemetry import metrics, trace
+        from opentelemetry.metrics import _internal as metrics_internal
 
         from . import __version__
 
+        self._trace = trace
+        self._metrics_internal = metrics_internal
         self._error_status = trace.Status
         self._error_code = trace.StatusCode.ERROR
         self.provider = provider
+        # With no provider given and none set globally (no SDK configured), the API does
+        # nothing: skip the work, but check again on every ask, for one set later.
+        self._explicit = (
+            tracer_provider is not None
+            or meter_provider is not None
+            or "OTEL_PYTHON_TRACER_PROVIDER" in os.environ
+            or "OTEL_PYTHON_METER_PROVIDER" in os.environ
+        )
         self._tracer = trace.get_tracer(LOGGER_NAME, __version__, tracer_provider=tracer_provider)
         meter = metrics.get_meter(LOGGER_NAME, __version__, meter_provider=meter_provider)
         self._wait = meter.create_histogram(
@@ -211,9 +222,14 @@ class AskTracer:
         # Spans by request: the same request object goes to asked, then answered or failed.
         self._spans: dict[int, list[Any]] = {}
 
+    def _configured(self) -> bool:
+        return self._explicit or _global_sdk_set(self._trace, self._metrics_internal)
+
     @hookimpl
     def dsh_user_questions_asked(self, request: AskUserQuestionRequest) -> None:
         """Start the ask's span."""
+        if not self._configured():
+            return
         facts = _facts(request, self.provider())
         span = self._tracer.start_span(
             "ask_user_question",
@@ -242,13 +258,15 @@ class AskTracer:
     def _ended(
         self, request: AskUserQuestionRequest, error: BaseException | None, wait_seconds: float
     ) -> None:
+        spans = self._spans.get(id(request))
+        if not spans and not self._configured():
+            return
         outcome = outcome_code(error)
         provider = self.provider()
         self._wait.record(
             wait_seconds,
             {"dsh.user_questions.outcome": outcome, "dsh.user_questions.provider": provider},
         )
-        spans = self._spans.get(id(request))
         if not spans:
             return
         span = spans.pop(0)
@@ -259,6 +277,26 @@ class AskTracer:
         if error is not None and outcome not in _CHOSEN:
             span.set_status(self._error_status(self._error_code, outcome))
         span.end()
+
+
+def _global_sdk_set(trace: Any, metrics_internal: Any) -> bool:
+    """Whether the application set a global tracer or meter provider (an SDK).
+
+    The public getters read the environment on every call, too slow for every ask; the API
+    keeps what ``set_tracer_provider`` and ``set_meter_provider`` set in these module globals.
+    An API without them (renamed) takes the public, slower path.
+    """
+    tracer = getattr(trace, "_TRACER_PROVIDER", _MISSING)
+    meter = getattr(metrics_internal, "_METER_PROVIDER", _MISSING)
+    if tracer is _MISSING or meter is _MISSING:
+        return not (
+            isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+            and type(metrics_internal.get_meter_provider()).__name__ == "_ProxyMeterProvider"
+        )
+    return tracer is not None or meter is not None
+
+
+_MISSING = object()
 
 
 def _otel_available() -> bool:

@@ -23,8 +23,7 @@ class BoardProvider:
                 lines += [f"[{key}] {inert_text(q.header or '')}: {inert_text(q.question)}"]
                 lines += [inert_text(q.detail or "", multiline=True)]
                 lines += [
-                    f"- {inert_text(o.label)}: {inert_text(o.description or '')}"
-                    for o in q.options
+                    f"- {inert_text(o.label)}: {inert_text(o.description or '')}" for o in q.options
                 ]
         return "\n".join(lines)
 

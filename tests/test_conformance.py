@@ -328,7 +328,10 @@ def test_a_provider_that_repairs_refused_text_fails_the_answer_rule_checks() -> 
         "test_over_long_custom_text_is_never_an_answer",
     ):
         _fails(
-            suite, test, "which rules.check_answer refuses, but it came back as an answer changed"
+            suite,
+            test,
+            "which rules.check_answer refuses, but ask\\(\\) returned an answer with"
+            " the text changed",
         )
 
 
@@ -393,6 +396,29 @@ def test_a_provider_that_always_says_taken_fails_the_receipt_check() -> None:
         suite,
         "test_an_answer_landing_as_the_caller_is_cancelled_is_not_reported_taken",
         "told the human their answer was taken",
+    )
+
+
+def test_a_driver_without_receipt_fails_the_receipt_check_saying_what_to_add() -> None:
+    """The receipt check cannot judge a surface it cannot read: it says what to write."""
+
+    class NoReceipt(example.BoardDriver):  # type: ignore[misc]
+        receipt = None
+
+    class Suite(BoardConformance):
+        @contextlib.asynccontextmanager
+        async def connect(self, ctx: HarnessContext) -> AsyncIterator[Any]:
+            provider = board.BoardProvider()
+            dispose = ctx.user_questions.register_provider(provider)
+            try:
+                yield NoReceipt(provider)
+            finally:
+                dispose()
+
+    _fails(
+        Suite,
+        "test_an_answer_landing_as_the_caller_is_cancelled_is_not_reported_taken",
+        "give the driver an async receipt\\(request\\) method",
     )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import subprocess
+import sys
 
 import pytest
 from opentelemetry.sdk.metrics import MeterProvider
@@ -324,3 +326,41 @@ async def test_concurrent_asks_each_end_their_own_span(
         (s.attributes or {})["dsh.user_questions.question_ids"] for s in spans.get_finished_spans()
     ]
     assert outcomes == [("token",), ("pkg",)]
+
+
+GLOBAL_SDK_SCRIPT = """
+import asyncio
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from dsh_user_questions import plugin
+from dsh_user_questions.harness import HarnessContext
+from dsh_user_questions.testing import ScriptedProvider, make_request, make_question
+
+async def main():
+    async with HarnessContext() as ctx:
+        ctx.register(plugin)
+        ctx.user_questions.register_provider(ScriptedProvider({"answers": []}, {"answers": []}))
+        await ctx.user_questions.ask(make_request(make_question()))  # no SDK yet: no span
+        spans = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(spans))
+        trace.set_tracer_provider(provider)  # the application configures the SDK later
+        await ctx.user_questions.ask(make_request(make_question()))
+        print([s.name for s in spans.get_finished_spans()])
+
+asyncio.run(main())
+"""
+
+
+def test_the_default_tracer_follows_the_global_sdk_once_it_is_set() -> None:
+    """The core plugin's tracer does nothing without an SDK and traces once one is set."""
+    done = subprocess.run(
+        [sys.executable, "-c", GLOBAL_SDK_SCRIPT],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert done.stdout == "['ask_user_question']\n", done.stderr

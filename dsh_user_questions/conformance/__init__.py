@@ -21,13 +21,18 @@ pass or fail for every rule of the provider contract::
 
 The driver plays the human: it reads what the UI shows and answers with the replies the suite
 gives (`Choose`, `Other`, `Skip`, and `Approve`, `KeepPlanning`, `TalkInstead` on a plan
-review). Everything else (asking through the real service, aborting, cancelling, closing the
-context, comparing answers, judging that model text is inert) is the suite's.
+review). It also says what the surface told the human about an answer (``receipt(request)``,
+`ReceiptDriver`) and, for a provider that keeps anything at rest, shows it (``stored()``,
+`StoreDriver`). Everything else (asking through the real service, aborting, cancelling,
+closing the context, comparing answers, judging that model text is inert by
+`dsh_user_questions.rules.inert_text`, that answers follow `rules.check_answer`, that a receipt
+means taken, that a recommended option is never picked and a secret never kept) is the
+suite's. A rule a provider cannot keep goes into ``opt_out`` with the reason.
 """
 
 from __future__ import annotations
 
-from ._driver import ProviderDriver
+from ._driver import ProviderDriver, ReceiptDriver, StoreDriver
 from ._replies import Approve, Choose, KeepPlanning, Other, Reply, Skip, TalkInstead
 from ._suite import ProviderConformance
 
@@ -38,7 +43,9 @@ __all__ = [
     "Other",
     "ProviderConformance",
     "ProviderDriver",
+    "ReceiptDriver",
     "Reply",
     "Skip",
+    "StoreDriver",
     "TalkInstead",
 ]

@@ -6,7 +6,8 @@ when they are there (see `ReceiptDriver` and `StoreDriver`):
 - ``async def receipt(self, request) -> bool | None``: what the surface told the human about
   the answer they gave to ``request``: ``True`` if it said the answer was taken ("Answer sent",
   "accepted", an ``applied`` result), ``False`` if it said it was not delivered, ``None`` if it
-  said nothing (yet). Without it the suite reads a surface as saying nothing.
+  said nothing (yet). The receipt check fails without it (a surface that never confirms an
+  answer returns ``None``).
 - ``async def stored(self) -> str``: everything the provider keeps at rest (a database file, a
   log file, a scrollback record), as text (decode bytes as latin-1). Without it the suite checks
   only the screen and the log records.
