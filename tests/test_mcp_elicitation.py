@@ -936,3 +936,25 @@ async def test_provider_shows_model_text_inert_and_keeps_labels_as_values() -> N
     assert "\x1b" not in form.message
     assert "line one\n" in form.message
     assert json.loads(text) == {"answers": [{"id": "pick", "selected": ["a\u200bb"]}]}
+
+
+@pytest.mark.parametrize(
+    ("missing", "said"),
+    [
+        ("rfc3986_validator", "jsonschema cannot check the format(s) uri"),
+        ("rfc3339_validator", "jsonschema cannot check the format(s) date-time"),
+        ("email_validator", "needs email-validator to check elicitation answers"),
+    ],
+)
+def test_without_a_format_package_the_import_names_the_extra(missing: str, said: str) -> None:
+    """A format jsonschema would leave unchecked, silently, stops the import instead."""
+    import subprocess
+    import sys
+
+    code = f"import sys; sys.modules[{missing!r}] = None; import dsh_user_questions.mcp"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 1
+    assert said in done.stderr
+    assert "pip install 'dsh-user-questions[mcp]'" in done.stderr
