@@ -437,6 +437,9 @@ async def test_a_validating_server_accepts_every_answer_the_human_finishes() -> 
     assert len(provider.requests) == 3
     again = {q.id: q.question for q in provider.requests[1].questions}
     assert sorted(again) == sorted(set(Signup.model_fields) - {"plan"})
+    first = {q.id: q.detail for q in provider.requests[0].questions}
+    assert first["email"] == ("Sign up, please\n\nFormat: an email address, like name@example.com.")
+    assert first["workers"] == "A whole number from 1 to 8."
     assert again["email"] == (
         'Your email (your answer "a@" was refused: it must be an email address, like'
         " name@example.com: There must be something after the @-sign.)"
@@ -519,6 +522,7 @@ async def test_defaults_are_shown_by_their_titles_and_recommended() -> None:
     assert reply == {"action": "accept", "content": {"hero": "hero-2"}}
     asked = {q.id: q for q in provider.requests[0].questions}
     assert "Default: Superman." in (asked["hero"].detail or "")
+    assert asked["hero"].detail == "Set up the project\n\nDefault: Superman. Optional."
     assert "Default: Batman, Robin." in (asked["team"].detail or "")
     assert "hero-" not in (asked["hero"].detail or "") + (asked["team"].detail or "")
     assert [o.recommended for o in asked["hero"].options] == [True, False]
