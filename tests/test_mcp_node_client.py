@@ -420,7 +420,7 @@ _CANDIDATES = {
 }
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     batch=st.lists(
         st.sampled_from(sorted(_CANDIDATES)).flatmap(
