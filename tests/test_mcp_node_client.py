@@ -29,7 +29,7 @@ from typing import Any
 
 import anyio
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.provisional import urls
 
@@ -420,7 +420,13 @@ _CANDIDATES = {
 }
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
+# No shrinking: each example runs node; the failing batch's refused values are the report.
+@settings(
+    max_examples=3,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    phases=(Phase.explicit, Phase.reuse, Phase.generate),
+)
 @given(
     batch=st.lists(
         st.sampled_from(sorted(_CANDIDATES)).flatmap(
