@@ -437,6 +437,9 @@ async def test_a_validating_server_accepts_every_answer_the_human_finishes() -> 
     assert len(provider.requests) == 3
     again = {q.id: q.question for q in provider.requests[1].questions}
     assert sorted(again) == sorted(set(Signup.model_fields) - {"plan"})
+    first = {q.id: q.detail for q in provider.requests[0].questions}
+    assert first["email"] == ("Sign up, please\n\nFormat: an email address, like name@example.com.")
+    assert first["workers"] == "A whole number from 1 to 8."
     assert again["email"] == (
         'Your email (your answer "a@" was refused: it must be an email address, like'
         " name@example.com: There must be something after the @-sign.)"
@@ -519,6 +522,7 @@ async def test_defaults_are_shown_by_their_titles_and_recommended() -> None:
     assert reply == {"action": "accept", "content": {"hero": "hero-2"}}
     asked = {q.id: q for q in provider.requests[0].questions}
     assert "Default: Superman." in (asked["hero"].detail or "")
+    assert asked["hero"].detail == "Set up the project\n\nDefault: Superman. Optional."
     assert "Default: Batman, Robin." in (asked["team"].detail or "")
     assert "hero-" not in (asked["hero"].detail or "") + (asked["team"].detail or "")
     assert [o.recommended for o in asked["hero"].options] == [True, False]
@@ -936,3 +940,25 @@ async def test_provider_shows_model_text_inert_and_keeps_labels_as_values() -> N
     assert "\x1b" not in form.message
     assert "line one\n" in form.message
     assert json.loads(text) == {"answers": [{"id": "pick", "selected": ["a\u200bb"]}]}
+
+
+@pytest.mark.parametrize(
+    ("missing", "said"),
+    [
+        ("rfc3986_validator", "jsonschema cannot check the format(s) uri"),
+        ("rfc3339_validator", "jsonschema cannot check the format(s) date-time"),
+        ("email_validator", "needs email-validator to check elicitation answers"),
+    ],
+)
+def test_without_a_format_package_the_import_names_the_extra(missing: str, said: str) -> None:
+    """A format jsonschema would leave unchecked, silently, stops the import instead."""
+    import subprocess
+    import sys
+
+    code = f"import sys; sys.modules[{missing!r}] = None; import dsh_user_questions.mcp"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 1
+    assert said in done.stderr
+    assert "pip install 'dsh-user-questions[mcp]'" in done.stderr

@@ -8,6 +8,8 @@ npm, or when npm cannot install, the tests are skipped saying so; under ``CI=tru
 - ``client.mjs`` drives ``dsh-ask mcp`` with the SDK's ``Client`` and ``StdioClientTransport``:
   list, call, an invalid call, cancel, and a wait longer than the client's request timeout,
   kept open by the server's progress notifications (``resetTimeoutOnProgress``).
+- ``ajv_check.mjs`` checks values with the SDK's own ``AjvJsonSchemaValidator``: every value
+  our checks accept for an MCP format (hypothesis draws them), ajv accepts too.
 - ``validating_server.mjs`` elicits through the SDK's ``Server.elicitInput``, which validates
   the reply with ajv and ajv-formats; server-everything's ``trigger-elicitation-request`` asks
   every field kind. Both are driven by the Python SDK's client with `elicitation_callback`.
@@ -15,6 +17,7 @@ npm, or when npm cannot install, the tests are skipped saying so; under ``CI=tru
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import os
@@ -26,6 +29,9 @@ from typing import Any
 
 import anyio
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from hypothesis.provisional import urls
 
 pytest.importorskip("mcp", reason="the MCP tests need the mcp extra")
 
@@ -36,6 +42,7 @@ import dsh_user_questions
 from dsh_user_questions import UserQuestionError, plugin, tool
 from dsh_user_questions.harness import HarnessContext
 from dsh_user_questions.mcp import PROGRESS_INTERVAL_ENV, elicitation_callback
+from dsh_user_questions.mcp._checks import problem_with
 from dsh_user_questions.testing import ScriptedProvider
 
 NODE_SOURCES = Path(__file__).resolve().parent / "mcp_node"
@@ -390,3 +397,64 @@ async def test_server_everything_elicitation_is_accepted(node_dir: Path) -> None
     assert "Default: Superman." in (asked["titledSingleSelectEnum"].detail or "")
     assert "Default: Cats." in (asked["legacyTitledEnum"].detail or "")
     assert sorted(q.id for q in provider.requests[1].questions) == ["email", "homepage", "integer"]
+
+
+_OFFSETS = st.sampled_from(
+    [
+        datetime.timezone.utc,
+        datetime.timezone(datetime.timedelta(hours=5, minutes=30)),
+        datetime.timezone(-datetime.timedelta(hours=7)),
+    ]
+)
+_CANDIDATES = {
+    "email": st.emails()
+    | st.builds("{}@{}".format, st.text("ab.-_+é1 ", max_size=6), st.text("ab.-1é", max_size=8)),
+    "uri": urls()
+    | st.from_regex(r"\A[a-zA-Z][a-zA-Z0-9+.-]{0,5}:[ -~]{0,15}\Z")
+    | st.text(max_size=12),
+    "date": st.dates().map(datetime.date.isoformat)
+    | st.from_regex(r"\A\d{4}-\d\d-\d\d\Z")
+    | st.text(max_size=10),
+    "date-time": st.datetimes(timezones=_OFFSETS).map(datetime.datetime.isoformat)
+    | st.from_regex(r"\A\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d{1,9})?([Zz]|[+-]\d\d:\d\d)?\Z"),
+}
+
+
+# No shrinking: each example runs node; the failing batch's refused values are the report.
+@settings(
+    max_examples=3,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    phases=(Phase.explicit, Phase.reuse, Phase.generate),
+)
+@given(
+    batch=st.lists(
+        st.sampled_from(sorted(_CANDIDATES)).flatmap(
+            lambda name: st.tuples(st.just(name), _CANDIDATES[name])
+        ),
+        min_size=100,
+        max_size=300,
+    )
+)
+def test_every_value_we_accept_passes_the_typescript_sdks_validator(
+    node_dir: Path, batch: list[tuple[str, str]]
+) -> None:
+    """Whatever our checks let through for an MCP format, ajv-formats (the TS SDK's) accepts."""
+    accepted = [
+        ({"type": "string", "format": name}, value)
+        for name, value in batch
+        if problem_with({"type": "string", "format": name}, value) is None
+    ]
+    done = subprocess.run(
+        ["node", str(node_dir / "ajv_check.mjs")],
+        input=json.dumps(accepted),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    refused = [
+        pair for pair, valid in zip(accepted, json.loads(done.stdout), strict=True) if not valid
+    ]
+    assert refused == []

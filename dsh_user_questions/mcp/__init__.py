@@ -20,6 +20,13 @@ except ImportError as err:  # pragma: no cover - depends on what is installed
     raise ImportError(
         "dsh_user_questions.mcp needs the MCP SDK: pip install 'dsh-user-questions[mcp]'"
     ) from err
+try:
+    import email_validator as _email_validator  # noqa: F401  (elicitation answers' checks)
+except ImportError as err:  # pragma: no cover - depends on what is installed
+    raise ImportError(
+        "dsh_user_questions.mcp needs email-validator to check elicitation answers:"
+        " pip install 'dsh-user-questions[mcp]'"
+    ) from err
 
 from ._callback import UnsupportedElicitation, elicitation_callback, questions_for_elicitation
 from ._provider import ElicitationProvider, elicitation_schema

@@ -45,7 +45,7 @@ from ..payloads import (
     AskUserQuestionRequest,
 )
 from ..rules import label_key, reserved_label
-from ._checks import check_schema, number_rule, problem_with
+from ._checks import FORMAT_RULES, check_schema, number_rule, problem_with
 
 __all__ = ["UnsupportedElicitation", "elicitation_callback", "questions_for_elicitation"]
 
@@ -176,7 +176,7 @@ def _mapped(name: str, prop: Mapping[str, Any], required: bool, intro: str | Non
         if low is not None or high is not None:
             notes.append(_length_rule(low, high) + ".")
         if text_format:
-            notes.append(f"Format: {text_format}.")
+            notes.append(f"Format: {FORMAT_RULES.get(text_format, text_format)}.")
         return _Field(name, required, item(), _string, prop)
     if kind in ("number", "integer"):
         _number(name, prop.get("minimum"))

@@ -8,7 +8,8 @@ it: a TypeScript SDK server (ajv with ajv-formats) and a Python SDK server (pyda
 
 - ``email``: jsonschema's check, ``email-validator`` (syntax only, no DNS; RFC 5321, so an
   ASCII address) and plain ASCII text;
-- ``uri``: jsonschema's check (``rfc3986-validator``: an absolute URI) and pydantic's ``AnyUrl``;
+- ``uri``: jsonschema's check (``rfc3986-validator``: an absolute URI), pydantic's ``AnyUrl``,
+  and an address after the scheme (``urllib.parse``: ajv-formats refuses ``a:?q``);
 - ``date``: jsonschema's check (a real calendar day, ``YYYY-MM-DD``) and pydantic's ``date``;
 - ``date-time``: jsonschema's check (``rfc3339-validator``: with a time zone) and pydantic's
   ``datetime``.
@@ -17,6 +18,7 @@ it: a TypeScript SDK server (ajv with ajv-formats) and a Python SDK server (pyda
 from __future__ import annotations
 
 import datetime
+import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -68,9 +70,19 @@ def _pydantic(kind: Any) -> Callable[[str], None]:
     return check
 
 
+_any_url = _pydantic(AnyUrl)
+
+
+def _uri(text: str) -> None:
+    _any_url(text)
+    parts = urllib.parse.urlsplit(text)
+    if not parts.netloc and not parts.path:  # "a:?q" is RFC 3986, yet ajv-formats refuses it
+        raise _FormatRefused("there must be an address after the scheme")
+
+
 _EXTRA: Final[dict[str, Callable[[str], None]]] = {
     "email": _email,
-    "uri": _pydantic(AnyUrl),
+    "uri": _uri,
     "date": _pydantic(datetime.date),
     "date-time": _pydantic(datetime.datetime),
 }
