@@ -99,6 +99,7 @@ class Human(threading.Thread):
 
 
 async def _measure(rounds: int) -> list[Figure]:
+    from dsh_user_questions_inbox.provider import InboxProvider
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
     from langgraph.types import Command
 
@@ -106,7 +107,6 @@ async def _measure(rounds: int) -> list[Figure]:
     from dsh_user_questions.adapters import langchain as live_adapter
     from dsh_user_questions.adapters import langgraph as durable_adapter
     from dsh_user_questions.harness import HarnessContext
-    from dsh_user_questions_inbox.provider import InboxProvider
 
     folder = Path(tempfile.mkdtemp(prefix="dsh-bench-durable-"))
     url = f"sqlite:///{folder / 'inbox.db'}"
