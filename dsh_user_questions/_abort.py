@@ -15,6 +15,7 @@ import contextlib
 import heapq
 import itertools
 import math
+import sys
 import threading
 import weakref
 from collections.abc import Callable, Iterable
@@ -35,8 +36,11 @@ class AbortSignal:
 
     Made by an `AbortController`, `AbortSignal.abort`, `AbortSignal.timeout` or
     `AbortSignal.any`. Thread-safe: it may be aborted from any thread, with or without a running
-    event loop. Listeners run in the aborting thread (a listener that touches an event loop must
-    use ``call_soon_threadsafe``); coroutines simply ``await signal.wait()``.
+    event loop. A listener added while an event loop runs (in that loop's thread) runs on that
+    loop: at once when the abort comes from the loop's own thread, else soon after through
+    ``call_soon_threadsafe`` (or in the aborting thread when that loop is closed), so a provider
+    never hops threads by hand. A listener added outside any loop runs in the aborting thread.
+    Coroutines simply ``await signal.wait()``.
     """
 
     __slots__ = ("__weakref__", "_aborted", "_listeners", "_lock", "_reason")
@@ -68,10 +72,16 @@ class AbortSignal:
     def add_listener(self, listener: Callable[[], object]) -> Callable[[], None]:
         """Call ``listener()`` once when the signal aborts; returns a function removing it.
 
-        A listener added after the abort runs at once. The remover is idempotent.
+        A listener added after the abort runs at once. A listener added from a running event
+        loop runs on that loop (see the class docstring). The remover is idempotent.
         """
         # Allocate before taking the lock: a garbage collection started by an allocation may
         # drop an `any()` signal, whose clean-up takes the locks of its sources.
+        kind = type(listener)
+        if kind is not _Follow and kind is not LoopWaker and not isinstance(listener, LoopWaker):
+            loop = _running_loop()
+            if loop is not None:
+                listener = _OnLoop(loop, listener)
         remover = _Remover(self)
         fresh: dict[_Remover, Callable[[], object]] | None = {} if self._listeners is None else None
         with self._lock:
@@ -329,6 +339,32 @@ class AbortController:
         here once all of them ran.
         """
         self.signal._abort(reason)
+
+
+class _OnLoop:
+    """A listener added from a running event loop: it runs on that loop, whoever aborts."""
+
+    __slots__ = ("_listener", "_loop", "_thread")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, listener: Callable[[], object]) -> None:
+        self._loop = loop
+        self._thread = threading.get_ident()
+        self._listener = listener
+
+    def __call__(self) -> object:
+        if threading.get_ident() == self._thread:
+            return self._listener()
+        try:
+            self._loop.call_soon_threadsafe(_run_listeners, (self._listener,))
+        except RuntimeError:  # the loop is closed: run it here rather than never
+            return self._listener()
+        return None
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread, if any (asyncio is not imported for it)."""
+    asyncio = sys.modules.get("asyncio")
+    return None if asyncio is None else asyncio.events._get_running_loop()
 
 
 class LoopWaker:

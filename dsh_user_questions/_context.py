@@ -5,17 +5,24 @@ Re-exported by `dsh_user_questions.harness`, the one public path to these names.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
 import pluggy
 
 from . import hookspecs
+from ._abort import check_seconds
 from ._agents import AgentRegistry, SupportsAgentRegistry
 from ._discovery import select_entrypoint_plugins
 from ._hookcalls import OneByOne
 
-__all__ = ["HarnessContext"]
+__all__ = ["DEFAULT_GRACE", "HarnessContext"]
+
+DEFAULT_GRACE = 5.0
+"""Seconds ``aclose()`` waits for the providers' clean-up of the asks it withdraws."""
+
+_log = logging.getLogger("dsh_user_questions")
 
 
 class _PluginManager(pluggy.PluginManager):
@@ -83,9 +90,11 @@ class HarnessContext:
         self._owners: dict[str, object] = {}
         self.plugin_manager: pluggy.PluginManager = _PluginManager(self)
         self.plugin_manager.add_hookspecs(hookspecs)
+        self._closed = False
         self.plugin_manager.hook.dsh_context_services.call_historic(
             kwargs={"ctx": self}, result_callback=self._add_services
         )
+        self.plugin_manager.hook.dsh_context_opened.call_historic(kwargs={"ctx": self})
 
     def _add_services(self, services: Any) -> None:
         for name, service in dict(services).items():
@@ -104,7 +113,9 @@ class HarnessContext:
     def load_entrypoints(self, group: str = hookspecs.PROJECT) -> list[str]:
         """Register the plugins installed under the ``group`` entry points; returns their names.
 
-        Plugins blocked or already registered are skipped. User-questions providers are
+        Registered by pluggy's own loader (``load_setuptools_entrypoints``), so
+        ``plugin_manager.list_plugin_distinfo()`` names each one's distribution. Plugins
+        blocked or already registered are skipped. User-questions providers are
         chosen by `DSH_USER_QUESTIONS_PROVIDER`: set to an entry-point name, it blocks every
         other provider; unset, two installed providers raise ``DUPLICATE_PROVIDER`` naming
         both, after the other plugins were registered. Unknown hook names fail loudly
@@ -120,28 +131,54 @@ class HarnessContext:
                 if ep.group != group or ep.name in seen:
                     continue
                 seen.add(ep.name)
-                if pm.is_blocked(ep.name) or pm.get_plugin(ep.name) is not None:
+                if pm.is_blocked(ep.name) or pm.has_plugin(ep.name):
                     continue
                 candidates.append((ep.name, dist, ep.load()))
         chosen, conflict = select_entrypoint_plugins(candidates, pm)
-        names = []
-        for name, _dist, plugin in chosen:
-            if pm.get_plugin(name) is None and self.register(plugin, name=name):
-                names.append(name)
+        wanted = {name for name, _, _ in chosen}
+        # pluggy's own loader registers them (and records their distributions for
+        # list_plugin_distinfo()); the providers left out are blocked only meanwhile.
+        held = [n for n, _, _ in candidates if n not in wanted and not pm.is_blocked(n)]
+        for name in held:
+            pm.set_blocked(name)
+        try:
+            pm.load_setuptools_entrypoints(group)
+        finally:
+            for name in held:
+                pm.unblock(name)
+        names = [name for name, _, _ in chosen if pm.has_plugin(name)]
         pm.check_pending()
         if conflict is not None:
             raise conflict
         return names
 
-    async def aclose(self) -> None:
-        """Close the context: every ``dsh_context_closing`` implementation runs, newest first.
+    async def aclose(self, *, grace: float = DEFAULT_GRACE) -> None:
+        """Close the context: settle the asks still in flight, then the closing hooks.
 
-        Each is called through pluggy on its own (arguments matched by name, wrappers run
-        around it); awaitables they return are awaited in turn; a failing one is logged and the
-        rest still run. Plugins stay registered.
+        First every service with an ``asettle(grace)`` method settles its work in flight: the
+        user-questions service withdraws each pending ask (its caller gets ``ASK_ABORTED``)
+        and waits, up to ``grace`` seconds in all, for the providers' own clean-up (a durable
+        provider records the question as withdrawn or expired before this returns). Then every
+        ``dsh_context_closing`` implementation runs, newest first, then every
+        ``dsh_context_closed`` one. Each hook is one pluggy call (arguments matched by name,
+        wrappers once around it); awaitables returned are awaited in turn; a failing
+        implementation is logged and the rest still run. Plugins stay registered. A second call does
+        nothing.
         """
-        closing = OneByOne(self.plugin_manager, "dsh_context_closing")
-        await closing.acall("plugin %s failed to close", ctx=self)
+        if self._closed:
+            return
+        self._closed = True
+        seconds = check_seconds(grace, "grace")
+        for service in list(self._services.values()):
+            settle = getattr(service, "asettle", None)
+            if callable(settle):
+                try:
+                    await settle(seconds)
+                except Exception:
+                    _log.exception("a service failed to settle its work in flight")
+        pm = self.plugin_manager
+        await OneByOne(pm, "dsh_context_closing").acall("plugin %s failed to close", ctx=self)
+        await OneByOne(pm, "dsh_context_closed").acall("plugin %s failed to close", ctx=self)
 
     async def __aenter__(self) -> HarnessContext:
         return self

@@ -8,23 +8,31 @@ cancelled and the caller gets ``ASK_ABORTED`` (``ASK_TIMED_OUT`` for the ask's o
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import functools
 import math
 import sys
 import types
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any
 
-from ._abort import AbortSignal, LoopWaker, _Entry, _timers
+from ._abort import AbortSignal, LoopWaker
 from .errors import AskTimeoutError, UserQuestionError
 
 if TYPE_CHECKING:
     import asyncio
 
 __all__ = [
+    "NOT_TAKEN",
     "Deadline",
+    "Flight",
+    "Receipt",
     "finished_result",
+    "flights",
+    "receipt_for",
     "start_provider",
+    "task_finished",
     "wait_for_provider",
     "wait_for_task",
 ]
@@ -133,26 +141,184 @@ class _Waker(LoopWaker):
 class Deadline:
     """An ask's own timeout: a signal aborted with `AskTimeoutError` when it expires.
 
-    Used as a context manager around the ask: leaving it takes the timer off the shared timer
-    thread at once, so a finished ask holds nothing until its deadline.
+    The timer is the asking loop's own (``loop.call_later``), so the expiry runs on the loop,
+    between two of its steps. `arm` starts it once the provider is actually pending (an
+    instant answer costs no timer); `disarm` (or leaving the ``with`` block) cancels it.
     """
 
-    __slots__ = ("_entry", "_seconds", "signal")
+    __slots__ = ("_due", "_handle", "_seconds", "signal")
 
     def __init__(self, seconds: float) -> None:
         self._seconds = seconds
         self.signal = AbortSignal()
-        self._entry: _Entry | None = None
+        self._handle: asyncio.TimerHandle | None = None
+        self._due = -1.0
+
+    def arm(self) -> None:
+        """Start the timer on the running loop (the time since `__init__` already counts)."""
+        if self._handle is None and self._seconds != math.inf:
+            import asyncio
+
+            loop = asyncio.get_running_loop()
+            if self._due < 0:
+                self._due = loop.time() + self._seconds
+            self._handle = loop.call_at(self._due, self._expire)
+
+    def start_clock(self) -> None:
+        """Count the timeout from now, without a timer yet (see `arm`)."""
+        if self._seconds != math.inf:
+            import asyncio
+
+            self._due = asyncio.get_running_loop().time() + self._seconds
+
+    def disarm(self) -> None:
+        """Cancel the timer (idempotent)."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            handle.cancel()
 
     def __enter__(self) -> Deadline:
-        if self._seconds != math.inf:
-            self._entry = _timers.schedule(self._seconds, self._expire)
+        self.arm()
         return self
 
     def __exit__(self, *_: object) -> None:
-        entry, self._entry = self._entry, None
-        if entry is not None:
-            _timers.cancel(entry)
+        self.disarm()
 
     def _expire(self) -> None:
-        self.signal._abort(AskTimeoutError(f"the user did not answer within {self._seconds:g} s"))
+        self.signal._abort(AskTimeoutError.after(self._seconds))
+
+
+# Asks in flight: receipts and withdrawal -------------------------------------------------------
+
+
+class Receipt:
+    """Whether the answer a provider returned was handed to the asker: "a receipt means taken".
+
+    Got by a provider with `dsh_user_questions.providing.receipt` while it answers an ask. It
+    resolves once, when the ask ends: ``True`` only when ``ask()`` returned that answer to its
+    caller; ``False`` when the ask ended any other way (the caller's task was cancelled as the
+    answer landed, the answer was refused as ``BAD_ANSWER``, the ask was aborted, timed out or
+    withdrawn by ``aclose()``). Thread-safe: ``await receipt`` works on any event loop, and a
+    callback added from an event loop runs on that loop.
+    """
+
+    __slots__ = ("_settled", "_taken")
+
+    def __init__(self) -> None:
+        self._settled = AbortSignal()
+        self._taken: bool | None = None
+
+    @property
+    def taken(self) -> bool | None:
+        """``True`` taken, ``False`` not taken, ``None`` while the ask is still in flight."""
+        return self._taken
+
+    def done(self) -> bool:
+        """Whether the ask has ended (`taken` is ``True`` or ``False``)."""
+        return self._settled.aborted
+
+    def add_done_callback(self, callback: Callable[[bool], object]) -> Callable[[], None]:
+        """Call ``callback(taken)`` once the ask ends (at once if it has); returns a remover."""
+        return self._settled.add_listener(functools.partial(self._tell, callback))
+
+    async def wait(self) -> bool:
+        """Wait for the ask to end; ``True`` if its caller received the answer."""
+        await self._settled.wait()
+        return self._taken is True
+
+    def __await__(self) -> Generator[Any, None, bool]:
+        return self.wait().__await__()
+
+    def __repr__(self) -> str:
+        state = "pending" if self._taken is None else f"taken={self._taken}"
+        return f"<Receipt {state}>"
+
+    def _tell(self, callback: Callable[[bool], object]) -> None:
+        callback(self._taken is True)
+
+    def _resolve(self, taken: bool) -> None:
+        if self._taken is None:
+            self._taken = taken
+            self._settled._abort(taken)
+
+
+NOT_TAKEN = Receipt()
+NOT_TAKEN._resolve(False)
+
+
+class Flight:
+    """One ask between the provider call and its end: what ``aclose()`` and receipts need."""
+
+    __slots__ = ("_ended", "_over", "caller", "owner", "receipt", "request", "task", "withdrawn")
+
+    def __init__(self, owner: object, request: object, caller: asyncio.Task[Any] | None) -> None:
+        self.owner = owner
+        self.request = request  # the very object the provider got
+        self.caller = caller
+        self.task: asyncio.Future[Any] | None = None  # the provider's own task, when it has one
+        self.receipt: Receipt | None = None
+        self.withdrawn = False
+        self._over = False
+        self._ended: AbortSignal | None = None
+
+    def end(self, taken: bool) -> None:
+        """The ask ended; ``taken``: its caller received the answer."""
+        self._over = True
+        receipt = self.receipt
+        if receipt is not None:
+            receipt._resolve(taken)
+        ended = self._ended
+        if ended is not None:
+            ended._abort(None)
+
+    def withdraw(self) -> AbortSignal:
+        """Withdraw the ask (its caller then gets ``ASK_ABORTED``); returns a signal of its end.
+
+        The caller's task is cancelled (on its own loop, from whichever thread) and the ask
+        turns that cancellation into ``ASK_ABORTED`` once the provider's work has finished.
+        """
+        ended = self._ended
+        if ended is None:
+            ended = self._ended = AbortSignal()
+        if self._over:
+            ended._abort(None)
+            return ended
+        self.withdrawn = True
+        caller = self.caller
+        if caller is not None:
+            import asyncio
+
+            loop = caller.get_loop()
+            if asyncio._get_running_loop() is loop:
+                caller.cancel()
+            else:
+                with contextlib.suppress(RuntimeError):  # that loop is closed: nothing waits
+                    loop.call_soon_threadsafe(caller.cancel)
+        return ended
+
+
+flights: dict[int, Flight] = {}
+"""Every ask in flight in this process, by ``id()`` of the request its provider got."""
+
+
+def receipt_for(request: object) -> Receipt:
+    """The receipt of the ask whose provider got ``request``; resolved ``False`` if none is."""
+    flight = flights.get(id(request))
+    if flight is None or flight.request is not request:
+        return NOT_TAKEN
+    receipt = flight.receipt
+    if receipt is None:
+        receipt = flight.receipt = Receipt()
+        if flight._over:  # ended meanwhile, on another thread
+            receipt._resolve(False)
+    return receipt
+
+
+def task_finished(task: asyncio.Future[Any]) -> AbortSignal:
+    """A signal that aborts once ``task`` is done (awaitable from any loop)."""
+    finished = AbortSignal()
+    if task.done():
+        finished._abort(None)
+    else:
+        task.add_done_callback(lambda _: finished._abort(None), context=_NO_CONTEXT)
+    return finished

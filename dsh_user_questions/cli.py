@@ -1,9 +1,12 @@
 """``dsh-ask``: ask the human from the shell, through whichever provider is installed.
 
-``dsh-ask [FILE|-]`` reads tool-style arguments (``{"questions": [...]}``, validated exactly as
-the ``ask_user_question`` tool validates a model's), asks through the installed provider and
-prints the compact answer JSON on stdout. Exit status: 0 answered; 2 invalid input (the
-``Error: invalid arguments: ...`` text on stderr); 1 any other failure (``Error: <message>`` on
+``dsh-ask [FILE|-]`` reads a request in its wire form (``{"questions": [...]}``, what
+``AskUserQuestionRequest.to_dict()`` writes: ``detail``, ``intent``, ``recommended``, ``secret``,
+``key`` and ``timeout`` included, ``multiSelect`` accepted for ``multi_select``), checks it with
+the rules every ``ask()`` applies, asks through the installed provider and prints the compact
+answer JSON on stdout. Exit status: 0 answered; 2 invalid input (not JSON, not the wire form,
+or a request the rules refuse: ``EMPTY_QUESTIONS``, ``BAD_INTENT``, ``BAD_QUESTION``); 3 nobody
+can be asked from here (``NOT_INTERACTIVE``); 1 any other failure (``Error: <message>`` on
 stderr, with the fix when there is one); 124 no answer within ``--timeout`` (``ASK_TIMED_OUT``,
 the status of ``timeout(1)``); 130 cancelled, aborted or interrupted.
 """
@@ -21,18 +24,19 @@ from collections.abc import Sequence
 from importlib import metadata
 from typing import IO, Any, Final
 
-from . import hookspecs, plugin, tool
+from . import hookspecs, plugin, rules, tool
 from ._discovery import PROVIDER_ENV, describe, is_provider
 from ._waiting import Deadline
 from .errors import HarnessError, UserQuestionError, UserQuestionErrorCode
 from .harness import AbortSignal, HarnessContext
-from .payloads import AskUserQuestionRequest
+from .payloads import AskUserQuestionRequest, WireFormatError
 from .plan_review import PlanReviewDecision, review_plan
 
 __all__ = [
     "EXIT_CANCELLED",
     "EXIT_FAILURE",
     "EXIT_INVALID",
+    "EXIT_NOT_INTERACTIVE",
     "EXIT_OK",
     "EXIT_TIMED_OUT",
     "main",
@@ -41,6 +45,7 @@ __all__ = [
 EXIT_OK: Final = 0
 EXIT_FAILURE: Final = 1
 EXIT_INVALID: Final = 2
+EXIT_NOT_INTERACTIVE: Final = 3
 EXIT_TIMED_OUT: Final = 124
 EXIT_CANCELLED: Final = 130
 
@@ -49,8 +54,12 @@ PLAIN_ENV: Final = "DSH_USER_QUESTIONS_PLAIN"
 INSTALL_HINT: Final = "install one, e.g. pip install dsh-user-questions-terminal"
 
 _EPILOG = f"""\
-exit status: 0 answered; 2 invalid input; 1 any other failure (e.g. no provider installed);
-124 no answer within --timeout SECONDS; 130 cancelled, aborted or interrupted.
+exit status: 0 answered; 2 invalid input (also EMPTY_QUESTIONS, BAD_INTENT, BAD_QUESTION);
+3 nobody can be asked from here (NOT_INTERACTIVE); 1 any other failure (e.g. no provider
+installed); 124 no answer within --timeout SECONDS; 130 cancelled, aborted or interrupted.
+
+FILE is a request in its wire form, as AskUserQuestionRequest.to_dict() writes it (detail,
+intent, recommended, secret, key and timeout too; multiSelect is read as multi_select).
 
 dsh-ask mcp [--provider NAME] serves the same questions to an MCP client over stdio
 (needs the mcp extra: pip install 'dsh-user-questions[mcp]'); see dsh-ask mcp --help.
@@ -85,14 +94,15 @@ def _parser() -> argparse.ArgumentParser:
         "file",
         nargs="?",
         metavar="FILE",
-        help='a JSON file of {"questions": [...]}, as the ask_user_question tool takes;'
+        help='a JSON file of {"questions": [...]} in the wire form to_dict() writes;'
         " '-' or nothing reads standard input",
     )
     parser.add_argument(
         "--timeout",
         type=_positive_seconds,
         metavar="SECONDS",
-        help="give up (exit 124) when the human has not answered after SECONDS",
+        help="give up (exit 124) when the human has not answered after SECONDS (wins over"
+        " the file's timeout)",
     )
     parser.add_argument(
         "--provider",
@@ -182,13 +192,24 @@ def _ask(path: str | None, timeout: float | None) -> int:
     if text is None:
         return EXIT_INVALID
     try:
-        questions = tool.read_arguments(text)
+        data = json.loads(text)
+    except ValueError:
+        try:  # the tool's reader names the JSON error as the tool reports it
+            tool.read_arguments(text)
+        except UserQuestionError as err:
+            return _fail(err.message, EXIT_INVALID)
+        raise
+    try:
+        request = AskUserQuestionRequest.from_dict(data, timeout=timeout)
+        rules.check_request(request)  # refused before any provider is loaded
+    except WireFormatError as err:
+        return _fail(f"invalid input: {err}", EXIT_INVALID)
     except UserQuestionError as err:
-        return _fail(err.message, EXIT_INVALID)
+        return _report(err, timeout)
+    timeout = request.timeout
     ctx = _context()
     if ctx is None:
         return EXIT_FAILURE
-    request = AskUserQuestionRequest(questions=questions, timeout=timeout)
     try:
         answer = asyncio.run(_ask_then_close(ctx, request))
     except HarnessError as err:
@@ -276,8 +297,10 @@ def _report_code(message: str, code: str, timeout: float | None) -> int:
         message += " (dsh-ask: --provider NAME)"
     elif code == UserQuestionErrorCode.ASK_TIMED_OUT and timeout is not None:
         message += f" (no answer within {timeout:g} s)"
-    if code == UserQuestionErrorCode.INVALID_ARGS:
+    if code in _INVALID:
         status = EXIT_INVALID
+    elif code == UserQuestionErrorCode.NOT_INTERACTIVE:
+        status = EXIT_NOT_INTERACTIVE
     elif code == UserQuestionErrorCode.ASK_TIMED_OUT:
         status = EXIT_TIMED_OUT
     elif code in (UserQuestionErrorCode.ASK_CANCELLED, UserQuestionErrorCode.ASK_ABORTED):
@@ -285,6 +308,16 @@ def _report_code(message: str, code: str, timeout: float | None) -> int:
     else:
         status = EXIT_FAILURE
     return _fail(message, status)
+
+
+_INVALID: Final = frozenset(
+    {
+        UserQuestionErrorCode.INVALID_ARGS,
+        UserQuestionErrorCode.EMPTY_QUESTIONS,
+        UserQuestionErrorCode.BAD_INTENT,
+        UserQuestionErrorCode.BAD_QUESTION,
+    }
+)
 
 
 def _installed_providers() -> list[str]:

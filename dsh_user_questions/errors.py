@@ -108,6 +108,7 @@ _NOT_INTERACTIVE = (
     " proceed on an assumption you state, or include the question in your final result"
 )
 _STORE = "the user-questions store is unusable"
+_CLOSED = "the harness context closed"
 
 
 class AskTimeoutError(TimeoutError):
@@ -115,6 +116,11 @@ class AskTimeoutError(TimeoutError):
 
     `UserQuestionError.aborted_by` turns a signal aborted with it into ``ASK_TIMED_OUT``.
     """
+
+    @classmethod
+    def after(cls, seconds: float) -> AskTimeoutError:
+        """The reason for a timeout of ``seconds`` that expired."""
+        return cls(f"the user did not answer within {seconds:g} s")
 
 
 def is_timeout(signal: AbortSignal | None) -> bool:
@@ -155,6 +161,15 @@ class UserQuestionError(HarnessError):
         """
         message = _ABORTED if detail is None else f"{_ABORTED}: {detail}"
         return cls(message, UserQuestionErrorCode.ASK_ABORTED)
+
+    @classmethod
+    def context_closed(cls) -> UserQuestionError:
+        """``ASK_ABORTED``: the harness context closed (``aclose()``) while the ask was pending.
+
+        The message is ``ask_user_question was aborted before the user answered: the harness
+        context closed``.
+        """
+        return cls.aborted(_CLOSED)
 
     @classmethod
     def timed_out(cls) -> UserQuestionError:

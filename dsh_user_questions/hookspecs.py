@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PROJECT",
+    "dsh_context_closed",
     "dsh_context_closing",
+    "dsh_context_opened",
     "dsh_context_services",
     "dsh_plugin_registered",
     "dsh_user_questions_answered",
@@ -53,6 +55,49 @@ def dsh_context_services(ctx: HarnessContext) -> Mapping[str, object] | None:
     """
 
 
+@hookspec(historic=True)
+def dsh_context_opened(ctx: HarnessContext) -> None:
+    """The harness context is open: the first of the pair ``dsh_context_opened`` / ``_closed``.
+
+    Called once per context for every implementation, right after the context has its services
+    (historic: a plugin registered later is called at its registration). Synchronous; the
+    result is ignored; an exception propagates to whoever made the context or registered the
+    plugin. A plugin shared by many contexts tracks them with it (weakly: see
+    `dsh_user_questions.providing.SharedProvider`, which implements this pair).
+
+    :param ctx: The harness context.
+
+    Example::
+
+        @hookimpl
+        def dsh_context_opened(ctx):
+            open_contexts.add(ctx)  # a weakref.WeakSet
+    """
+
+
+@hookspec
+def dsh_context_closed(ctx: HarnessContext) -> Awaitable[None] | None:
+    """The harness context has closed: the last thing ``await ctx.aclose()`` does.
+
+    ``aclose()`` first settles every ask of the context still in flight (each is withdrawn and
+    its provider's clean-up awaited, within a grace period), then calls
+    ``dsh_context_closing``, then this hook. Called once per context, in one pluggy call
+    (implementations newest first, ``wrapper=True`` ones once around the call); the
+    awaitables returned (``async def`` implementations) are then awaited in that order; an
+    exception is logged and the others still run. ``None`` means nothing to await.
+
+    :param ctx: The harness context.
+
+    Example::
+
+        @hookimpl
+        async def dsh_context_closed(ctx):
+            open_contexts.discard(ctx)
+            if not open_contexts:
+                await shared_server.stop()
+    """
+
+
 @hookspec
 def dsh_plugin_registered(ctx: HarnessContext, plugin: object, name: str) -> None:
     """A plugin was just registered; raise to refuse it.
@@ -78,11 +123,13 @@ def dsh_plugin_registered(ctx: HarnessContext, plugin: object, name: str) -> Non
 def dsh_context_closing(ctx: HarnessContext) -> Awaitable[None] | None:
     """The harness context is closing: release what the plugin holds (servers, screens, files).
 
-    Called once by ``await ctx.aclose()``, for every implementation, in reverse order of
-    registration, each through pluggy on its own (arguments matched by name, so
-    ``def dsh_context_closing(self)`` is fine; ``wrapper=True`` implementations run around each).
-    An implementation may be ``async def``: the context awaits each awaitable it returns. An
-    exception is logged and the others still run. ``None`` means nothing to await.
+    Called once by ``await ctx.aclose()``, after every ask of the context still in flight was
+    settled (withdrawn, its provider's clean-up awaited) and before ``dsh_context_closed``, in
+    one pluggy call: every implementation, newest first (arguments matched by name, so
+    ``def dsh_context_closing(self)`` is fine), ``wrapper=True`` implementations once around
+    the call. An implementation may be ``async def``: the context then awaits each awaitable
+    returned, in the same order. An exception is logged and the others still run. ``None``
+    means nothing to await.
 
     :param ctx: The harness context.
 
@@ -111,9 +158,18 @@ def dsh_user_questions_ask(
     answer or an awaitable of it. When the request's ``signal`` aborts, the service cancels the
     pending work and raises ``ASK_ABORTED`` itself; the provider should still take the question
     off the screen. When the human closes the question, raise
-    ``UserQuestionError.cancelled()`` (``ASK_CANCELLED``).
+    ``UserQuestionError.cancelled()`` (``ASK_CANCELLED``). When the context closes
+    (``aclose()``) while the ask is pending, the provider's work is cancelled
+    (`asyncio.CancelledError` at its ``await``) and the context waits for it to finish: a
+    durable provider records the question as withdrawn there, before re-raising.
 
-    :param request: The request, the same object the caller gave to ``ask``.
+    **A receipt means taken.** A surface that tells its human "accepted" does so only after
+    ``await dsh_user_questions.providing.receipt(request)`` is ``True``: the asker received
+    the answer (``False``: cancelled as it landed, refused as ``BAD_ANSWER``, aborted). Take
+    the receipt while the ask is in flight, best as the first thing the implementation does.
+
+    :param request: The request, the same object the caller gave to ``ask`` (a copy with a
+        signal that also fires on the timeout, when the ask has one).
     :return: An `AskUserQuestionAnswer`, or a mapping in its wire form, or an awaitable of
         either. ``None`` is a bad answer (``BAD_ANSWER``), never "no opinion".
 
@@ -130,10 +186,11 @@ def dsh_user_questions_ask(
 def dsh_user_questions_asked(request: AskUserQuestionRequest) -> None:
     """Observe an ``ask`` as it starts, before any check.
 
-    Any number of implementations, each called through pluggy on its own (arguments matched by
-    name; ``wrapper=True`` implementations run around each call); ``async def`` ones are awaited
-    before the ask goes on; the result is ignored. An exception in an
-    observer is logged and never breaks the ask.
+    Any number of implementations, all in one pluggy call (arguments matched by name;
+    ``wrapper=True`` implementations run once around the call, as pluggy runs them); the
+    awaitables of ``async def`` ones are awaited, in call order, before the ask goes on; the
+    result is ignored. An exception in an observer is logged, the other observers still run,
+    and it never breaks the ask.
 
     :param request: The request as the caller gave it.
 
@@ -152,7 +209,8 @@ def dsh_user_questions_answered(
     """Observe an ``ask`` that returned an answer (after the answer check passed).
 
     Any number of implementations, called as for ``dsh_user_questions_asked`` (``async def``
-    ones awaited, wrappers around each); the result is ignored; exceptions are logged.
+    ones awaited, wrappers once around the call); the result is ignored; exceptions are
+    logged.
 
     :param request: The request.
     :param answer: The checked answer the caller receives.
@@ -173,7 +231,8 @@ def dsh_user_questions_failed(
     """Observe an ``ask`` that ended without an answer.
 
     Any number of implementations, called as for ``dsh_user_questions_asked`` (``async def``
-    ones awaited, wrappers around each); the result is ignored; exceptions are logged.
+    ones awaited, wrappers once around the call); the result is ignored; exceptions are
+    logged.
     ``error`` is what the caller receives: usually a `UserQuestionError` (check ``error.code``),
     an exception of the provider's, or `asyncio.CancelledError` when the caller was cancelled.
 

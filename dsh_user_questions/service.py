@@ -14,6 +14,7 @@ own implementing the ``dsh_user_questions_ask`` hook (see ``providers/`` and the
 from __future__ import annotations
 
 import inspect
+import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -31,8 +32,13 @@ from ._hookcalls import OneByOne
 from ._providercall import call_provider_impl, provider_impls
 from ._waiting import (
     Deadline,
+    Flight,
+    Receipt,
     finished_result,
+    flights,
+    receipt_for,
     start_provider,
+    task_finished,
     wait_for_provider,
     wait_for_task,
 )
@@ -41,6 +47,9 @@ from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest
 from .rules import check_answer
 
 __all__ = ["SupportsHarnessContext", "UserQuestionProvider", "UserQuestionService", "check_answer"]
+
+_OBSERVER_FAILED = "user-questions observer %s failed"
+_log = logging.getLogger("dsh_user_questions")
 
 ProviderResult = AskUserQuestionAnswer | Mapping[str, Any] | Awaitable[Any]
 
@@ -103,6 +112,11 @@ class UserQuestionService:
         self._answered = OneByOne(pm, "dsh_user_questions_answered")
         self._failed = OneByOne(pm, "dsh_user_questions_failed")
         self._observed = _Observed(pm)
+        import asyncio  # whoever asks runs a loop; deferred to keep the import light
+
+        self._current_task = asyncio.current_task
+        self._cancelled = asyncio.CancelledError
+        self._leftovers: set[asyncio.Future[Any]] = set()
 
     # Providers ---------------------------------------------------------------------------------
 
@@ -164,66 +178,153 @@ class UserQuestionService:
     ) -> AskUserQuestionAnswer:
         """Ask the active provider and wait for the human's checked answer.
 
-        Checks, in order: the signal has not aborted (``ASK_ABORTED``); the request's own rules
-        (`rules.check_request`: ``EMPTY_QUESTIONS``, ``BAD_INTENT``), with the caller checked
-        between them: a given agent is the registry's live object of its id
-        (``CALLER_NOT_LIVE``) and a root (``DELEGATED_CALLER``); a provider is active
-        (``NO_PROVIDER``). Then the provider is called with this very request (with a copy whose
-        ``signal`` also fires on the timeout, when there is one).
+        One trip, in this order: the observers hear of the ask (``dsh_user_questions_asked``);
+        the request is checked: its signal has not aborted (``ASK_ABORTED``), it has questions
+        (``EMPTY_QUESTIONS``); the caller is checked: a given agent is the registry's live
+        object of its id (``CALLER_NOT_LIVE``) and a root (``DELEGATED_CALLER``); the rest of
+        the request's rules (`rules.check_request`: ``BAD_INTENT``, ``BAD_QUESTION``); the one
+        provider is called with this very request (a copy whose ``signal`` also fires on the
+        timeout, when there is one; ``NO_PROVIDER``, ``DUPLICATE_PROVIDER``) and waited for,
+        the abort, the timeout and ``aclose()`` ending the wait in one place; the answer is
+        checked (``BAD_ANSWER``, `rules.check_answer`); the observers hear of the outcome
+        (``dsh_user_questions_answered`` with secrets redacted, or ``_failed``).
 
         ``timeout`` (seconds; default ``request.timeout``; ``None``: wait as long as it takes)
         withdraws the question when it expires, exactly like an abort, and raises
-        ``ASK_TIMED_OUT``. An abort while the provider is pending raises ``ASK_ABORTED``
-        (chained from the reason) and cancels it (see the class docstring for an abort racing
-        an answer); the answer is checked (``BAD_ANSWER``, `rules.check_answer`).
+        ``ASK_TIMED_OUT``; the timer is the asking loop's own (``loop.call_later``). An abort
+        while the provider is pending raises ``ASK_ABORTED`` (chained from the reason) and
+        cancels it (see the class docstring for an abort racing an answer); ``aclose()`` of the
+        context withdraws it likewise (``ASK_ABORTED``, "the harness context closed"). The
+        provider learns whether its answer was taken through `receipt`.
         """
-        if timeout is None:
-            timeout = request.timeout
-        if not self._observed():
-            # The body of `_ask`, inlined: the unobserved ask is the hot path.
-            if timeout is not None:
-                return await self._ask_with_timeout(request, timeout)
-            result = self._call_provider(request)
-            if type(result) is CoroutineType or inspect.isawaitable(result):
-                signal = request.signal
-                if signal is None:
-                    result = await result
-                else:
-                    # wait_for_provider, inlined: an instant provider costs no extra frame.
-                    task = start_provider(result)
-                    if task.done():
-                        result = finished_result(task, signal)
-                    else:
-                        result = await wait_for_task(task, signal)
-            return check_answer(request.questions, result)
+        observed = self._observed()
         started = time.perf_counter()
-        await self._asked.acall("user-questions observer %s failed", request=request)
+        if observed:
+            await self._asked.acall(_OBSERVER_FAILED, request=request)
+        given = request
+        flight: Flight | None = None
+        deadline: Deadline | None = None
+        taken = False
         try:
-            if timeout is not None:
-                answer = await self._ask_with_timeout(request, timeout)
-            else:
-                answer = await self._ask(request)
+            try:
+                # 1. Check the request (the spec's order: aborted, empty, caller, rules).
+                signal = request.signal
+                if signal is not None and signal.aborted:
+                    raise UserQuestionError.aborted_by(signal)
+                if request.agent is not None:
+                    if not request.questions:
+                        raise UserQuestionError.empty_questions()
+                    # 2. Check the caller.
+                    self._check_caller(request.agent)
+                _check_request(request)
+                # 3. Call the provider and wait: abort, timeout and aclose() all end it here.
+                if timeout is None:
+                    timeout = request.timeout
+                if timeout is not None:
+                    deadline = Deadline(check_seconds(timeout, "timeout"))
+                    deadline.start_clock()
+                    # The provider sees the deadline through the request's signal, as it sees
+                    # aborts.
+                    signal = (
+                        deadline.signal
+                        if signal is None
+                        else AbortSignal.any([signal, deadline.signal])
+                    )
+                    given = _with_signal(request, signal)
+                flight = flights[id(given)] = Flight(self, given, self._current_task())
+                result = self._call_provider(given)
+                if type(result) is CoroutineType or inspect.isawaitable(result):
+                    if signal is None:
+                        result = await result
+                    else:
+                        task = flight.task = start_provider(result)
+                        if task.done():
+                            result = finished_result(task, signal)
+                        else:
+                            if deadline is not None:
+                                deadline.arm()  # only a pending provider needs the timer
+                            result = await wait_for_task(task, signal)
+                # 4. Check the answer.
+                answer = check_answer(request.questions, result)
+            except BaseException as error:
+                if (
+                    flight is None
+                    or not flight.withdrawn
+                    or not isinstance(error, self._cancelled)
+                    or _still_cancelled(flight.caller)
+                ):
+                    raise
+                # Withdrawn by aclose(): once the provider's own clean-up is over, the caller
+                # gets ASK_ABORTED like any withdrawn ask.
+                if flight.task is not None and not flight.task.done():
+                    await task_finished(flight.task).wait()
+                raise UserQuestionError.context_closed() from None
+            # 5. Tell the observers (never the clear text of a secret).
+            if observed:
+                await self._answered.acall(
+                    _OBSERVER_FAILED,
+                    request=request,
+                    answer=rules.redact_secrets(request, answer),
+                    wait_seconds=time.perf_counter() - started,
+                )
+            taken = True
+            return answer
         except BaseException as error:
-            waited = time.perf_counter() - started
-            await self._failed.acall(
-                "user-questions observer %s failed",
-                request=request,
-                error=error,
-                wait_seconds=waited,
-            )
+            if observed:
+                await self._failed.acall(
+                    _OBSERVER_FAILED,
+                    request=request,
+                    error=error,
+                    wait_seconds=time.perf_counter() - started,
+                )
             raise
-        waited = time.perf_counter() - started
-        await self._answered.acall(
-            "user-questions observer %s failed", request=request, answer=answer, wait_seconds=waited
-        )
-        return answer
+        finally:
+            if deadline is not None:
+                deadline.disarm()
+            if flight is not None:
+                if flights.get(id(given)) is flight:
+                    del flights[id(given)]
+                leftover = flight.task
+                if leftover is not None and not leftover.done():
+                    # Cancelled but still cleaning up: aclose() waits for it too.
+                    self._leftovers.add(leftover)
+                    leftover.add_done_callback(self._leftovers.discard)
+                flight.end(taken)
 
-    async def _ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-        result = self._call_provider(request)
-        if inspect.isawaitable(result):
-            signal = request.signal
-            result = await result if signal is None else await wait_for_provider(result, signal)
-        return check_answer(request.questions, result)
+    def receipt(self, request: AskUserQuestionRequest) -> Receipt:
+        """The `Receipt` of the ask whose provider got ``request``: "a receipt means taken".
+
+        ``await service.receipt(request)`` is ``True`` only once ``ask()`` returned the answer
+        to its caller; ``False`` when the caller was cancelled as the answer landed, the answer
+        was refused as ``BAD_ANSWER``, or the ask was aborted, timed out or withdrawn. Same as
+        `dsh_user_questions.providing.receipt`, which plugin providers use.
+        """
+        return receipt_for(request)
+
+    async def asettle(self, grace: float) -> None:
+        """Withdraw every ask of this service in flight and wait for the providers' clean-up.
+
+        Called by ``HarnessContext.aclose()`` before its closing hooks. Each pending ask's caller
+        gets ``ASK_ABORTED``; its provider's work is cancelled and awaited, as are provider
+        tasks of asks that ended (aborted, timed out) but are still cleaning up, all within
+        ``grace`` seconds (then a warning is logged and closing goes on).
+        """
+        ends = [flight.withdraw() for flight in list(flights.values()) if flight.owner is self]
+        ends += [task_finished(task) for task in list(self._leftovers)]
+        if not ends:
+            return
+        import asyncio
+
+        waits = [asyncio.ensure_future(end.wait()) for end in ends]
+        _done, pending = await asyncio.wait(waits, timeout=grace)
+        for wait in pending:
+            wait.cancel()
+        if pending:
+            _log.warning(
+                "%d user question(s) were still cleaning up after %g s of closing",
+                len(pending),
+                grace,
+            )
 
     async def resume(
         self, question_id: str, *, signal: AbortSignal | None = None
@@ -270,30 +371,8 @@ class UserQuestionService:
             f"resume gave {type(result).__name__}, not an AskUserQuestionAnswer"
         )
 
-    async def _ask_with_timeout(
-        self, request: AskUserQuestionRequest, timeout: float
-    ) -> AskUserQuestionAnswer:
-        seconds = check_seconds(timeout, "timeout")
-        signal = request.signal
-        if signal is not None and signal.aborted:
-            raise UserQuestionError.aborted_by(signal)
-        with Deadline(seconds) as deadline:
-            # The provider sees the deadline through the request's signal, as it sees aborts.
-            combined = (
-                deadline.signal if signal is None else AbortSignal.any([signal, deadline.signal])
-            )
-            return await self._ask(attrs.evolve(request, signal=combined))
-
     def _call_provider(self, request: AskUserQuestionRequest) -> object:
-        """Check the request in the documented order, then call the one provider."""
-        signal = request.signal
-        if signal is not None and signal.aborted:
-            raise UserQuestionError.aborted_by(signal)
-        if request.agent is not None:
-            if not request.questions:  # the documented order: EMPTY_QUESTIONS comes first
-                raise UserQuestionError.empty_questions()
-            self._check_caller(request.agent)
-        rules.check_request(request)
+        """Call the one provider (``NO_PROVIDER`` / ``DUPLICATE_PROVIDER`` unless exactly one)."""
         registration = self._registration
         everything = self._provider_hook.get_hookimpls()
         if registration is not None and not everything:
@@ -348,6 +427,45 @@ class _Observed:
         if lists is not None:
             return bool(lists[0] or lists[1] or lists[2])
         return any(hook.get_hookimpls() for hook in self._hooks)
+
+
+_CHECKED: dict[int, tuple[object, ...]] = {}
+_CHECKED_MAX = 256
+
+
+def _check_request(request: AskUserQuestionRequest) -> None:
+    """`rules.check_request`, once per questions tuple: requests are immutable.
+
+    `rules.check_request` reads only ``request.questions`` (frozen items in a tuple), so a
+    tuple that passed once passes again; the few last ones are kept (held, so their ids stay
+    theirs) and a request asked again skips the rules' work.
+    """
+    questions = request.questions
+    if _CHECKED.get(id(questions)) is questions:
+        return
+    rules.check_request(request)
+    if len(_CHECKED) >= _CHECKED_MAX:
+        _CHECKED.clear()
+    _CHECKED[id(questions)] = questions
+
+
+_REQUEST_FIELDS = tuple(field.name for field in attrs.fields(AskUserQuestionRequest))
+
+
+def _with_signal(request: AskUserQuestionRequest, signal: AbortSignal) -> AskUserQuestionRequest:
+    """A copy of ``request`` with ``signal``: ``attrs.evolve`` without re-running validators
+    on fields that were validated when ``request`` was made."""
+    copy = object.__new__(AskUserQuestionRequest)
+    for name in _REQUEST_FIELDS:
+        object.__setattr__(copy, name, getattr(request, name))
+    object.__setattr__(copy, "signal", signal)
+    return copy
+
+
+def _still_cancelled(task: object) -> bool:
+    """After a withdrawal's cancel: whether someone else cancelled the task too (3.11+)."""
+    uncancel = getattr(task, "uncancel", None)
+    return uncancel is not None and uncancel() > 0
 
 
 def _describe(provider: object) -> str:

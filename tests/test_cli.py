@@ -180,19 +180,86 @@ def test_dash_reads_stdin(cli: Cli) -> None:
 # Invalid input: exit 2 -------------------------------------------------------------------------
 
 
-def test_invalid_arguments_exit_2_with_every_violation(cli: Cli) -> None:
-    """Input that breaks the schema exits 2 with the tool's invalid-arguments text on stderr."""
+def test_a_request_the_rules_refuse_is_an_input_error(cli: Cli) -> None:
+    """Labels that read the same (BAD_QUESTION) exit 2 with the rule's message; nobody is asked."""
     bad = {
         "questions": [{"id": "a", "question": "Q?", "options": [{"label": "x"}, {"label": "X"}]}]
     }
     result = cli(stdin=json.dumps(bad))
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (
-        "Error: invalid arguments: questions[0].options[1].label: duplicates"
-        " questions[0].options[0].label (labels must differ ignoring case and surrounding"
-        " spaces)\n"
+        'Error: question "a" option 1 "X" reads the same as option 0 "x" (labels must differ'
+        " ignoring case and spaces)\n"
     )
     assert cli.asked() == []
+
+
+def test_input_that_is_not_the_wire_form_exits_2_naming_the_path(cli: Cli) -> None:
+    """An unknown property exits 2 and names where it is."""
+    bad = {"questions": [{"id": "a", "question": "Q?", "options": [{"label": "x"}], "oops": 1}]}
+    result = cli(stdin=json.dumps(bad))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith("Error: invalid input: questions[0].oops: unknown property")
+    assert cli.asked() == []
+
+
+def test_a_file_saved_from_to_dict_is_asked_as_it_was_written(cli: Cli) -> None:
+    """make_request(make_question(multi_select=True)).to_dict() saved to a file works as is."""
+    from dsh_user_questions.testing import make_question, make_request
+
+    request = make_request(make_question(multi_select=True), key="t1.call-7", timeout=300)
+    (cli.tmp_path / "q.json").write_text(json.dumps(request.to_dict()), encoding="utf-8")
+    answer = {"answers": [{"id": "pkg", "selected": ["pnpm", "npm"]}]}
+    result = cli("q.json", steps=[{"answer": answer}])
+    assert (result.returncode, result.stderr) == (0, ""), result.stderr
+    assert json.loads(result.stdout) == answer
+    assert cli.asked()[0]["request"] == request.to_dict()
+
+
+def test_the_full_wire_form_is_read(cli: Cli) -> None:
+    """detail, intent, recommended, secret, key, timeout and multiSelect all reach the provider."""
+    wire = {
+        "questions": [
+            {
+                "id": "plan",
+                "question": "Leave plan mode?",
+                "detail": "# Plan",
+                "intent": {"kind": "plan-review", "approve": "Approve"},
+                "options": [{"label": "Approve", "recommended": True}, {"label": "Keep planning"}],
+                "multiSelect": False,
+            },
+            {"id": "token", "question": "Token?", "secret": True},
+        ],
+        "key": "k-1",
+        "timeout": 120,
+    }
+    (cli.tmp_path / "q.json").write_text(json.dumps(wire), encoding="utf-8")
+    answer = {"answers": [{"id": "plan", "selected": ["Approve"]}]}
+    result = cli("q.json", steps=[{"answer": answer}])
+    assert result.returncode == 0, result.stderr
+    asked = cli.asked()[0]["request"]
+    assert asked["key"] == "k-1"
+    assert asked["timeout"] == 120
+    first, second = asked["questions"]
+    assert first["detail"] == "# Plan"
+    assert first["intent"] == {"kind": "plan-review", "approve": "Approve"}
+    assert first["options"][0] == {"label": "Approve", "recommended": True}
+    assert second["secret"] is True
+
+
+def test_not_interactive_has_its_own_exit_status(cli: Cli) -> None:
+    """NOT_INTERACTIVE exits 3 with its message, never reported as cancelled (130)."""
+    result = cli(stdin=PKG_ARGS, steps=[{"not_interactive": True}])
+    assert (result.returncode, result.stdout) == (3, "")
+    assert result.stderr.startswith("Error: the user cannot be reached from here")
+
+
+def test_help_names_every_exit_status(cli: Cli) -> None:
+    """dsh-ask --help lists 3 for NOT_INTERACTIVE and the wire form of FILE."""
+    result = cli("--help")
+    assert result.returncode == 0
+    assert "3 nobody can be asked from here (NOT_INTERACTIVE)" in result.stdout
+    assert "to_dict()" in result.stdout
 
 
 def test_not_json_exits_2(cli: Cli) -> None:

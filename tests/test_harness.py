@@ -10,6 +10,7 @@ import tracemalloc
 import weakref
 from collections.abc import Callable
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -369,7 +370,11 @@ def test_timer_thread_is_a_daemon() -> None:
 async def test_aclose_runs_closing_hooks_newest_first_and_survives_failures(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """aclose awaits every dsh_context_closing, newest plugin first, logging one that fails."""
+    """aclose calls every dsh_context_closing newest first, then awaits what they returned.
+
+    One pluggy call (as pluggy and datasette do): the implementations run newest first, the
+    awaitables they returned are awaited in that order; a failing one is logged.
+    """
     ctx = HarnessContext()
     closed: list[str] = []
 
@@ -380,9 +385,13 @@ async def test_aclose_runs_closing_hooks_newest_first_and_survives_failures(
 
     class Async:
         @hookimpl
-        async def dsh_context_closing(self, ctx: HarnessContext) -> None:
+        def dsh_context_closing(self, ctx: HarnessContext) -> Any:
+            closed.append("async called")
+            return self.close()
+
+        async def close(self) -> None:
             await asyncio.sleep(0)
-            closed.append("async")
+            closed.append("async awaited")
 
     class Broken:
         @hookimpl
@@ -393,7 +402,7 @@ async def test_aclose_runs_closing_hooks_newest_first_and_survives_failures(
     ctx.register(Broken(), name="broken")
     ctx.register(Async())
     await ctx.aclose()
-    assert closed == ["async", "sync"]
+    assert closed == ["async called", "sync", "async awaited"]
     assert "plugin broken failed to close" in caplog.text
 
 

@@ -24,7 +24,8 @@ _FALLBACK_REQUIREMENTS = ("attrs", "pluggy", "fastjsonschema", "jsonschema")
 
 SCRIPT_ENV = "DSH_TOOL_TEST_SCRIPT"
 """JSON list of steps for the scripted providers, one per ask: ``{"answer": <wire form>}``,
-``{"cancel": true}``, ``{"hang": true}`` or ``{"crash": "<message>"}``."""
+``{"cancel": true}``, ``{"hang": true}``, ``{"not_interactive": true}`` or
+``{"crash": "<message>"}``."""
 LOG_ENV = "DSH_TOOL_TEST_LOG"
 """A file each scripted provider appends ``{"provider": name, "request": <wire form>}`` to."""
 
@@ -65,6 +66,8 @@ async def dsh_user_questions_ask(request):
         await asyncio.Event().wait()
     if "crash" in step:
         raise RuntimeError(step["crash"])
+    if step.get("not_interactive"):
+        raise UserQuestionError.not_interactive("no terminal here")
     raise UserQuestionError.cancelled()
 '''
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._store import AnswerResult, Inbox, open_inbox
 from ._url import ENV_INBOX, default_sqlite_path, parse_url
+from .provider import AlreadyDelivered
 
 __all__ = [
     "ENV_INBOX",
+    "AlreadyDelivered",
     "AnswerOutcome",
     "AnswerResult",
     "Inbox",

@@ -25,6 +25,7 @@ from ._store import Inbox
 __all__ = ["InboxBoard", "outcome_of", "wire_of"]
 
 _log = logging.getLogger(__name__)
+RECEIPT_SECONDS = 1.5  # how long a Submit waits for the asker's receipt
 _OUTCOMES: dict[State, Outcome] = {
     State.ANSWERED: "answered",
     State.CANCELLED: "cancelled",
@@ -116,6 +117,11 @@ class InboxBoard:
                 raise
             return Receipt.rejected(ask_id, problems_of(err))
         if result.applied:
+            # "Accepted" only once the asker has it (or, when no asker waits now, once it is
+            # stored for the one that resumes): never for an asker cancelled as it landed.
+            reception = await asyncio.to_thread(self._inbox.wait_received, ask_id, RECEIPT_SECONDS)
+            if reception == "not-taken":
+                return Receipt.not_pending(ask_id, "withdrawn")
             return Receipt.accepted(ask_id)
         return Receipt.not_pending(ask_id, outcome_of(result.record))
 

@@ -31,11 +31,16 @@ TABLE_COLUMNS = """
     late_delivered_at DOUBLE PRECISION,
     seq BIGINT NOT NULL,
     key TEXT,
-    delivered_at DOUBLE PRECISION
+    delivered_at DOUBLE PRECISION,
+    received_at DOUBLE PRECISION
 """
 
 # Columns added after the first release: a store made before them gains them on opening.
-ADDED_COLUMNS = (("key", "TEXT"), ("delivered_at", "DOUBLE PRECISION"))
+ADDED_COLUMNS = (
+    ("key", "TEXT"),
+    ("delivered_at", "DOUBLE PRECISION"),
+    ("received_at", "DOUBLE PRECISION"),
+)
 # What a table of that name must have to be this store's (else it belongs to someone else).
 FIRST_COLUMNS = frozenset({
     "id", "request", "agent", "harness", "created", "deadline", "state", "answer", "settled_at",

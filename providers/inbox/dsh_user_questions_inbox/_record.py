@@ -51,7 +51,9 @@ class QuestionRecord:
     by the asking process, ``cli``, ``web``...); the ``late_*`` fields hold the first answer
     that came after the question was withdrawn or expired. ``key`` is the request's
     caller-chosen key (one record per key); ``delivered_at`` says when the final outcome was
-    handed to the asker (``None``: pending, or final while no asker waited).
+    handed to the asker (``None``: pending, or final while no asker waited); ``received_at``
+    when the asking ``ask()`` returned the answer to its caller (the core's receipt), which is
+    what a surface waits for before it says the answer was received.
     """
 
     id: str
@@ -70,6 +72,7 @@ class QuestionRecord:
     late_delivered_at: float | None = None
     key: str | None = None
     delivered_at: float | None = None
+    received_at: float | None = None
 
     @property
     def delivered(self) -> bool:

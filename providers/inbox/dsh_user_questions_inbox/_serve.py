@@ -31,8 +31,9 @@ _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 def token_from(given: str | None) -> str:
     """``--token``, else ``DSH_USER_QUESTIONS_INBOX_TOKEN``, else the one kept on this machine.
 
-    The kept token (``serve-token`` beside the default SQLite file, readable by the user only)
-    is made on first use, so the page's URL survives a restart of the server.
+    The kept token (``serve-token`` beside the default SQLite file, mode 0600, in a folder made
+    0700 when this makes it) is made on first use, so the page's URL survives a restart of the
+    server.
     """
     token = (given or os.environ.get(ENV_TOKEN, "")).strip()
     if token:
@@ -42,7 +43,9 @@ def token_from(given: str | None) -> str:
         kept = path.read_text().strip()
         if kept:
             return kept
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():  # made here: readable by this user only, like the store's
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path.parent.chmod(0o700)
     token = secrets.token_urlsafe(18)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as file:

@@ -32,8 +32,12 @@ _POLL_SECONDS = 0.02  # how often a listener asks SQLite whether another connect
 
 def _connect(path: str) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=60)
-    conn.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
-    conn.execute("PRAGMA synchronous = NORMAL")
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -92,9 +96,13 @@ class SQLiteEngine:
         self._lock = threading.Lock()
         self._all: list[sqlite3.Connection] = []
         self._closed = False
-        with _as_store_errors(path):
-            _create_private(path)
-            self._create_schema(self._conn())
+        try:
+            with _as_store_errors(path):
+                _create_private(path)
+                self._create_schema(self._conn())
+        except Exception:
+            self.close()
+            raise
 
     def _create_schema(self, conn: sqlite3.Connection) -> None:
         # WAL is a property of the file: the first opener sets it, for good.
@@ -187,8 +195,12 @@ class _SQLiteListener:
     def __init__(self, path: str) -> None:
         self._path = path
         self._conn = _connect(path)
-        self._version = self._data_version()
-        self._cursor: int = self._conn.execute("SELECT seq FROM dsh_inbox_seq").fetchone()[0]
+        try:
+            self._version = self._data_version()
+            self._cursor: int = self._conn.execute("SELECT seq FROM dsh_inbox_seq").fetchone()[0]
+        except BaseException:
+            self._conn.close()
+            raise
 
     def _data_version(self) -> int:
         version: int = self._conn.execute("PRAGMA data_version").fetchone()[0]

@@ -12,7 +12,7 @@ import json
 import secrets
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 from dsh_user_questions import AskUserQuestionRequest, UserQuestionError
@@ -22,11 +22,14 @@ from ._engine import Engine, Listener
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._url import InboxURL, parse_url
 
-__all__ = ["AnswerResult", "Inbox", "open_inbox"]
+__all__ = ["AnswerResult", "Inbox", "Reception", "open_inbox"]
+
+Reception = Literal["received", "not-taken", "no-asker"]
 
 _COLUMNS = (
     "id, request, agent, harness, created, deadline, state, answer, settled_at, surface,"
-    " late_answer, late_at, late_surface, late_delivered_at, key, delivered_at"
+    " late_answer, late_at, late_surface, late_delivered_at, key, delivered_at,"
+    " received_at"
 )
 _SELECT = f"SELECT {_COLUMNS} FROM dsh_inbox_questions"
 # Ids are read aloud and typed (dsh-inbox answer ID): short, but 64 random bits.
@@ -70,6 +73,7 @@ def _record(row: Sequence[Any]) -> QuestionRecord:
         late_delivered_at=row[13],
         key=row[14],
         delivered_at=row[15],
+        received_at=row[16],
     )
 
 
@@ -267,6 +271,38 @@ class Inbox:
             )
         )
 
+    def mark_received(self, question_id: str) -> None:
+        """Record that the asker's ``ask()`` returned the answer to its caller."""
+        self._engine.write(
+            "UPDATE dsh_inbox_questions SET received_at = :now, seq = {seq}"
+            " WHERE id = :id AND received_at IS NULL",
+            {"id": question_id, "now": time.time()},
+        )
+
+    def unclaim_delivery(self, question_id: str) -> None:
+        """Undo `claim_delivery` for an answer its asker never took (cancelled as it landed)."""
+        self._engine.write(
+            "UPDATE dsh_inbox_questions SET delivered_at = NULL, seq = {seq}"
+            " WHERE id = :id AND received_at IS NULL",
+            {"id": question_id},
+        )
+
+    def wait_received(self, question_id: str, timeout: float) -> Reception:
+        """After applying an answer: whether its asker received it, within ``timeout`` s.
+
+        ``received``: an ``ask()`` returned it to its caller; ``not-taken``: an asker took it
+        but was cancelled as it landed (it went to the late-answer hook, or stays undelivered);
+        ``no-asker``: no asker waits for it now (it is kept for `undelivered` / ``resume()``).
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            record = self.get(question_id)
+            if record is None or record.received_at is not None:
+                return "received" if record is not None else "no-asker"
+            if time.monotonic() >= deadline:
+                return "not-taken" if record.delivered_at is not None else "no-asker"
+            time.sleep(0.02)
+
     def expire_overdue(self, question_id: str) -> bool:
         """Expire a pending question whose deadline has passed; ``True`` if this call did."""
         return bool(self._expire_overdue(question_id, time.time()))
@@ -376,6 +412,12 @@ class Inbox:
     def close(self) -> None:
         """Close the store's connections."""
         self._engine.close()
+
+    def __enter__(self) -> Inbox:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         return f"<Inbox {self.url.engine}>"

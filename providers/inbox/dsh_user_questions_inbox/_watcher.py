@@ -153,6 +153,11 @@ class Watcher:
             ):
                 self.deliver(record)
 
+    @property
+    def has_callback(self) -> bool:
+        """Whether late answers have somewhere to go."""
+        return self._on_late_answer is not None
+
     def wake(self, records: list[QuestionRecord]) -> None:
         """Settle the waiters of those records that are final (e.g. settled on closing)."""
         for record in records:

@@ -2,15 +2,18 @@
 
 ``dsh-inbox list [--json] [--all]``, ``dsh-inbox show ID``, ``dsh-inbox answer ID``,
 ``dsh-inbox cancel ID``, ``dsh-inbox serve`` and ``dsh-inbox prune``. Exit
-status of ``answer``: 0 this answer was applied; 2 the answer is invalid (not JSON, or refused
+status of ``answer``: 0 this answer was applied (and received by its asker, or kept for one
+that is not waiting now); 2 the answer is invalid (not JSON, or refused
 by the question's rules); 3 the question was already answered or closed; 4 it was withdrawn or
-expired, so the answer was kept as late; 1 anything else (unknown id, no store).
+expired (or its asker stopped waiting as the answer landed), so the answer was kept as late;
+1 anything else (unknown id, no store).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -18,6 +21,7 @@ from typing import Any
 
 from dsh_user_questions import UserQuestionError
 from dsh_user_questions.rules import inert_text as inert
+from dsh_user_questions.rules import is_diff_review
 
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._retention import parse_duration, retention_seconds
@@ -31,6 +35,8 @@ EXIT_ERROR = 1
 EXIT_INVALID = 2
 EXIT_TAKEN = 3
 EXIT_LATE = 4
+# How long `answer` waits for the asker's receipt before saying nobody waits for the answer.
+RECEIPT_SECONDS = 1.5
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -202,15 +208,38 @@ def _show(inbox: Inbox, question_id: str, *, as_json: bool) -> int:
     if as_json:
         print(json.dumps(record.to_dict()))
         return 0
-    print(render(record))
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    print(render(record, colour=colour))
     return 0
 
 
-def render(record: QuestionRecord) -> str:
-    """A record as ``dsh-inbox show`` prints it: every question in full, model text inert."""
+_DIFF_COLOURS = (("+++", "1"), ("---", "1"), ("@@", "36"), ("+", "32"), ("-", "31"))
+
+
+def _diff_line(line: str, colour: bool) -> str:
+    """One (already inert) line of a diff-review's diff, coloured on a terminal."""
+    if colour:
+        for prefix, code in _DIFF_COLOURS:
+            if line.startswith(prefix):
+                return f"\x1b[{code}m{line}\x1b[0m"
+    return line
+
+
+def render(record: QuestionRecord, *, colour: bool = False) -> str:
+    """A record as ``dsh-inbox show`` prints it: every question in full, model text inert.
+
+    A diff-review question's detail (`rules.is_diff_review`) is shown as its diff, coloured
+    when ``colour`` (added lines green, removed red, hunk headers cyan; the escapes are ours,
+    the model's text stays inert).
+    """
     who = inert(record.harness) + (f"/{inert(record.agent)}" if record.agent else "")
     lines = [f"question {record.id}: {_state(record)}, asked by {who}"]
-    for question in record.request.get("questions", []):
+    try:
+        diffs = [is_diff_review(item) for item in record.to_request().questions]
+    except Exception:  # an unreadable stored request still shows as text
+        diffs = []
+    for n, question in enumerate(record.request.get("questions", [])):
+        diff = n < len(diffs) and diffs[n]
         lines.append("")
         if question.get("header"):
             lines.append(f"[{inert(question['header'])}]")
@@ -219,7 +248,11 @@ def render(record: QuestionRecord) -> str:
         lines.append(f"{inert(question['id'])}: {inert(question['question'])}{kind}")
         if question.get("detail") is not None:
             detail = inert(str(question["detail"]), multiline=True)
-            lines.extend(f"    {line}" for line in detail.split("\n"))
+            if diff:
+                lines.append("    (diff to review)")
+                lines.extend(f"    {_diff_line(line, colour)}" for line in detail.split("\n"))
+            else:
+                lines.extend(f"    {line}" for line in detail.split("\n"))
         for option in question.get("options", []):
             text = f"  - {inert(option['label'])}"
             if option.get("recommended"):
@@ -284,7 +317,29 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
         why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)
         print(f"dsh-inbox: your answer was refused: {why}", file=sys.stderr)
         return EXIT_INVALID
+    if result.applied:
+        return _applied(question_id, inbox.wait_received(question_id, RECEIPT_SECONDS))
     return report(result.outcome, question_id, result.record)
+
+
+def _applied(question_id: str, reception: str) -> int:
+    """Say what became of an applied answer: received by its asker, kept for one that is not
+    waiting now, or not taken by an asker that stopped waiting as it landed."""
+    if reception == "received":
+        print(f"answered question {question_id}: its asker received the answer")
+        return EXIT_APPLIED
+    if reception == "no-asker":
+        print(
+            f"answered question {question_id}: no asker is waiting for it now; the answer is"
+            " kept for its harness, which gets it when it resumes"
+        )
+        return EXIT_APPLIED
+    print(
+        f"dsh-inbox: question {question_id} was answered, but its asker stopped waiting as the"
+        " answer landed: it was not received, and was handed on as a late answer",
+        file=sys.stderr,
+    )
+    return EXIT_LATE
 
 
 def report(outcome: AnswerOutcome, question_id: str, record: QuestionRecord | None) -> int:

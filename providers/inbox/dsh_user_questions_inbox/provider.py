@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions.errors import is_timeout
 from dsh_user_questions.harness import AbortSignal
+from dsh_user_questions.providing import Receipt, receipt
 
 from ._record import QuestionRecord, State
 from ._store import Inbox, open_inbox
@@ -107,6 +108,7 @@ class InboxProvider:
         answer (or late answer), given while nobody waited, comes back at once.
         """
         signal = request.signal
+        taken = receipt(request)  # whether the answer reaches the asker's caller
         if signal is not None and signal.aborted:
             raise UserQuestionError.aborted_by(signal)
         self._watcher.start(asyncio.get_running_loop())
@@ -121,7 +123,9 @@ class InboxProvider:
                 record = await asyncio.shield(asyncio.wrap_future(adding))
                 await self._end_now(record.id, signal)
             raise
-        return await self._wait(record, signal, keyed=request.key is not None)
+        return await self._wait(
+            record, signal, keyed=request.key is not None, taken=None if taken.done() else taken
+        )
 
     def _submit_add(
         self, request: AskUserQuestionRequest, agent: str | None, deadline: float | None
@@ -166,7 +170,12 @@ class InboxProvider:
         return await self._wait(question_id, signal, keyed=False)
 
     async def _wait(
-        self, question: QuestionRecord | str, signal: AbortSignal | None, *, keyed: bool
+        self,
+        question: QuestionRecord | str,
+        signal: AbortSignal | None,
+        *,
+        keyed: bool,
+        taken: Receipt | None = None,
     ) -> AskUserQuestionAnswer:
         question_id = question if isinstance(question, str) else question.id
         future = self._watcher.watch(question_id)
@@ -175,12 +184,14 @@ class InboxProvider:
         except asyncio.CancelledError:
             await self._end_now(question_id, signal)
             raise
-        except BaseException:
+        except Exception:
             self._forget(question_id)
+            if self._closed:  # the store went with the provider: the ask ends as withdrawn
+                raise _closed_error(signal) from None
             raise
         finally:
             self._watcher.unwatch(question_id, future)
-        return await self._deliver(record, signal, keyed=keyed)
+        return await self._deliver(record, signal, keyed=keyed, taken=taken)
 
     async def _final(
         self, question: QuestionRecord | str, future: asyncio.Future[QuestionRecord]
@@ -206,15 +217,29 @@ class InboxProvider:
         return current
 
     async def _deliver(
-        self, record: QuestionRecord, signal: AbortSignal | None, *, keyed: bool
+        self,
+        record: QuestionRecord,
+        signal: AbortSignal | None,
+        *,
+        keyed: bool,
+        taken: Receipt | None,
     ) -> AskUserQuestionAnswer:
-        """Take the final outcome for this asker (once), then return or raise it."""
+        """Take the final outcome for this asker (once), then return or raise it.
+
+        An answer is recorded as received once the core's receipt says ``ask()`` returned it
+        to its caller (``taken``; without one, e.g. for ``resume()``, on returning it); one
+        whose caller was cancelled as it landed goes to the late-answer hook instead.
+        """
         if self._closed:
             self._forget(record.id)
             if record.delivered and record.state in (State.WITHDRAWN, State.EXPIRED):
                 return _result(record)
-            raise UserQuestionError.aborted("the inbox provider was closed")
-        claiming = asyncio.ensure_future(asyncio.to_thread(self._claim, record, keyed))
+            raise _closed_error(signal)
+        answer = record.state is State.ANSWERED or (keyed and record.late_answer is not None)
+        received_now = answer and taken is None
+        claiming = asyncio.ensure_future(
+            asyncio.to_thread(self._claim, record, keyed, received_now)
+        )
         try:
             won = await asyncio.shield(claiming)
         except asyncio.CancelledError:
@@ -227,18 +252,37 @@ class InboxProvider:
             self._forget(record.id)
         if not won and record.state is State.ANSWERED:
             raise AlreadyDelivered(record.id)
+        if answer and taken is not None:
+            taken.add_done_callback(lambda ok: self._taken_soon(record, ok))
         if keyed and record.late_answer is not None and record.state is not State.ANSWERED:
             return _late_result(record)
         return _result(record)
 
-    def _claim(self, record: QuestionRecord, keyed: bool) -> bool:
+    def _claim(self, record: QuestionRecord, keyed: bool, received: bool) -> bool:
         """Mark the outcome delivered; ``True`` when this asker may have it."""
         won = self.inbox.claim_delivery(record.id)
+        if received and (won or keyed):
+            self.inbox.mark_received(record.id)
         if not keyed:
             return won
         if record.late_answer is not None and record.state is not State.ANSWERED:
             self.inbox.claim_late(record.id)  # the key's asker has it: not the hook too
         return True  # a key names its question for good: asking again gets its outcome again
+
+    def _taken_soon(self, record: QuestionRecord, taken: bool) -> None:
+        try:
+            self._work.submit(self._taken, record, taken).add_done_callback(_log_failure)
+        except RuntimeError:  # closed meanwhile
+            return
+
+    def _taken(self, record: QuestionRecord, taken: bool) -> None:
+        """The receipt: received by the asker's caller, or not (cancelled as it landed)."""
+        if taken:
+            self.inbox.mark_received(record.id)
+        elif self._watcher.has_callback:
+            self._watcher.deliver(record)  # where late answers go, rather than lost
+        else:
+            self.inbox.unclaim_delivery(record.id)  # undelivered again, for a resume
 
     def _forget(self, question_id: str) -> None:
         with self._lock:
@@ -311,6 +355,12 @@ def _result(record: QuestionRecord) -> AskUserQuestionAnswer:
     if record.state is State.EXPIRED:
         raise UserQuestionError.timed_out()
     raise UserQuestionError.aborted("the question was withdrawn")
+
+
+def _closed_error(signal: AbortSignal | None) -> UserQuestionError:
+    if signal is not None and signal.aborted:
+        return UserQuestionError.aborted_by(signal)
+    return UserQuestionError.aborted("the inbox provider was closed")
 
 
 def _late_result(record: QuestionRecord) -> AskUserQuestionAnswer:

@@ -41,8 +41,16 @@ class LateAnswers:
         say(event="late", id=record.id, late_answer=record.late_answer)  # type: ignore[attr-defined]
 
 
-async def resumed(service: object, question_id: str) -> tuple[str, object]:
-    return question_id, await service.resume(question_id)  # type: ignore[attr-defined]
+async def resumed(service: object, question_id: str) -> None:
+    """The README's loop body: resume one undelivered question; say what came, with its id."""
+    try:
+        answer = await service.resume(question_id)  # type: ignore[attr-defined]
+    except UserQuestionError as err:
+        say(event="error", id=question_id, code=str(err.code))
+    except AlreadyDelivered:
+        say(event="taken", id=question_id)
+    else:
+        say(event="answer", id=question_id, answer=answer.to_dict())
 
 
 async def one(ctx: HarnessContext, coro: object) -> None:
@@ -50,12 +58,8 @@ async def one(ctx: HarnessContext, coro: object) -> None:
         answer = await coro  # type: ignore[misc]
     except UserQuestionError as err:
         say(event="error", code=str(err.code))
-    except AlreadyDelivered as err:
-        say(event="taken", id=err.question_id)
     else:
-        if isinstance(answer, tuple):
-            say(event="answer", id=answer[0], answer=answer[1].to_dict())
-        else:
+        if answer is not None:
             say(event="answer", answer=answer.to_dict())
 
 

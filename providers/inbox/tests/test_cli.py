@@ -142,3 +142,30 @@ def test_a_bad_inbox_url_is_a_clear_error(tmp_path: Path) -> None:
     done = run("mysql://x/y", "list")
     assert done.returncode == 1
     assert "expected sqlite:////absolute/path.db or postgresql://" in done.stderr
+
+
+def test_show_marks_the_recommended_option_and_colours_a_diff_review(inbox: Inbox) -> None:
+    """show: the recommended option is marked; a diff-review's diff is coloured line by line on
+    a terminal (added green, removed red), plain otherwise, and the model's own escapes in it
+    stay inert."""
+    from dsh_user_questions_inbox.cli import render
+
+    wire = {
+        "questions": [
+            {
+                "id": "patch",
+                "question": "Apply this patch?",
+                "detail": "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-old\x1b[2J\n+new",
+                "intent": {"kind": "diff-review", "approve": "Apply"},
+                "options": [{"label": "Apply", "recommended": True}, {"label": "Reject"}],
+            }
+        ]
+    }
+    record = inbox.add(wire, harness="h")
+    plain = render(record)
+    assert "  - Apply (recommended)" in plain
+    assert "\x1b[" not in plain
+    coloured = render(record, colour=True)
+    assert "    \x1b[32m+new\x1b[0m" in coloured
+    assert "    \x1b[31m-old<U+001B>[2J\x1b[0m" in coloured
+    assert "\x1b[2J" not in coloured
