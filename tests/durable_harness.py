@@ -3,6 +3,8 @@
 ``durable_harness.py langgraph CHECKPOINT [BUILDER]``: runs (or resumes) the thread
 ``thread-1`` of a LangGraph graph whose scripted model asks one question, on the checkpointer
 ``CHECKPOINT`` (a SQLite file path, or a ``postgresql://`` URL), with `answer_interrupts`.
+``durable_harness.py openai-agents STATE``: the Agents SDK's durable tool; the interrupted
+run's ``RunState`` is kept in the file ``STATE``; a second run answers and resumes it.
 ``durable_harness.py pydantic-ai HISTORY``: runs a pydantic-ai agent with the deferred tool,
 keeping its message history in the file ``HISTORY`` (``ModelMessagesTypeAdapter``), and answers
 its deferred calls with `answer_deferred`; a second run with the history file resumes it.
@@ -122,9 +124,54 @@ async def pydantic_ai(history_file: str) -> None:
         say(event="done", output=result.output)
 
 
+async def openai_agents(state_file: str) -> None:
+    from agents import Agent, RunConfig, Runner, RunState
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+    from dsh_user_questions.adapters.openai_agents import (
+        answer_interruptions,
+        ask_user_question_tool,
+    )
+
+    def finish(call: Any) -> Any:
+        items = call.input if isinstance(call.input, list) else []
+        outputs = [
+            i for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"
+        ]
+        for item in outputs:
+            _seen({"id": item["call_id"], "content": item["output"]})
+        return [assistant_message(str(outputs[-1]["output"]))]
+
+    path = Path(state_file)
+    saved = _read(path)
+    # The model decides from its script; a resumed run starts at its last step.
+    steps: list[Any] = (
+        []
+        if saved is not None
+        else [[function_call(tool.NAME, json.dumps(QUESTION), call_id="call-1")]]
+    )
+    model = ScriptedModel([*steps, ModelStep.respond(finish)])
+    agent = Agent(name="assistant", model=model, tools=[ask_user_question_tool(durable=True)])
+    offline = RunConfig(tracing_disabled=True)
+    async with HarnessContext() as ctx:
+        ctx.load_entrypoints()
+        say(event="ready")
+        if saved is None:
+            result = await Runner.run(agent, "go", context=ctx, run_config=offline)
+            assert result.interruptions
+            saved = result.to_state().to_string(context_serializer=lambda _ctx: {}).encode()
+            _write(path, saved)
+        state = await RunState.from_string(agent, saved.decode(), context_override=ctx)
+        state = await answer_interruptions(state, ctx)
+        result = await Runner.run(agent, state, context=ctx, run_config=offline)
+        say(event="done", output=result.final_output)
+
+
 if __name__ == "__main__":
     framework, *args = sys.argv[1:]
     if framework == "langgraph":
         asyncio.run(langgraph(args[0], args[1] if len(args) > 1 else "tool_node"))
+    elif framework == "openai-agents":
+        asyncio.run(openai_agents(args[0]))
     else:
         asyncio.run(pydantic_ai(args[0]))

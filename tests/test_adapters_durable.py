@@ -1,10 +1,11 @@
-"""Durable asks across a kill -9: LangGraph and pydantic-ai with the inbox, on both engines.
+"""Durable asks across a kill -9: LangGraph, pydantic-ai, the Agents SDK, the inbox, two engines.
 
-Issue 19, points 2 and 3. A harness process asks one question through the inbox and is killed
+Issue 19, points 2, 3 and 4. A harness process asks one question through the inbox and is killed
 with SIGKILL while it waits; the question is answered with ``dsh-inbox answer``; a new process
-resumes the run (the same LangGraph thread on a persistent checkpointer, or the pydantic-ai
-message history saved with ``ModelMessagesTypeAdapter``). The model receives the answer exactly
-once, and the inbox holds one record: the question was never asked twice.
+resumes the run (the same LangGraph thread on a persistent checkpointer, the pydantic-ai
+message history saved with ``ModelMessagesTypeAdapter``, or the Agents SDK's ``RunState``).
+The model receives the answer exactly once, and the inbox holds one record: the question was
+never asked twice.
 
 SQLite: ``langgraph-checkpoint-sqlite`` and the inbox on SQLite files. PostgreSQL:
 ``langgraph-checkpoint-postgres`` and the inbox in a real server that the inbox tests' fixture
@@ -108,7 +109,7 @@ def _harness(env: dict[str, str], *args: str) -> list[str]:
 
 @pytest.mark.flaky(reruns=2)
 @pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
-@pytest.mark.parametrize("framework", ["langgraph", "pydantic-ai"])
+@pytest.mark.parametrize("framework", ["langgraph", "pydantic-ai", "openai-agents"])
 def test_a_run_killed_while_waiting_resumes_and_the_model_gets_the_answer_once(
     engine: str, framework: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
@@ -117,8 +118,10 @@ def test_a_run_killed_while_waiting_resumes_and_the_model_gets_the_answer_once(
         pytest.importorskip(
             "langgraph.checkpoint.sqlite" if engine == "sqlite" else "langgraph.checkpoint.postgres"
         )
-    else:
+    elif framework == "pydantic-ai":
         pytest.importorskip("pydantic_ai")
+    else:
+        pytest.importorskip("agents")
     inbox_url, checkpoint = _stores(engine, tmp_path, request)
     seen = tmp_path / "seen.jsonl"
     env = {
@@ -131,7 +134,7 @@ def test_a_run_killed_while_waiting_resumes_and_the_model_gets_the_answer_once(
     args = (
         ("langgraph", checkpoint)
         if framework == "langgraph"
-        else ("pydantic-ai", str(tmp_path / "history.json"))
+        else (framework, str(tmp_path / "saved.json"))
     )
 
     first = subprocess.Popen(

@@ -7,7 +7,16 @@ import sys
 
 import pytest
 
-FRAMEWORKS = ("mcp", "mcp_types", "pydantic_ai", "agents", "langchain_core", "openai", "pydantic")
+FRAMEWORKS = (
+    "mcp",
+    "mcp_types",
+    "pydantic_ai",
+    "agents",
+    "langchain_core",
+    "langgraph",
+    "openai",
+    "pydantic",
+)
 
 
 def _python(code: str) -> subprocess.CompletedProcess[str]:
@@ -32,6 +41,7 @@ def test_the_core_imports_no_framework() -> None:
         ("dsh_user_questions.adapters.pydantic_ai", "pydantic_ai", "pydantic-ai"),
         ("dsh_user_questions.adapters.openai_agents", "agents", "openai-agents"),
         ("dsh_user_questions.adapters.langchain", "langchain_core", "langchain"),
+        ("dsh_user_questions.adapters.langgraph", "langgraph", "langgraph"),
         ("dsh_user_questions.mcp", "mcp", "mcp"),
     ],
 )

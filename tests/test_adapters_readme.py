@@ -62,3 +62,94 @@ def test_langchain_one_liner(dsh_context: HarnessContext) -> None:
     scope: dict[str, Any] = {"ctx": dsh_context, "chat_model": RecordingChatModel()}
     exec(_block("LangChain"), scope)
     assert [t.name for t in scope["model_with_tools"]] == [tool.NAME]
+
+
+async def _run_async_block(block: str, scope: dict[str, Any]) -> None:
+    """Run a README block written with top-level ``await`` / ``async with``, as an app would."""
+    import ast
+
+    code = compile(block, "README.md", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    result = eval(code, scope)
+    if result is not None:
+        await result
+
+
+GOOD = {
+    "questions": [
+        {"id": "pkg", "question": "Which one?", "options": [{"label": "pnpm"}, {"label": "npm"}]}
+    ]
+}
+ANSWER = {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
+ANSWER_TEXT = '{"answers":[{"id":"pkg","selected":["pnpm"]}]}'
+
+
+async def test_pydantic_ai_durable_cycle(
+    dsh_context: HarnessContext, scripted_provider: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The deferred block: the run ends deferred, is answered, and the answer is the output."""
+    pytest.importorskip("pydantic_ai", reason="needs the pydantic-ai extra")
+    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    def model(messages: Any, _info: Any) -> ModelResponse:
+        last = messages[-1]
+        returns = [p for p in last.parts if p.part_kind == "tool-return"]
+        if isinstance(last, ModelRequest) and returns:
+            return ModelResponse(parts=[TextPart(str(returns[-1].content))])
+        return ModelResponse(parts=[ToolCallPart(tool.NAME, GOOD, tool_call_id="call-1")])
+
+    scripted_provider.push(ANSWER)
+    scope: dict[str, Any] = {"ctx": dsh_context, "model": FunctionModel(model)}
+    await _run_async_block(_block("pydantic-ai, durable"), scope)
+    assert capsys.readouterr().out == ANSWER_TEXT + "\n"
+    assert [r.key for r in scripted_provider.requests] == ["call-1"]
+
+
+async def test_openai_agents_durable_cycle(
+    dsh_context: HarnessContext, scripted_provider: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The durable Agents SDK block: paused, saved, answered by key, resumed."""
+    pytest.importorskip("agents", reason="needs the openai-agents extra")
+    import json
+
+    from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+    def finish(call: Any) -> Any:
+        items = call.input if isinstance(call.input, list) else []
+        outputs = [i["output"] for i in items if isinstance(i, dict) and "output" in i]
+        return [assistant_message(str(outputs[-1]))]
+
+    model = ScriptedModel(
+        [[function_call(tool.NAME, json.dumps(GOOD), call_id="call-1")], ModelStep.respond(finish)]
+    )
+    scripted_provider.push(ANSWER, ANSWER)  # a durable provider answers the same key again
+    scope: dict[str, Any] = {"ctx": dsh_context, "model": model}
+    from agents import set_tracing_disabled
+
+    set_tracing_disabled(True)
+    try:
+        await _run_async_block(_block("OpenAI Agents SDK, durable"), scope)
+    finally:
+        set_tracing_disabled(False)
+    assert capsys.readouterr().out == ANSWER_TEXT + "\n"
+    assert [r.key for r in scripted_provider.requests] == ["call-1", "call-1"]
+
+
+async def test_langgraph_block(
+    dsh_context: HarnessContext,
+    scripted_provider: Any,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The LangGraph block: create_agent on a SQLite checkpointer, answered, to the end."""
+    pytest.importorskip("langchain.agents", reason="needs langchain for create_agent")
+    pytest.importorskip("langgraph.checkpoint.sqlite", reason="needs langgraph-checkpoint-sqlite")
+    from _langgraph_graphs import ScriptedChatModel
+
+    monkeypatch.chdir(tmp_path)
+    scripted_provider.push(ANSWER)
+    scope: dict[str, Any] = {"ctx": dsh_context, "model": ScriptedChatModel(script=[GOOD], seen=[])}
+    await _run_async_block(_block("LangGraph"), scope)
+    assert capsys.readouterr().out == ANSWER_TEXT + "\n"
+    assert [r.key for r in scripted_provider.requests] == ["langgraph:build-42:call-0-0"]

@@ -4,11 +4,16 @@ Each module needs its framework, installed through this package's extra of the s
 
 - `dsh_user_questions.adapters.pydantic_ai` (``pip install 'dsh-user-questions[pydantic-ai]'``);
 - `dsh_user_questions.adapters.openai_agents` (``[openai-agents]``);
-- `dsh_user_questions.adapters.langchain` (``[langchain]``).
+- `dsh_user_questions.adapters.langchain` (``[langchain]``);
+- `dsh_user_questions.adapters.langgraph` (``[langgraph]``): durable, a graph paused with
+  ``interrupt()`` and resumed by `answer_interrupts`.
 
 Every adapter offers the same tool (`dsh_user_questions.tool`: schema, description, result
 text) as the framework's own tool type, turns ``INVALID_ARGS`` into the framework's way of
 asking the model to retry, and passes the agent and the abort signal through to ``ask()``.
 Cancelling the framework's run cancels the pending ask, and with it the provider's question.
-This package imports none of them: ``import dsh_user_questions`` stays light.
+Each has a durable mode too (LangGraph's ``interrupt()``, pydantic-ai's deferred tools, the
+Agents SDK's tool approvals): the question carries a ``key`` made of the run and the tool call,
+so a durable provider such as the inbox keeps it through a crash. This package imports none of
+the frameworks: ``import dsh_user_questions`` stays light.
 """
