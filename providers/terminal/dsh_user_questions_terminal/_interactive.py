@@ -661,7 +661,8 @@ class Form:
         if self.summary:
             text = f"Enter submit \u00b7 1-{len(self.pages)} change an answer{back}"
         elif self.text_purpose == "feedback":
-            text = "Enter send (empty: keep planning without feedback) \u00b7 Esc back to choices"
+            label = page.shown_labels.get(self.feedback_label) or inert_text(self.feedback_label)
+            text = f"Enter send (empty: {label} without feedback) \u00b7 Esc back to choices"
         elif self.text_purpose == "free" and not page.item.options:
             text = "Enter send (empty: skip) \u00b7 Esc more choices"
         elif self.text_purpose is not None:
