@@ -373,7 +373,9 @@ class Form:
     # --- layout ------------------------------------------------------------------------------
 
     def _container(self) -> AnyContainer:
-        typing = Condition(lambda: self.text_purpose is not None and not self._frame().too_small)
+        # The last frame: the body, laid out first in each render, has just computed it (and
+        # before the first render this must not lay one out: focusing the field asks too).
+        typing = Condition(lambda: self.text_purpose is not None and not self.last.too_small)
         return HSplit(
             [
                 Window(self.body_control, height=lambda: Dimension.exact(len(self._frame().body))),
