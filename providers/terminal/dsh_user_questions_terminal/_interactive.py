@@ -373,7 +373,9 @@ class Form:
     # --- layout ------------------------------------------------------------------------------
 
     def _container(self) -> AnyContainer:
-        typing = Condition(lambda: self.text_purpose is not None and not self._frame().too_small)
+        # The last frame: the body, laid out first in each render, has just computed it (and
+        # before the first render this must not lay one out: focusing the field asks too).
+        typing = Condition(lambda: self.text_purpose is not None and not self.last.too_small)
         return HSplit(
             [
                 Window(self.body_control, height=lambda: Dimension.exact(len(self._frame().body))),
@@ -661,7 +663,8 @@ class Form:
         if self.summary:
             text = f"Enter submit \u00b7 1-{len(self.pages)} change an answer{back}"
         elif self.text_purpose == "feedback":
-            text = "Enter send (empty: keep planning without feedback) \u00b7 Esc back to choices"
+            label = page.shown_labels.get(self.feedback_label) or inert_text(self.feedback_label)
+            text = f"Enter send (empty: {label} without feedback) \u00b7 Esc back to choices"
         elif self.text_purpose == "free" and not page.item.options:
             text = "Enter send (empty: skip) \u00b7 Esc more choices"
         elif self.text_purpose is not None:

@@ -467,8 +467,8 @@ def _no_echo(fd: int | None) -> Iterator[None]:
     try:
         yield
     finally:
-        with contextlib.suppress(termios.error, OSError):
-            termios.tcsetattr(fd, termios.TCSAFLUSH, before)
+        with contextlib.suppress(termios.error, OSError):  # keys typed after it are kept
+            termios.tcsetattr(fd, termios.TCSADRAIN, before)
 
 
 async def _read_or_abort(reader: _LineReader, signal: AbortSignal | None) -> str | None:

@@ -71,6 +71,33 @@ def long_plan() -> dict[str, Any]:
     return {"questions": [item]}
 
 
+DIFF_REVIEW: dict[str, Any] = {
+    "questions": [
+        {
+            "id": "edit",
+            "header": "Edit",
+            "question": "Apply this change to src/app.py?",
+            "detail": (
+                "--- a/src/app.py\n"
+                "+++ b/src/app.py\n"
+                "@@ -40,4 +40,5 @@ def main() -> None:\n"
+                "     config = load_config()\n"
+                "-    run(config, debug=True)\n"
+                "+    run(config, debug=False)\n"
+                "+    report(config)\n"
+                "     close(config)\n"
+                " \n"
+            ),
+            "options": [
+                {"label": "Apply", "description": "write the change", "recommended": True},
+                {"label": "Keep editing", "description": "say what should change"},
+            ],
+            "intent": {"kind": "diff-review", "approve": "Apply"},
+        }
+    ]
+}
+
+
 def capture(
     request: dict[str, Any],
     ready: str,
@@ -93,12 +120,13 @@ def capture(
 
 
 def screens() -> str:
-    """The README's block: the question screen and the plan-review screen."""
+    """The README's block: a question, plan reviews, a long list and a diff review."""
     parts = [
         capture(PACKAGE_MANAGER, "Esc cancel"),
         capture({"questions": [plan_review()]}, "Esc cancel"),
         capture(LONG_LIST, "Esc cancel", (12, 40), keys="\x1b[B" * 9, after="\u276f 10."),
         capture(long_plan(), "Esc cancel"),
+        capture(DIFF_REVIEW, "Esc cancel"),
     ]
     blocks = []
     for part in parts:

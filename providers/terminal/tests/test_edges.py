@@ -103,7 +103,9 @@ def test_the_plan_box_keeps_three_lines_while_feedback_is_typed(terminal):
     """At 40x12, with the Keep planning field open, the plan box still shows three lines."""
     term = terminal(long_plan(200), size=SMALL)
     term.wait_for("lines 1-", HINT)
-    term.press("2")
+    term.press("2")  # row 2 is not drawn at 40x12 yet: the pointer goes there first
+    term.wait_for("\u276f 2. Keep planning")
+    term.press("enter")
     screen = term.wait_for("What should change?")
     top, bottom = _position(screen)
     assert bottom - top + 1 >= 3, screen

@@ -92,3 +92,26 @@ async def test_dsh_ask_mcp_under_the_sdk_client_without_a_terminal(tmp_path):
     assert result.is_error
     assert MESSAGE in text
     assert "cancelled" not in text
+
+
+def test_stdin_from_the_null_device_asks_on_the_controlling_terminal(tmp_path):
+    """In a terminal, ``dsh-ask q.json < /dev/null`` (stdin nothing a person types into, as
+    under ``dsh-ask mcp``) draws the form on /dev/tty and reads its keys there too."""
+    from test_dsh_ask import run_in_terminal, write_request
+
+    write_request(tmp_path)
+    out = run_in_terminal(
+        f"{shlex.quote(str(DSH_ASK))} request.json < /dev/null", tmp_path, ["2"], "Esc cancel"
+    )
+    assert '{"answers":[{"id":"pkg","selected":["npm"]}]}' in out
+
+
+def test_line_mode_with_stdin_from_the_null_device_reads_the_terminal(tmp_path):
+    """With DSH_USER_QUESTIONS_PLAIN=1 and stdin from /dev/null in a terminal, line mode asks
+    on /dev/tty."""
+    from test_dsh_ask import run_in_terminal, write_request
+
+    write_request(tmp_path)
+    command = f"DSH_USER_QUESTIONS_PLAIN=1 {shlex.quote(str(DSH_ASK))} request.json < /dev/null"
+    out = run_in_terminal(command, tmp_path, ["3\r"], "Answer: a number 1-3")
+    assert '{"answers":[{"id":"pkg","selected":["yarn"]}]}' in out

@@ -79,3 +79,19 @@ def test_enter_typed_with_the_answer_does_not_answer_the_next_page(terminal):
     assert term.outcome()["answer"] == {
         "answers": [{"id": "pkg", "selected": ["npm"]}, {"id": "ci", "selected": ["GitHub"]}]
     }
+
+
+def test_a_free_text_question_drops_the_keys_typed_for_the_one_before(terminal):
+    """Two free-text asks at once: ``abc`` Enter ``xyz`` Enter typed in one burst answer the
+    first; the second question's field (open at once) takes none of the leftover keys."""
+    text_question = {"id": "name", "question": "What should the branch be called?"}
+    term = terminal({"questions": [text_question]}, "--twice")
+    term.wait_for("Your answer:", "Enter send")
+    term.press("abc\rxyz\r")
+    term.wait_for("\u2714")
+    term.settle(1.0)
+    assert "ANSWER" not in term.transcript
+    term.press("final\r")
+    term.outcome()
+    answers = re.findall(r'"custom": "(\w+)"', term.transcript)
+    assert sorted(answers) == ["abc", "final"], term.transcript
