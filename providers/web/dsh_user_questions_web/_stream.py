@@ -23,9 +23,8 @@ import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from starlette.types import Message, Receive, Scope, Send
-
 from dsh_user_questions.rules import DIFF_REVIEW_INTENT, inert_text
+from starlette.types import Message, Receive, Scope, Send
 
 from ._diff import parse_diff
 from ._markdown import render
@@ -250,7 +249,9 @@ class EventHub:
             return False
         asks = await self.snapshot()
         beat = page.beat()
-        head = f'retry: 2000\n\nevent: snapshot\ndata: {{"stream":"{page.id}","n":{beat},"pending":[\n'
+        head = (
+            f'retry: 2000\n\nevent: snapshot\ndata: {{"stream":"{page.id}","n":{beat},"pending":[\n'
+        )
         chunk = [head.encode("ascii")]
         size = 0
         for index, ask in enumerate(asks):

@@ -11,9 +11,9 @@ connection, then ``added`` (an ask), ``resolved`` (``{"id", "outcome"}``), ``pin
 (``{"n"}``) and ``bye`` (``{"reason"}``, then the stream ends)), ``state`` (the snapshot as
 JSON), and the posts ``answer`` (``{"id", "answer"}``), ``cancel`` (``{"id"}``) and ``alive``
 (``{"id": stream, "n"}``: the page read heartbeat ``n``; a stream that does not confirm one
-within `Limits.write_timeout` is dropped, see `dsh_user_questions_web._stream`). An ask as the page gets it is the
-board's wire form with each question's ``detail`` also rendered as ``detailDoc`` (see
-`dsh_user_questions_web._markdown`).
+within `Limits.write_timeout` is dropped, see `dsh_user_questions_web._stream`). An ask as
+the page gets it is the board's wire form plus what the page shows of it, made inert on the
+server (see `dsh_user_questions_web._stream.page_form`).
 
 Every client input gets a 4xx answer, never a 500: ``400`` for a body that is not JSON, is
 nested too deep, or is not ``{id, answer}`` with a well-formed id; ``408`` for a body sent too

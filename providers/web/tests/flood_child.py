@@ -34,7 +34,12 @@ async def one(host: str, port: int, index: int, until: float, made: list[int]) -
 
 
 async def main() -> None:
-    host, port, sockets, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+    host, port, sockets, seconds = (
+        sys.argv[1],
+        int(sys.argv[2]),
+        int(sys.argv[3]),
+        float(sys.argv[4]),
+    )
     assert host.startswith("127."), "the flood only ever targets the loopback"
     until = asyncio.get_running_loop().time() + seconds
     made = [0]

@@ -417,7 +417,10 @@ async def test_accepted_only_when_the_asker_got_it_also_when_its_task_is_cancell
                 if receipt != "accepted":
                     assert response.json()["outcome"] == "withdrawn"
                 outcomes[(receipt, result)] = outcomes.get((receipt, result), 0) + 1
-                await wait_until(lambda: ask_id not in web._board._pending, "the ask to settle")
+                await wait_until(
+                    lambda ask_id=ask_id: ask_id not in web._board._pending,  # type: ignore[misc]
+                    "the ask to settle",
+                )
     finally:
         dispose()
     print(outcomes)

@@ -661,16 +661,16 @@ async def test_loading_entry_points_makes_the_web_page_the_provider(
 
 
 async def test_closing_the_harness_stops_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ctx.aclose() stops the plugin's server and fails its pending ask with ASK_ABORTED."""
+    """ctx.aclose() settles its pending ask (ASK_ABORTED: the context closed), then stops the
+    plugin's server."""
     ctx, provider, task = await _ask_through_entry_point(monkeypatch)
     try:
         await ctx.aclose()
         with pytest.raises(UserQuestionError) as info:
             await asyncio.wait_for(task, 10)
         assert info.value.code == "ASK_ABORTED"
-        assert str(info.value) == (
-            "ask_user_question was aborted before the user answered: the harness is closing"
-        )
+        assert str(info.value) == str(UserQuestionError.context_closed())
+        assert provider.pending_count == 0
         assert provider.url is None
     finally:
         await provider.stop()

@@ -99,7 +99,8 @@ async def quick() -> AsyncIterator[WebProvider]:
 def _address(provider: WebProvider) -> tuple[str, int, str]:
     assert provider.url is not None
     parts = urlsplit(provider.url)
-    assert parts.hostname is not None and parts.port is not None
+    assert parts.hostname is not None
+    assert parts.port is not None
     return parts.hostname, parts.port, parts.path
 
 

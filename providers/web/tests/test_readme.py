@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 from conftest import WAIT_SECONDS, OpenPage
-from playwright.async_api import expect
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 EXIT_SECONDS = 15.0
@@ -62,7 +61,8 @@ async def test_the_readme_example_exits_promptly_with_a_tab_open(
         python, str(script), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     )
     try:
-        assert child.stderr is not None and child.stdout is not None
+        assert child.stderr is not None
+        assert child.stdout is not None
         url = ""
         while not url:
             line = (await asyncio.wait_for(child.stderr.readline(), 30)).decode()

@@ -23,7 +23,9 @@ pytestmark = pytest.mark.browser
 
 async def no_axe_violations(page: Page, state: str) -> None:
     results = await Axe().run(page)
-    violations = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in results.response["violations"]]
+    violations = [
+        (v["id"], [n["target"] for n in v["nodes"]][:3]) for v in results.response["violations"]
+    ]
     assert violations == [], f"{state}: {violations}"
 
 
@@ -243,7 +245,9 @@ async def test_model_text_shows_the_cores_stand_ins(web: WebProvider, page: Page
         ),
     )
     stage = page.locator("#card-slot")
-    await expect(page.get_by_role("heading", name=inert_text("Install with \u202eevil\u202c?"))).to_be_visible()
+    await expect(
+        page.get_by_role("heading", name=inert_text("Install with \u202eevil\u202c?"))
+    ).to_be_visible()
     await expect(stage.get_by_text(inert_text(lookalike), exact=True)).to_be_visible()
     await expect(stage.get_by_text(inert_text(hidden), exact=True)).to_be_visible()
     await expect(stage.get_by_text("zero<U+200B>width")).to_be_visible()

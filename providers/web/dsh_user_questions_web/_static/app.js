@@ -188,20 +188,48 @@
     if (queueTimer === null) queueTimer = setTimeout(drawQueue, 0);
   }
 
+  // The queue is drawn incrementally (items of settled asks removed, new ones appended), so a
+  // Submit with thousands pending touches a few elements, not all of them. A snapshot (which
+  // may reorder) redraws it whole.
+  const queueItems = new Map(); // ask id -> its <li>
+  let queueShown = null; // the id drawn as current
+  let queueWhole = true;
   function drawQueue() {
     queueTimer = null;
-    const items = [];
+    const list = byId("queue");
+    if (queueWhole) {
+      queueWhole = false;
+      queueItems.clear();
+      queueShown = null;
+      list.replaceChildren();
+    }
+    for (const [id, li] of queueItems) {
+      if (!state.asks.has(id)) {
+        li.remove();
+        queueItems.delete(id);
+      }
+    }
+    const fresh = document.createDocumentFragment();
     for (const ask of state.asks.values()) {
-      const current = ask.id === state.currentId;
+      if (queueItems.has(ask.id)) continue;
       const button = el(
         "button",
-        { type: "button", "aria-current": current ? "true" : null, "data-ask-id": ask.id, onclick: () => select(ask.id, true) },
+        { type: "button", "data-ask-id": ask.id, onclick: () => select(ask.id, true) },
         el("span", { className: "agent", text: agentText(ask) }),
         el("span", { className: "title", text: titleOf(ask) }),
       );
-      items.push(el("li", {}, button));
+      const li = el("li", {}, button);
+      queueItems.set(ask.id, li);
+      fresh.append(li);
     }
-    byId("queue").replaceChildren(...items);
+    list.append(fresh);
+    if (queueShown !== state.currentId) {
+      const before = queueShown !== null && queueItems.get(queueShown);
+      if (before) before.firstChild.removeAttribute("aria-current");
+      const now = state.currentId !== null && queueItems.get(state.currentId);
+      if (now) now.firstChild.setAttribute("aria-current", "true");
+      queueShown = now ? state.currentId : null;
+    }
   }
 
   function select(askId, focus) {
@@ -784,6 +812,7 @@
     setConnection("open", "Connected");
     const before = state.currentId;
     state.asks = new Map(data.pending.map((ask) => [ask.id, ask]));
+    queueWhole = true;
     for (const id of [...state.cards.keys()]) {
       if (!state.asks.has(id)) {
         state.cards.delete(id);
