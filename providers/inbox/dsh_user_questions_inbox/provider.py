@@ -317,12 +317,12 @@ class InboxProvider:
         if self.inbox.settle(question_id, state, surface="harness", delivered=True):
             return
         record = self.inbox.get(question_id)
-        if (
-            hand_over
-            and record is not None
-            and record.state is State.ANSWERED
-            and self.inbox.claim_delivery(record.id)
-        ):
+        if record is None or not record.state.final or record.delivered:
+            return
+        if record.state is not State.ANSWERED:
+            # Ended meanwhile (a deadline, a person closing it): the asker gave up knowing.
+            self.inbox.claim_delivery(record.id)
+        elif hand_over and self.inbox.claim_delivery(record.id):
             # Answered in the very moment the ask gave up: the asker never got it, so it
             # goes where late answers go rather than being lost.
             self._watcher.deliver(record)

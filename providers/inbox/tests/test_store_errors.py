@@ -226,3 +226,27 @@ def json_of(data: object) -> str:
     import json
 
     return json.dumps(data)
+
+
+def test_a_store_made_before_keys_gains_the_new_columns(tmp_path: Path) -> None:
+    """A SQLite store of the first release (no key, delivered_at, received_at) is upgraded on
+    opening: its records stay, and keyed asks work."""
+    path = tmp_path / "old.db"
+    old_columns = """
+        id TEXT PRIMARY KEY, request TEXT NOT NULL, agent TEXT, harness TEXT NOT NULL,
+        created DOUBLE PRECISION NOT NULL, deadline DOUBLE PRECISION, state TEXT NOT NULL,
+        answer TEXT, settled_at DOUBLE PRECISION, surface TEXT, late_answer TEXT,
+        late_at DOUBLE PRECISION, late_surface TEXT, late_delivered_at DOUBLE PRECISION,
+        seq BIGINT NOT NULL
+    """
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute(f"CREATE TABLE dsh_inbox_questions ({old_columns})")
+        conn.execute(
+            "INSERT INTO dsh_inbox_questions (id, request, harness, created, state, seq)"
+            """ VALUES ('old1', '{"questions": []}', 'h', 1.0, 'pending', 1)"""
+        )
+        conn.commit()
+    with open_inbox(f"sqlite:///{path}") as inbox:
+        assert inbox.get("old1").key is None
+        keyed = AskUserQuestionRequest.from_dict(PKG, key="k")
+        assert inbox.add(keyed, harness="h").id == inbox.add(keyed, harness="h").id
