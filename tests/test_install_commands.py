@@ -275,10 +275,10 @@ def test_the_documented_command_installs_in_a_fresh_venv(
         venv = fresh_venv(tmp_path / "venv")
         env["PATH"] = os.pathsep.join([str(venv / "bin"), str(bin_dir), env.get("PATH", "")])
         run(command, checkout, env)
-    python = str(venv / "bin" / "python")
-    run(f'"{python}" -m pip check', checkout, env)
+    pip = venv / "bin" / "pip"
+    run(f'"{pip}" check', checkout, env)
     names = [canonicalize_name(r.name) for r in _requirements_of(command)]
-    listed = run(f'"{python}" -m pip list --format freeze', checkout, env).lower()
+    listed = run(f'"{pip}" list --format freeze', checkout, env).lower()
     for name in names:
         assert f"{name}==" in listed.replace("_", "-"), f"{name} was not installed"
     if OURS in names or any(n.startswith(OURS) for n in names):
@@ -286,3 +286,9 @@ def test_the_documented_command_installs_in_a_fresh_venv(
         for name in names:
             if name.startswith(f"{OURS}-"):
                 assert name.removeprefix(f"{OURS}-") in providers
+    if any("testing" in r.extras for r in _requirements_of(command)):
+        # The README's own test of a provider runs with only what this install brought.
+        example = (
+            f'"{venv}/bin/python" -m pytest -q -p no:cacheprovider examples/test_board_provider.py'
+        )
+        assert " passed" in run(example, checkout, env)

@@ -152,3 +152,19 @@ def test_readme_mcp_client_line_elicits_through_the_harness() -> None:
     result = anyio.run(run)
     assert result.content[0].text == "accept {'pkg': 'npm'}"
     assert [q.id for q in provider.requests[0].questions] == ["pkg"]
+
+
+def test_readme_pytest_example_runs_without_async_configuration(tmp_path: Path) -> None:
+    """The README's async pytest example passes as written in a project of its own, with no
+    async plugin and no async setting: the package's pytest plugin runs it."""
+    section = README.read_text(encoding="utf-8").split("## Testing your harness", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block is not None
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (tmp_path / "test_readme_example.py").write_text(block.group(1), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:asyncio", "-p", "no:randomly", "-p",
+         "no:cacheprovider", "-q"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert "1 passed" in done.stdout, done.stdout + done.stderr
