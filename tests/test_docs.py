@@ -1,145 +1,162 @@
-"""The docs tell the truth: names that exist, every distribution, every shortcut around pluggy."""
+"""The documentation site: its examples print what they say, its error table is the code's, and
+``mkdocs build --strict`` fails on a dangling link (the docs tox env builds the real site)."""
 
 from __future__ import annotations
 
-import ast
-import asyncio
-import configparser
-import importlib
+import contextlib
+import io
 import re
+import shutil
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
-from typing import Any
+
+import pytest
+
+from dsh_user_questions import cli, errors
+from dsh_user_questions.errors import UserQuestionError, UserQuestionErrorCode
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE_API = ROOT / "docs" / "CORE_API.md"
-README = ROOT / "README.md"
-PACKAGE = ROOT / "dsh_user_questions"
+DOCS = ROOT / "docs"
+
+pytestmark = pytest.mark.skipif(not DOCS.is_dir(), reason="not a checkout of the repository")
+
+_EXAMPLE = re.compile(r"```python\n((?:(?!```).)*?)```\s*\nprints\s*\n\s*```text\n(.*?)```", re.S)
 
 
-def _resolve(dotted: str) -> object:
-    parts = dotted.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            found: object = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for name in parts[cut:]:
-            found = getattr(found, name)
-        return found
-    raise ImportError(dotted)
+def examples() -> list[object]:
+    """Each python block of a page that is followed by "prints" and the text it prints."""
+    found = []
+    for page in sorted(DOCS.glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for number, (code, expected) in enumerate(_EXAMPLE.findall(text), 1):
+            found.append(pytest.param(code, expected, id=f"{page.name}-{number}"))
+    return found
 
 
-def test_core_api_cites_only_names_that_exist() -> None:
-    """Every dsh_user_questions.<...> name written in docs/CORE_API.md imports."""
-    text = CORE_API.read_text("utf-8")
-    names = set(re.findall(r"`(dsh_user_questions(?:\.\w+)+)", text))
-    for module, imported in re.findall(r"`from (dsh_user_questions[\w.]*) import ([^`]*)`", text):
-        names.update(f"{module}.{name.strip()}" for name in imported.split(","))
-    for constructor in re.findall(r"`(\w+)\(", text.split("Build them", 1)[1].split("##")[0]):
-        names.add(f"dsh_user_questions.errors.UserQuestionError.{constructor}")
-    assert len(names) >= 40
-    missing = []
-    for name in sorted(names):
-        try:
-            _resolve(name)
-        except (ImportError, AttributeError):
-            missing.append(name)
-    assert missing == []
+EXAMPLES = examples()
 
 
-def test_core_api_service_and_context_signatures_are_todays() -> None:
-    """The signatures docs/CORE_API.md gives for aclose, ask and load_entrypoints are real."""
-    import inspect
+def test_the_pages_with_claimed_output_are_checked() -> None:
+    """The guides that claim output are among the examples run here."""
+    pages = {param.id.rsplit("-", 1)[0] for param in EXAMPLES}  # type: ignore[attr-defined]
+    assert {"quickstart.md", "harness.md", "errors.md"} <= pages
 
-    from dsh_user_questions.harness import HarnessContext
-    from dsh_user_questions.service import UserQuestionService
 
-    text = CORE_API.read_text("utf-8")
-    assert "async aclose(*, grace=5.0)" in text
-    assert (
-        str(inspect.signature(HarnessContext.aclose)) == "(self, *, grace: 'float' = 5.0) -> 'None'"
+@pytest.mark.parametrize(("code", "expected"), EXAMPLES)
+def test_a_documented_example_prints_what_the_page_says(
+    code: str, expected: str, tmp_path: Path
+) -> None:
+    """The example runs as written, in a process of its own, and prints the page's text."""
+    if "import mcp" in code:
+        pytest.importorskip("mcp")
+    script = tmp_path / "example.py"
+    script.write_text(code, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-W", "error", str(script)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
     )
-    assert "async ask(request, timeout=None)" in text
-    assert list(inspect.signature(UserQuestionService.ask).parameters) == [
-        "self",
-        "request",
-        "timeout",
-    ]
-    assert 'load_entrypoints(group="dsh")' in text
-    assert "group" in inspect.signature(HarnessContext.load_entrypoints).parameters
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == expected
 
 
-async def test_the_core_api_example_runs() -> None:
-    """The SharedProvider and receipt example of docs/CORE_API.md works as it says."""
-    from dsh_user_questions import plugin
-    from dsh_user_questions.harness import HarnessContext
-    from dsh_user_questions.testing import make_request
+_ROW = re.compile(r"^\| `([A-Z_]+)` \| `(\w+)` \| (\d+) \| `(.*)` \|$", re.M)
 
-    code = re.search(r"```python\n(.*?)```", CORE_API.read_text("utf-8"), re.S)
-    assert code is not None
-    namespace: dict[str, Any] = {}
-    exec(compile(code.group(1), str(CORE_API), "exec"), namespace)
-    page = namespace["plugin"]
-    async with HarnessContext() as ctx:
-        ctx.register(plugin)
-        ctx.register(page, name="page")
-        answer = await ctx.user_questions.ask(make_request())
-        assert answer.answers[0].selected == ("pnpm",)
-        for _ in range(3):
-            await asyncio.sleep(0)
-    assert page.confirmations == ["Answer sent. Thank you."]
-    assert page.contexts == []
+_SAMPLES = {
+    "ASK_ABORTED": lambda: UserQuestionError.aborted(),
+    "ASK_TIMED_OUT": lambda: UserQuestionError.timed_out(),
+    "EMPTY_QUESTIONS": lambda: UserQuestionError.empty_questions(),
+    "CALLER_NOT_LIVE": lambda: UserQuestionError.caller_not_live(),
+    "DELEGATED_CALLER": lambda: UserQuestionError.delegated_caller(),
+    "BAD_INTENT": lambda: UserQuestionError.bad_intent_label("q", "plan-review", "Go"),
+    "NO_PROVIDER": lambda: UserQuestionError.no_provider(),
+    "DUPLICATE_PROVIDER": lambda: UserQuestionError.duplicate_provider(),
+    "ASK_CANCELLED": lambda: UserQuestionError.cancelled(),
+    "BAD_ANSWER": lambda: UserQuestionError.bad_answer("answers[0]: not an option"),
+    "INVALID_ARGS": lambda: UserQuestionError.invalid_args("questions: required"),
+    "BAD_QUESTION": lambda: UserQuestionError.bad_question("q", "has two options labelled a"),
+    "NOT_INTERACTIVE": lambda: UserQuestionError.not_interactive(),
+    "STORE_UNUSABLE": lambda: UserQuestionError.store_unusable("the disk is full"),
+}
 
 
-def _section(title: str) -> str:
-    text = README.read_text("utf-8")
-    return text.split(title, 1)[1].split("\n## ", 1)[0]
+def _exit_status(error: UserQuestionError) -> int:
+    with contextlib.redirect_stderr(io.StringIO()):
+        return cli._report_code(error.message, error.code, None)
 
 
-def test_the_readme_layout_lists_every_distribution() -> None:
-    """Each setup.cfg's distribution name (the core's and every provider's) is in the layout."""
-    layout = _section("## Layout")
-    names = []
-    for setup in [ROOT / "setup.cfg", *sorted(ROOT.glob("providers/*/setup.cfg"))]:
-        config = configparser.ConfigParser(interpolation=None)
-        config.read(setup, encoding="utf-8")
-        names.append(config["metadata"]["name"])
-    assert len(names) >= 4
-    assert [name for name in names if f"`{name}`" not in layout] == []
+def test_the_error_table_is_every_code_with_its_class_exit_status_and_message() -> None:
+    """docs/errors.md has a row per code: the class its constructor builds, the exit status
+    dsh-ask gives it, and its message (``<...>`` standing for what is filled in)."""
+    rows = {code: rest for code, *rest in _ROW.findall((DOCS / "errors.md").read_text("utf-8"))}
+    assert set(rows) == {code.value for code in UserQuestionErrorCode}
+    for code, (family, status, message) in rows.items():
+        error = _SAMPLES[code]()
+        assert error.code == code
+        assert type(error).__name__ == family, code
+        assert isinstance(error, getattr(errors, family))
+        assert _exit_status(error) == int(status), code
+        pattern = re.escape(message)
+        pattern = re.sub(r"<[^&>]+>", ".+", pattern.replace(r"\<", "<").replace(r"\>", ">"))
+        assert re.fullmatch(pattern, str(error)), (code, message, str(error))
 
 
-PLUGGY_PRIVATE = re.compile(r"\b(_hookimpls|_inner_hookexec|_hookexec|_multicall|_name2plugin)\b")
+def test_the_readme_points_to_the_documentation() -> None:
+    """The README links the site's pages (absolute links, which a package index shows)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "https://github.com/dsh-user-questions/dsh-user-questions/blob/main/docs/" in readme
 
 
-def test_the_readme_names_every_shortcut_around_pluggy() -> None:
-    """Each core module reaching into pluggy's internals is named under the shortcuts."""
-    shortcuts = _section("### Shortcuts around pluggy")
-    reaching = sorted(
-        path.stem
-        for path in PACKAGE.rglob("*.py")
-        if PLUGGY_PRIVATE.search(
-            "\n".join(
-                line
-                for line in path.read_text("utf-8").splitlines()
-                if not line.lstrip().startswith("#")
-            )
+def test_every_page_is_in_the_navigation() -> None:
+    """mkdocs.yml's nav names every page of docs/ (strict mode fails on one left out)."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in DOCS.rglob("*.md"):
+        assert page.relative_to(DOCS).as_posix() in config, page
+
+
+def _mkdocs(config: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_strict_build_fails_on_a_dangling_link(tmp_path: Path) -> None:
+    """The site's validation settings turn a link to a missing page or anchor into a failure."""
+    pytest.importorskip("mkdocs")
+    settings = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    validation = settings[settings.index("validation:") :].split("\nnav:", 1)[0]
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n\nSee [the guide](guide.md).\n", encoding="utf-8")
+    (docs / "guide.md").write_text("# Guide\n\n[up](index.md#top-of-page)\n", encoding="utf-8")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        textwrap.dedent(
+            """\
+            site_name: probe
+            nav:
+              - index.md
+              - guide.md
+            """
         )
+        + validation,
+        encoding="utf-8",
     )
-    assert reaching
-    assert [module for module in reaching if f"{module}." not in shortcuts] == []
-
-
-def test_no_error_message_is_built_outside_errors_py() -> None:
-    """Outside errors.py the core builds its errors with errors.py's constructors only."""
-    built = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        if path.name == "errors.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Name)
-                and node.func.id in {"UserQuestionError", "HarnessError", "AskTimeoutError"}
-            ):
-                built.append(f"{path.relative_to(ROOT)}:{node.lineno}")
-    assert built == []
+    dangling = _mkdocs(config)
+    assert dangling.returncode != 0
+    assert "top-of-page" in dangling.stderr + dangling.stdout
+    (docs / "guide.md").write_text("# Guide\n\n[up](index.md#home)\n", encoding="utf-8")
+    assert _mkdocs(config).returncode == 0
+    (docs / "guide.md").write_text("# Guide\n\n[gone](missing.md)\n", encoding="utf-8")
+    assert _mkdocs(config).returncode != 0
+    shutil.rmtree(tmp_path / "site", ignore_errors=True)

@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -93,3 +96,75 @@ def test_readme_tool_one_liners_hand_each_sdk_its_shape() -> None:
     assert declaration.parameters_json_schema == tool.input_schema()
     [mcp_tool] = namespace["mcp_tools"]
     assert mcp_tool.model_dump(by_alias=True, exclude_none=True) == tool.mcp_tool()
+
+
+def test_readme_mcp_client_line_elicits_through_the_harness() -> None:
+    """The README's MCP client line runs as written with the SDK (2.3: ``mode="legacy"``): a
+    server's elicitation is answered through ``ctx.user_questions``. Only its ``...`` body is
+    filled in, with a call of a tool that elicits."""
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    from dsh_user_questions import plugin
+    from dsh_user_questions.harness import HarnessContext
+    from dsh_user_questions.testing import ScriptedProvider
+
+    section = README.read_text(encoding="utf-8").split("**A harness that is an MCP client**", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block is not None
+    code = block.group(1)
+    assert code.rstrip().endswith(": ...")
+    body = code.rstrip()[: -len("...")] + 'result = await client.call_tool("setup", {})\n'
+    source = (
+        "import mcp\n\nasync def main():\n" + textwrap.indent(body, "    ") + "    return result\n"
+    )
+
+    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(
+            tools=[types.Tool(name="setup", input_schema={"type": "object"})]
+        )
+
+    async def call_tool(ctx: Any, _params: Any) -> types.CallToolResult:
+        schema = {
+            "type": "object",
+            "properties": {"pkg": {"type": "string", "enum": ["pnpm", "npm"]}},
+        }
+        reply = await ctx.session.elicit_form("Set up", schema, related_request_id=ctx.request_id)
+        text = f"{reply.action} {reply.content}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+    ctx = HarnessContext()
+    ctx.register(plugin)
+    provider = ScriptedProvider({"answers": [{"id": "pkg", "selected": ["npm"]}]})
+    ctx.user_questions.register_provider(provider)
+    namespace: dict[str, Any] = {
+        "server": Server("setup", on_list_tools=list_tools, on_call_tool=call_tool),
+        "ctx": ctx,
+    }
+    exec(compile(source, "README.md", "exec"), namespace)
+
+    async def run() -> Any:
+        with anyio.fail_after(60):
+            return await namespace["main"]()
+
+    result = anyio.run(run)
+    assert result.content[0].text == "accept {'pkg': 'npm'}"
+    assert [q.id for q in provider.requests[0].questions] == ["pkg"]
+
+
+def test_readme_pytest_example_runs_without_async_configuration(tmp_path: Path) -> None:
+    """The README's async pytest example passes as written in a project of its own, with no
+    async plugin and no async setting: the package's pytest plugin runs it."""
+    section = README.read_text(encoding="utf-8").split("## Testing your harness", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block is not None
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (tmp_path / "test_readme_example.py").write_text(block.group(1), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:asyncio", "-p", "no:randomly", "-p",
+         "no:cacheprovider", "-q"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert "1 passed" in done.stdout, done.stdout + done.stderr

@@ -1,0 +1,145 @@
+"""The docs tell the truth: names that exist, every distribution, every shortcut around pluggy."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import configparser
+import importlib
+import re
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE_API = ROOT / "docs" / "CORE_API.md"
+README = ROOT / "README.md"
+PACKAGE = ROOT / "dsh_user_questions"
+
+
+def _resolve(dotted: str) -> object:
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            found = getattr(found, name)
+        return found
+    raise ImportError(dotted)
+
+
+def test_core_api_cites_only_names_that_exist() -> None:
+    """Every dsh_user_questions.<...> name written in docs/CORE_API.md imports."""
+    text = CORE_API.read_text("utf-8")
+    names = set(re.findall(r"`(dsh_user_questions(?:\.\w+)+)", text))
+    for module, imported in re.findall(r"`from (dsh_user_questions[\w.]*) import ([^`]*)`", text):
+        names.update(f"{module}.{name.strip()}" for name in imported.split(","))
+    for constructor in re.findall(r"`(\w+)\(", text.split("Build them", 1)[1].split("##")[0]):
+        names.add(f"dsh_user_questions.errors.UserQuestionError.{constructor}")
+    assert len(names) >= 40
+    missing = []
+    for name in sorted(names):
+        try:
+            _resolve(name)
+        except (ImportError, AttributeError):
+            missing.append(name)
+    assert missing == []
+
+
+def test_core_api_service_and_context_signatures_are_todays() -> None:
+    """The signatures docs/CORE_API.md gives for aclose, ask and load_entrypoints are real."""
+    import inspect
+
+    from dsh_user_questions.harness import HarnessContext
+    from dsh_user_questions.service import UserQuestionService
+
+    text = CORE_API.read_text("utf-8")
+    assert "async aclose(*, grace=5.0)" in text
+    assert (
+        str(inspect.signature(HarnessContext.aclose)) == "(self, *, grace: 'float' = 5.0) -> 'None'"
+    )
+    assert "async ask(request, timeout=None)" in text
+    assert list(inspect.signature(UserQuestionService.ask).parameters) == [
+        "self",
+        "request",
+        "timeout",
+    ]
+    assert 'load_entrypoints(group="dsh")' in text
+    assert "group" in inspect.signature(HarnessContext.load_entrypoints).parameters
+
+
+async def test_the_core_api_example_runs() -> None:
+    """The SharedProvider and receipt example of docs/CORE_API.md works as it says."""
+    from dsh_user_questions import plugin
+    from dsh_user_questions.harness import HarnessContext
+    from dsh_user_questions.testing import make_request
+
+    code = re.search(r"```python\n(.*?)```", CORE_API.read_text("utf-8"), re.S)
+    assert code is not None
+    namespace: dict[str, Any] = {}
+    exec(compile(code.group(1), str(CORE_API), "exec"), namespace)
+    page = namespace["plugin"]
+    async with HarnessContext() as ctx:
+        ctx.register(plugin)
+        ctx.register(page, name="page")
+        answer = await ctx.user_questions.ask(make_request())
+        assert answer.answers[0].selected == ("pnpm",)
+        for _ in range(3):
+            await asyncio.sleep(0)
+    assert page.confirmations == ["Answer sent. Thank you."]
+    assert page.contexts == []
+
+
+def _section(title: str) -> str:
+    text = README.read_text("utf-8")
+    return text.split(title, 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_readme_layout_lists_every_distribution() -> None:
+    """Each setup.cfg's distribution name (the core's and every provider's) is in the layout."""
+    layout = _section("## Layout")
+    names = []
+    for setup in [ROOT / "setup.cfg", *sorted(ROOT.glob("providers/*/setup.cfg"))]:
+        config = configparser.ConfigParser(interpolation=None)
+        config.read(setup, encoding="utf-8")
+        names.append(config["metadata"]["name"])
+    assert len(names) >= 4
+    assert [name for name in names if f"`{name}`" not in layout] == []
+
+
+PLUGGY_PRIVATE = re.compile(r"\b(_hookimpls|_inner_hookexec|_hookexec|_multicall|_name2plugin)\b")
+
+
+def test_the_readme_names_every_shortcut_around_pluggy() -> None:
+    """Each core module reaching into pluggy's internals is named under the shortcuts."""
+    shortcuts = _section("### Shortcuts around pluggy")
+    reaching = sorted(
+        path.stem
+        for path in PACKAGE.rglob("*.py")
+        if PLUGGY_PRIVATE.search(
+            "\n".join(
+                line
+                for line in path.read_text("utf-8").splitlines()
+                if not line.lstrip().startswith("#")
+            )
+        )
+    )
+    assert reaching
+    assert [module for module in reaching if f"{module}." not in shortcuts] == []
+
+
+def test_no_error_message_is_built_outside_errors_py() -> None:
+    """Outside errors.py the core builds its errors with errors.py's constructors only."""
+    built = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in {"UserQuestionError", "HarnessError", "AskTimeoutError"}
+            ):
+                built.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert built == []

@@ -1,0 +1,108 @@
+"""The package's pytest plugin as a harness author meets it: async tests of the kit's fixtures
+run with no async configuration, and only ``timing`` tests get reruns.
+
+Each case runs pytest in a subprocess on a project of its own (its own rootdir and settings),
+so this repository's pytest settings do not leak into it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def project(tmp_path: Path, tests: str, ini: str = "") -> Path:
+    (tmp_path / "pytest.ini").write_text(f"[pytest]\n{ini}", encoding="utf-8")
+    (tmp_path / "test_mine.py").write_text(textwrap.dedent(tests), encoding="utf-8")
+    return tmp_path
+
+
+ASYNC_TESTS = """
+    from dsh_user_questions.testing import make_request
+
+
+    async def test_my_tool_asks_the_user(user_questions, scripted_provider):
+        scripted_provider.push({"answers": [{"id": "pkg", "selected": ["pnpm"]}]})
+        answer = await user_questions.ask(make_request())
+        assert answer.answers[0].selected == ("pnpm",)
+
+
+    async def test_a_failing_async_test_fails(user_questions, scripted_provider):
+        scripted_provider.push({"answers": [{"id": "pkg", "selected": ["npm"]}]})
+        answer = await user_questions.ask(make_request())
+        assert answer.answers[0].selected == ("pnpm",)
+"""
+
+
+@pytest.mark.parametrize("plugins", [["-p", "no:asyncio"], []], ids=["alone", "pytest-asyncio"])
+def test_an_async_test_of_the_kit_runs_without_async_configuration(
+    tmp_path: Path, plugins: list[str]
+) -> None:
+    """Without pytest-asyncio, and with it in its default (strict) mode, an unmarked async
+    test using the fixtures really runs: one passes, the other fails on its assertion."""
+    done = run_pytest(project(tmp_path, ASYNC_TESTS), *plugins)
+    assert "1 failed, 1 passed" in done.stdout, done.stdout + done.stderr
+    assert "assert ('npm',) == ('pnpm',)" in done.stdout
+
+
+def test_only_timing_tests_are_rerun(tmp_path: Path) -> None:
+    """A test chosen by ``dsh_timing_tests`` is retried twice; an unmarked one never."""
+    pytest.importorskip("pytest_rerunfailures")
+    tests = """
+        def test_waits_on_a_subprocess():
+            assert False
+
+        def test_a_race_rule():
+            assert False
+    """
+    ini = "dsh_timing_tests = test_mine.py::test_waits_*\n"
+    done = run_pytest(project(tmp_path, tests, ini), "-v")
+    assert "2 failed, 2 rerun" in done.stdout, done.stdout + done.stderr
+    assert done.stdout.count("test_mine.py::test_waits_on_a_subprocess RERUN") == 2
+    assert "test_mine.py::test_a_race_rule RERUN" not in done.stdout
+
+
+def test_the_rerun_count_goes_to_the_log(tmp_path: Path) -> None:
+    """With DSH_RERUN_LOG set, a session appends its number of reruns (what scripts/test adds)."""
+    pytest.importorskip("pytest_rerunfailures")
+    tests = """
+        import pytest
+
+        @pytest.mark.timing
+        def test_flaky(tmp_path_factory):
+            marker = tmp_path_factory.getbasetemp().parent / "seen"
+            if not marker.exists():
+                marker.write_text("once")
+                assert False
+    """
+    log = tmp_path / "reruns.log"
+    env = {**os.environ, "DSH_RERUN_LOG": str(log)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider"],
+        cwd=project(tmp_path, tests),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+    )
+    assert "1 passed, 1 rerun" in done.stdout, done.stdout + done.stderr
+    assert log.read_text(encoding="utf-8").split()[0] == "1"
