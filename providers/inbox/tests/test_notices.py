@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import http.server
-import json
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from _receiver import json_receiver
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionRequest
 from dsh_user_questions.links import verify_link_token
 
@@ -23,22 +21,8 @@ from dsh_user_questions.notify import Notifier
 @pytest.fixture
 def posts() -> Iterator[tuple[int, list[dict[str, Any]]]]:
     """A JSON receiver on 127.0.0.1: its port and the messages it got."""
-    got: list[dict[str, Any]] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            got.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            self.send_response(200)
-            self.end_headers()
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1], got
-    server.shutdown()
-    server.server_close()
+    with json_receiver() as found:
+        yield found
 
 
 def waiting() -> AskUserQuestionRequest:

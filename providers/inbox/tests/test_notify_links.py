@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import http.server
-import json
 import logging
 import os
 import socket
 import subprocess
-import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from _processes import DSH_INBOX
+from _receiver import json_receiver
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 from dsh_user_questions.harness import HarnessContext
 
@@ -30,22 +28,8 @@ HAVE_CHROMIUM = os.path.exists(CHROMIUM)
 @pytest.fixture
 def receiver() -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """An Apprise json:// receiver on 127.0.0.1: its URL and the messages it got."""
-    got: list[dict[str, Any]] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            got.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            self.send_response(200)
-            self.end_headers()
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"json://127.0.0.1:{server.server_address[1]}/", got
-    server.shutdown()
-    server.server_close()
+    with json_receiver() as (port, got):
+        yield f"json://127.0.0.1:{port}/", got
 
 
 def free_port() -> int:
