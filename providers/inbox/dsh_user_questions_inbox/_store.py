@@ -20,6 +20,7 @@ from dsh_user_questions.rules import check_answer
 
 from ._engine import Engine, Listener
 from ._record import AnswerOutcome, QuestionRecord, State
+from ._seal import seal_secrets
 from ._url import InboxURL, parse_url
 
 __all__ = ["AnswerResult", "Inbox", "Reception", "open_inbox"]
@@ -196,6 +197,8 @@ class Inbox:
         if record is None:
             return AnswerResult(AnswerOutcome.UNKNOWN, None)
         checked = check_answer(record.to_request(), answer)
+        # A secret's text is sealed to its asker's key before it is written (see _seal).
+        checked = seal_secrets(self, question_id, record.to_request(), checked)
         now = time.time()
         params: dict[str, Any] = {
             "id": question_id,

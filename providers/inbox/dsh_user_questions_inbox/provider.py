@@ -28,7 +28,9 @@ from dsh_user_questions.providing import Receipt, receipt
 
 from ._notices import QuestionNotifier
 from ._record import QuestionRecord, State
+from ._seal import Sealer, register_seal
 from ._store import Inbox, open_inbox
+from ._url import default_sqlite_path
 from ._watcher import Watcher
 
 __all__ = ["ENV_HARNESS", "AlreadyDelivered", "InboxProvider", "default_harness_label"]
@@ -92,7 +94,12 @@ class InboxProvider:
     ) -> None:
         self._owns_inbox = not isinstance(inbox, Inbox)
         self.inbox = inbox if isinstance(inbox, Inbox) else open_inbox(inbox)
+        stable = bool(harness or os.environ.get(ENV_HARNESS, "").strip())
         self.harness = harness or default_harness_label()
+        # Secret answers are sealed to this key; kept on disk only for a stable label.
+        self._sealer = Sealer.for_label(
+            self.harness, default_sqlite_path().parent if stable else None
+        )
         self._watcher = Watcher(self.inbox, harness=self.harness, on_late_answer=on_late_answer)
         # Writes of asks run here, not on the loop's executor, so close() can wait for them.
         self._work = concurrent.futures.ThreadPoolExecutor(4, "dsh-inbox-ask")
@@ -145,6 +152,8 @@ class InboxProvider:
     ) -> concurrent.futures.Future[QuestionRecord]:
         def add() -> QuestionRecord:
             record = self.inbox.add(request, harness=self.harness, agent=agent, deadline=deadline)
+            if any(question.secret for question in request.questions):
+                register_seal(self.inbox, record.id, self._sealer.public_key)
             with self._lock:
                 self._inflight[record.id] = request.signal
             return record
@@ -246,7 +255,7 @@ class InboxProvider:
         if self._closed:
             self._forget(record.id)
             if record.delivered and record.state in (State.WITHDRAWN, State.EXPIRED):
-                return _result(record)
+                return self._opened(record, _result(record))
             raise _closed_error(signal)
         answer = record.state is State.ANSWERED or (keyed and record.late_answer is not None)
         received_now = answer and taken is None
@@ -268,8 +277,14 @@ class InboxProvider:
         if answer and taken is not None:
             taken.add_done_callback(lambda ok: self._taken_soon(record, ok))
         if keyed and record.late_answer is not None and record.state is not State.ANSWERED:
-            return _late_result(record)
-        return _result(record)
+            return self._opened(record, _late_result(record))
+        return self._opened(record, _result(record))
+
+    def _opened(
+        self, record: QuestionRecord, answer: AskUserQuestionAnswer
+    ) -> AskUserQuestionAnswer:
+        # Secret answers are sealed to this provider's key in the store; opened only here.
+        return self._sealer.open(record.to_request(), answer)
 
     def _claim(self, record: QuestionRecord, keyed: bool, received: bool) -> bool:
         """Mark the outcome delivered; ``True`` when this asker may have it."""
