@@ -95,3 +95,15 @@ def test_queued_asks_are_announced(terminal):
     term.press("1")
     term.outcome()
     assert screen
+
+
+def test_pasted_text_the_answer_rules_refuse_is_not_taken(terminal):
+    """Text the core's answer rules refuse (a pasted control character) is not sent: the field
+    says why and keeps the text to edit; the edited text is the answer."""
+    term = terminal({"questions": [{"id": "name", "question": "What should it be called?"}]})
+    term.wait_for("Your answer:", "Enter send")
+    term.press("\x1b[200~ab\x07cd\x1b[201~", "enter")
+    term.wait_for("Not taken:", "control character U+0007")
+    assert "ANSWER" not in term.settle(0.3)
+    term.press("backspace", "backspace", "backspace", "enter")
+    assert term.outcome()["answer"] == {"answers": [{"id": "name", "selected": [], "custom": "ab"}]}

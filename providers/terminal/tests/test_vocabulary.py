@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from conftest import question
 
 HINT = "Esc cancel"
@@ -68,6 +69,7 @@ def test_the_recommended_option_is_marked_and_focused_never_picked(terminal):
     assert term.outcome()["answer"] == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
 
 
+@pytest.mark.flaky(reruns=2)
 def test_a_timeout_never_picks_the_recommended_option(terminal):
     """With the pointer on the recommended option, the ask's timeout is ASK_TIMED_OUT."""
     term = terminal(recommending(1), "--timeout=1")
