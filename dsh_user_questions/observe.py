@@ -222,13 +222,14 @@ class AskTracer:
         # Spans by request: the same request object goes to asked, then answered or failed.
         self._spans: dict[int, list[Any]] = {}
 
-    def _configured(self) -> bool:
+    def configured(self) -> bool:
+        """Whether spans and waits go anywhere: a provider given, or a global SDK set."""
         return self._explicit or _global_sdk_set(self._trace, self._metrics_internal)
 
     @hookimpl
     def dsh_user_questions_asked(self, request: AskUserQuestionRequest) -> None:
         """Start the ask's span."""
-        if not self._configured():
+        if not self.configured():
             return
         facts = _facts(request, self.provider())
         span = self._tracer.start_span(
@@ -259,7 +260,7 @@ class AskTracer:
         self, request: AskUserQuestionRequest, error: BaseException | None, wait_seconds: float
     ) -> None:
         spans = self._spans.get(id(request))
-        if not spans and not self._configured():
+        if not spans and not self.configured():
             return
         outcome = outcome_code(error)
         provider = self.provider()
@@ -314,6 +315,17 @@ class _Observers:
     def __init__(self, provider: ProviderName) -> None:
         self.log = AskLog(provider)
         self.tracer = AskTracer(provider) if _otel_available() else None
+
+    def observer_idle(self) -> bool:
+        """Whether there is nothing to record now: the service then skips the observer calls.
+
+        True while the logger is off at INFO and no OpenTelemetry SDK is configured, so an ask
+        nobody logs or traces costs what it costs without observers.
+        """
+        if _log.isEnabledFor(logging.INFO):
+            return False
+        tracer = self.tracer
+        return tracer is None or not tracer.configured()
 
     def point_at(self, provider: ProviderName) -> None:
         self.log.provider = provider

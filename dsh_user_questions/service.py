@@ -425,8 +425,18 @@ class _Observed:
     def __call__(self) -> bool:
         lists = self._lists
         if lists is not None:
-            return bool(lists[0] or lists[1] or lists[2])
-        return any(hook.get_hookimpls() for hook in self._hooks)
+            if not (lists[0] or lists[1] or lists[2]):
+                return False
+            impls: list[Any] = [impl for found in lists for impl in found or ()]
+        else:
+            impls = [impl for hook in self._hooks for impl in hook.get_hookimpls()]
+        # An observer plugin with nothing to record now (the core's log observer while its
+        # logger is off) says so with observer_idle(), and the ask keeps the unobserved path.
+        for impl in impls:
+            idle = getattr(impl.plugin, "observer_idle", None)
+            if idle is None or not idle():
+                return True
+        return False
 
 
 _CHECKED: dict[int, tuple[object, ...]] = {}

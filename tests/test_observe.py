@@ -20,6 +20,7 @@ from dsh_user_questions import (
     AskUserQuestionOption,
     UserQuestionError,
     UserQuestionErrorCode,
+    hookimpl,
     observe,
     plugin,
 )
@@ -364,3 +365,40 @@ def test_the_default_tracer_follows_the_global_sdk_once_it_is_set() -> None:
         timeout=120,
     )
     assert done.stdout == "['ask_user_question']\n", done.stderr
+
+
+async def test_an_idle_observer_costs_no_observer_calls(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """With the logger off and no SDK the core's observer is idle: an ask whose observers are
+    all idle calls none of them; checked on every ask, so turning INFO on logs again."""
+    seen: list[str] = []
+
+    class Idle:
+        def __init__(self) -> None:
+            self.idle = True
+
+        def observer_idle(self) -> bool:
+            return self.idle
+
+        @hookimpl
+        def dsh_user_questions_asked(self) -> None:
+            seen.append("asked")
+
+    async with HarnessContext() as ctx:
+        ctx.register(plugin)
+        idle = Idle()
+        ctx.register(idle)
+        ctx.user_questions.register_provider(ScriptedProvider(*[{"answers": []}] * 3))
+        caplog.set_level(logging.WARNING, logger="dsh_user_questions")
+        await ctx.user_questions.ask(make_request(PKG))
+        assert (seen, records(caplog)) == ([], [])
+        caplog.set_level(logging.INFO, logger="dsh_user_questions")
+        await ctx.user_questions.ask(make_request(PKG))
+        assert seen == ["asked"]  # once one observer has work, every observer is called
+        assert len(records(caplog)) == 2
+        idle.idle = False
+        caplog.set_level(logging.WARNING, logger="dsh_user_questions")
+        await ctx.user_questions.ask(make_request(PKG))
+        assert seen == ["asked", "asked"]
+        assert len(records(caplog)) == 2
