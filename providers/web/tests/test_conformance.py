@@ -42,6 +42,9 @@ class PageDriver:
     def __init__(self, client: httpx.AsyncClient, page: Page | None = None) -> None:
         self.client = client
         self.page = page
+        # What the page was told about each answer it posted, by the questions asked:
+        # True for "accepted" (200), False for "not pending" (409, e.g. the asker left).
+        self.told: dict[tuple[str, ...], bool] = {}
 
     async def _pending(self) -> list[dict[str, Any]]:
         url = web_plugin.get_provider().url
@@ -69,11 +72,21 @@ class PageDriver:
                     lines += [option["label"], option.get("description", "")]
         return "\n".join(lines)
 
-    async def _post(self, route: str, body: dict[str, Any]) -> None:
+    async def _post(
+        self, route: str, body: dict[str, Any], asked: tuple[str, ...] | None = None
+    ) -> None:
         url = web_plugin.get_provider().url
         assert url is not None, "the page is not served"
         response = await self.client.post(url + route, json=body)
+        if asked is not None and response.status_code in (200, 409):
+            self.told[asked] = response.status_code == 200
+            if response.status_code == 409:
+                return  # the page shows "no longer pending": the receipt check reads it
         assert response.status_code == 200, f"POST {route}: {response.status_code} {response.text}"
+
+    async def receipt(self, request: AskUserQuestionRequest) -> bool | None:
+        """Whether the page was told its answer was accepted (None: nothing posted)."""
+        return self.told.get(tuple(question.question for question in request.questions))
 
     async def _id(self, request: AskUserQuestionRequest) -> str:
         texts = [question.question for question in request.questions]
@@ -101,7 +114,8 @@ class PageDriver:
                 if isinstance(reply, KeepPlanning) and reply.feedback:
                     item = {"id": question.id, "selected": [], "custom": reply.feedback}
             items.append(item)
-        await self._post("answer", {"id": ask_id, "answer": {"answers": items}})
+        asked = tuple(question.question for question in request.questions)
+        await self._post("answer", {"id": ask_id, "answer": {"answers": items}}, asked)
 
     async def cancel(self, request: AskUserQuestionRequest) -> None:
         await self._post("cancel", {"id": await self._id(request)})
@@ -148,6 +162,11 @@ class TestWebConformance(ProviderConformance):
         """Bidirectional overrides and isolates in model text never reach the page live."""
         self.in_browser = True
         super().test_bidi_controls_are_shown_inert()
+
+    def test_lookalikes_and_zero_width_are_shown_with_stand_ins(self) -> None:
+        """Zero-width and look-alike characters reach the page as <U+XXXX> stand-ins."""
+        self.in_browser = True
+        super().test_lookalikes_and_zero_width_are_shown_with_stand_ins()
 
     def test_markup_is_shown_as_text(self) -> None:
         """HTML tags and script in model text are shown on the page as their characters."""
