@@ -40,7 +40,9 @@ def dsh_context_services(ctx: HarnessContext) -> Mapping[str, object] | None:
     """Give the harness context the services this plugin provides.
 
     Called once for every plugin implementing it, as soon as both the context and the plugin
-    exist (historic: a plugin registered later is called at registration). Synchronous.
+    exist (historic: a plugin registered later is called at registration). Synchronous. To
+    hear that a context opened, implement ``dsh_context_opened`` instead (this hook is for
+    giving services only).
 
     :param ctx: The harness context.
     :return: A mapping of service name to service object, or ``None`` for none. The services

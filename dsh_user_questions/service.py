@@ -95,10 +95,17 @@ class UserQuestionService:
       ``ASK_ABORTED`` (chained from the abort's reason), and so does a provider still pending:
       its work is cancelled.
 
-    So a provider tells its human "accepted" only if its answer is taken: in one event-loop
-    step, check that ``request.signal`` has not aborted and resolve what its ``ask`` awaits,
-    and let ``ask`` return right after that await, awaiting nothing else. An abort seen by the
-    service after that step cannot overtake the answer.
+    **A receipt means taken.** A provider tells its human "accepted" only once its `receipt`
+    is ``True``: ``ask()`` returned the answer to its caller. The receipt is ``False`` when the
+    caller's task was cancelled as the answer landed, the answer was refused as
+    ``BAD_ANSWER``, or the ask was aborted, timed out or withdrawn by ``aclose()``::
+
+        @hookimpl
+        async def dsh_user_questions_ask(request):
+            taken = receipt(request)  # dsh_user_questions.providing.receipt
+            answer = await page.wait_for_answer(request)
+            page.confirm_when(taken)  # "Answer sent" only if `await taken` is True
+            return answer
     """
 
     def __init__(self, ctx: SupportsHarnessContext) -> None:
