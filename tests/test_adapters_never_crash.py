@@ -50,6 +50,15 @@ def _expected(arguments: object) -> str:
     return caught.value.message
 
 
+def _problem(arguments: object) -> str | None:
+    """The tool's message for these arguments, or None when they are valid."""
+    try:
+        tool.read_arguments(arguments)
+    except UserQuestionError as err:
+        return err.message
+    return None
+
+
 # pydantic-ai --------------------------------------------------------------------------------
 
 
@@ -225,3 +234,60 @@ async def test_langchain_missing_context_names_configurable() -> None:
         await ask_user_question_tool().ainvoke(
             {"name": tool.NAME, "args": GOOD, "id": "c1", "type": "tool_call"}
         )
+
+
+# Any JSON at all --------------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["questions", "run", "ctx", "self", "config", "id", "x"])
+            | st.text(max_size=4),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=100)
+@given(value=_JSON)
+def test_pydantic_ai_any_json_is_a_retry_or_valid(value: object) -> None:
+    """pydantic-ai's validation step of the tool: any JSON is ModelRetry with the tool's words,
+    or passes as exactly the arguments tool.read_arguments accepts."""
+    pytest.importorskip("pydantic_ai")
+    from pydantic_ai import ModelRetry
+
+    from dsh_user_questions.adapters.pydantic_ai import ask_user_question_tool
+
+    validator = ask_user_question_tool().function_schema.validator
+    text = json.dumps(value)
+    problem = _problem(text)
+    if problem is None:
+        assert validator.validate_json(text) == value
+    else:
+        with pytest.raises(ModelRetry) as retry:
+            validator.validate_json(text)
+        assert str(retry.value) == problem
+
+
+@settings(max_examples=100)
+@given(value=_JSON.filter(lambda v: isinstance(v, dict)))
+def test_langgraph_any_object_is_an_error_message_or_a_pause(value: dict[str, Any]) -> None:
+    """The LangGraph tool outside a graph: bad arguments are its error message, never a crash."""
+    pytest.importorskip("langgraph")
+    from dsh_user_questions.adapters.langgraph import ask_user_question_tool
+
+    problem = _problem(value)
+    if problem is not None:
+        message = ask_user_question_tool().invoke(
+            {"name": tool.NAME, "args": value, "id": "c1", "type": "tool_call"}
+        )
+        assert message.status == "error"
+        assert message.content == f"Error: {problem}"
