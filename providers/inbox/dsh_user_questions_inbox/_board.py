@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -56,6 +57,15 @@ def wire_of(record: QuestionRecord) -> dict[str, Any]:
 def outcome_of(record: QuestionRecord | None) -> Outcome | None:
     """How the page names a final state; ``None`` if unknown."""
     return None if record is None else _OUTCOMES.get(record.state)
+
+
+def _log_failure(what: str) -> None:
+    """Log a failure: one line for the store's own errors (no traceback), else in full."""
+    error = sys.exc_info()[1]
+    if isinstance(error, UserQuestionError):
+        _log.error("%s: %s", what, error.message)
+    else:
+        _log.exception(what)
 
 
 class InboxBoard:
@@ -157,7 +167,7 @@ class InboxBoard:
                                 BoardEvent("resolved", {"id": record.id, "outcome": outcome})
                             )
                 except Exception:
-                    _log.exception("the inbox board failed to read changes; going on")
+                    _log_failure("the inbox board failed to read changes; going on")
                     self._stop.wait(1.0)
         finally:
             listening.close()

@@ -12,9 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable
+
+from dsh_user_questions import UserQuestionError
 
 from ._record import QuestionRecord
 from ._retention import retention_seconds
@@ -25,6 +28,15 @@ __all__ = ["Watcher"]
 _log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.25  # upper bound on how long close() waits for the thread
 _PRUNE_EVERY = 3600.0  # seconds between two prunes of final records past the retention
+
+
+def _log_failure(what: str) -> None:
+    """Log a failure: one line for the store's own errors (no traceback), else in full."""
+    error = sys.exc_info()[1]
+    if isinstance(error, UserQuestionError):
+        _log.error("%s: %s", what, error.message)
+    else:
+        _log.exception(what)
 
 
 class Watcher:
@@ -102,7 +114,7 @@ class Watcher:
             try:
                 listener = self._inbox.listen()
             except Exception:
-                _log.exception("the inbox watcher cannot listen yet; retrying")
+                _log_failure("the inbox watcher cannot listen yet; retrying")
                 self._stop.wait(1.0)
         if listener is None:
             return
@@ -123,7 +135,7 @@ class Watcher:
                     elif changed:
                         self._handle(self._inbox.get_many(changed))
                 except Exception:
-                    _log.exception("the inbox watcher failed; it will re-read and go on")
+                    _log_failure("the inbox watcher failed; it will re-read and go on")
                     resync = True
                     self._stop.wait(1.0)
         finally:
