@@ -110,8 +110,27 @@ def _requirements_of(command: str) -> list[Requirement]:
     return wanted
 
 
+def _our_requirements() -> dict[str, list[str]]:
+    """Each distribution of this checkout: its requirements as its setup.cfg states them now
+    (the installed metadata may be older), extras as ``extra == "name"`` markers."""
+    ours: dict[str, list[str]] = {}
+    for project in [ROOT, *sorted(ROOT.glob("providers/*"))]:
+        config = configparser.ConfigParser()
+        config.read(project / "setup.cfg", encoding="utf-8")
+        wanted = [line for line in config["options"]["install_requires"].splitlines() if line]
+        section = "options.extras_require"
+        extras = dict(config[section]) if config.has_section(section) else {}
+        for extra, text in extras.items():
+            for line in text.splitlines():
+                if line.strip() and not line.strip().startswith("#"):
+                    wanted.append(f'{line.strip()} ; extra == "{extra}"')
+        ours[canonicalize_name(config["metadata"]["name"])] = wanted
+    return ours
+
+
 def _closure(requirements: list[Requirement]) -> dict[str, metadata.Distribution]:
     """The installed distributions ``requirements`` need, recursively, with their extras."""
+    ours = _our_requirements()
     dists: dict[str, metadata.Distribution] = {}
     extras_seen: dict[str, set[str]] = {}
     todo = list(requirements)
@@ -127,7 +146,7 @@ def _closure(requirements: list[Requirement]) -> dict[str, metadata.Distribution
             continue  # only wanted under a marker this Python does not meet
         extras_seen[name] = extras_seen.get(name, set()) | extras
         dists[name] = dist
-        for line in dist.requires or []:
+        for line in ours.get(name, dist.requires or []):
             needed = Requirement(line)
             environments = [{"extra": extra} for extra in extras_seen[name] | {""}]
             if needed.marker is None or any(needed.marker.evaluate(e) for e in environments):
@@ -212,6 +231,7 @@ def pip_env(find_links: list[Path]) -> dict[str, str]:
         PIP_FIND_LINKS=" ".join(str(path) for path in find_links),
         PIP_DISABLE_PIP_VERSION_CHECK="1",
         PIP_NO_CACHE_DIR="1",
+        PIP_NO_COMPILE="1",  # no bytecode: it only costs time here
         PIP_PROGRESS_BAR="off",
     )
     return env

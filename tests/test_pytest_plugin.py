@@ -84,11 +84,13 @@ def test_the_rerun_count_goes_to_the_log(tmp_path: Path) -> None:
     """With DSH_RERUN_LOG set, a session appends its number of reruns (what scripts/test adds)."""
     pytest.importorskip("pytest_rerunfailures")
     tests = """
+        from pathlib import Path
+
         import pytest
 
         @pytest.mark.timing
-        def test_flaky(tmp_path_factory):
-            marker = tmp_path_factory.getbasetemp().parent / "seen"
+        def test_flaky():
+            marker = Path(__file__).parent / "seen"  # fails the first time only
             if not marker.exists():
                 marker.write_text("once")
                 assert False
