@@ -19,9 +19,12 @@ import contextlib
 import json
 import math
 import os
+import shlex
 import sys
+import urllib.parse
 from collections.abc import Sequence
 from importlib import metadata
+from pathlib import Path
 from typing import IO, Any, Final
 
 from . import hookspecs, plugin, rules, tool
@@ -52,6 +55,30 @@ EXIT_CANCELLED: Final = 130
 PLAIN_ENV: Final = "DSH_USER_QUESTIONS_PLAIN"
 
 INSTALL_HINT: Final = "install one, e.g. pip install dsh-user-questions-terminal"
+"""The hint for a release install (the terminal provider by name from an index)."""
+
+
+def _clone_root() -> Path | None:
+    # A core installed from a clone (pip install . / -e .) records its folder in
+    # direct_url.json; the providers are then installed by path, not by name.
+    try:
+        raw = metadata.distribution("dsh-user-questions").read_text("direct_url.json")
+        url = json.loads(raw or "{}").get("url", "")
+    except (metadata.PackageNotFoundError, ValueError, AttributeError):
+        return None
+    if not isinstance(url, str) or not url.startswith("file://"):
+        return None
+    root = Path(urllib.parse.unquote(urllib.parse.urlsplit(url).path))
+    return root if (root / "providers" / "terminal" / "setup.cfg").is_file() else None
+
+
+def install_hint() -> str:
+    """How to install a provider where this runs: by path from a clone, by name otherwise."""
+    root = _clone_root()
+    if root is None:
+        return INSTALL_HINT
+    return f"install one, e.g. pip install {shlex.quote(str(root / 'providers' / 'terminal'))}"
+
 
 _EPILOG = f"""\
 exit status: 0 answered; 2 invalid input (also EMPTY_QUESTIONS, BAD_INTENT, BAD_QUESTION);
@@ -292,7 +319,7 @@ def _report_code(message: str, code: str, timeout: float | None) -> int:
         if _installed_providers():
             message += "; choose one with --provider NAME (dsh-ask --list-providers)"
         else:
-            message += f"; {INSTALL_HINT}"
+            message += f"; {install_hint()}"
     elif code == UserQuestionErrorCode.DUPLICATE_PROVIDER:
         message += " (dsh-ask: --provider NAME)"
     elif code == UserQuestionErrorCode.ASK_TIMED_OUT and timeout is not None:
@@ -345,7 +372,7 @@ def _list_providers() -> int:
     for line in providers:
         _write(sys.stdout, line)
     if not providers:
-        _write(sys.stderr, f"no user-questions provider is installed; {INSTALL_HINT}")
+        _write(sys.stderr, f"no user-questions provider is installed; {install_hint()}")
     return EXIT_OK
 
 

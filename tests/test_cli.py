@@ -22,6 +22,8 @@ from tool_cli_env import (
     run_cli,
 )
 
+from dsh_user_questions.cli import _clone_root, install_hint
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PKG_ARGS = json.dumps(
     {
@@ -293,10 +295,7 @@ def test_no_provider_says_what_to_install(cli_none: Cli) -> None:
     """With no provider installed, exit 1 and the error names the package to install."""
     result = cli_none(stdin=PKG_ARGS)
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == (
-        "Error: no user-questions provider is registered;"
-        " install one, e.g. pip install dsh-user-questions-terminal\n"
-    )
+    assert result.stderr == (f"Error: no user-questions provider is registered; {install_hint()}\n")
 
 
 def test_two_providers_exit_1_naming_both_and_how_to_choose(cli_two: Cli) -> None:
@@ -435,8 +434,7 @@ def test_list_providers_with_none_says_what_to_install(cli_none: Cli) -> None:
     assert (result.returncode, result.stdout, result.stderr) == (
         0,
         "",
-        "no user-questions provider is installed;"
-        " install one, e.g. pip install dsh-user-questions-terminal\n",
+        f"no user-questions provider is installed; {install_hint()}\n",
     )
 
 
@@ -509,7 +507,7 @@ def test_demo_without_provider_exits_1(cli_none: Cli) -> None:
     """--demo with no provider installed exits 1 with the install hint."""
     result = cli_none("--demo")
     assert result.returncode == 1
-    assert result.stderr.endswith("install one, e.g. pip install dsh-user-questions-terminal\n")
+    assert result.stderr.endswith(f"{install_hint()}\n")
 
 
 # The installed console script ------------------------------------------------------------------
@@ -526,3 +524,14 @@ def test_console_script_help() -> None:
     assert "124 no answer within --timeout SECONDS; 130 cancelled, aborted or interrupted." in (
         result.stdout
     )
+
+
+def test_the_install_hint_names_the_form_that_works_here(tmp_path: Path) -> None:
+    """From a clone the hint installs the terminal provider by path; else by name."""
+    hint = install_hint()
+    root = _clone_root()
+    if root is None:
+        assert hint == "install one, e.g. pip install dsh-user-questions-terminal"
+    else:
+        assert hint == f"install one, e.g. pip install {root / 'providers' / 'terminal'}"
+        assert (root / "providers" / "terminal" / "setup.cfg").is_file()
