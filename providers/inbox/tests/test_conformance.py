@@ -68,6 +68,8 @@ class ShellDriver:
     def __init__(self, url: str, inbox: Inbox) -> None:
         self.url = url
         self.inbox = inbox
+        # What `dsh-inbox answer` would tell the person, by the questions asked.
+        self.told: dict[tuple[str, ...], bool] = {}
 
     def _find(self, request: AskUserQuestionRequest) -> str:
         wire = request.to_dict()
@@ -95,6 +97,18 @@ class ShellDriver:
             self.inbox.answer, question_id, {"answers": items}, surface="conformance"
         )
         assert result.applied, result
+        # As `dsh-inbox answer` does: wait for the asker's receipt. Only "received" says the
+        # asker took it; "no asker is waiting" says it is kept for a resume, "not-taken" that
+        # the asker stopped waiting as it landed.
+        reception = await asyncio.to_thread(
+            self.inbox.wait_received, question_id, cli.RECEIPT_SECONDS
+        )
+        asked = tuple(question.question for question in request.questions)
+        self.told[asked] = reception == "received"
+
+    async def receipt(self, request: AskUserQuestionRequest) -> bool | None:
+        """Whether the shell told the person their answer was taken (None: nothing answered)."""
+        return self.told.get(tuple(question.question for question in request.questions))
 
     async def cancel(self, request: AskUserQuestionRequest) -> None:
         question_id = await asyncio.to_thread(self._find, request)
