@@ -324,6 +324,12 @@ class UserQuestionError(HarnessError):
         )
 
     @classmethod
+    def from_wire(cls, message: str, code: str) -> UserQuestionError:
+        """An outcome carried as data (``{"message", "code"}``, e.g. through a framework's
+        resume value) raised again as the error of its family, with its message unchanged."""
+        return cls(message, code)
+
+    @classmethod
     def not_interactive(cls, detail: str | None = None) -> UserQuestionError:
         """``NOT_INTERACTIVE``: the provider has no way to show the question to a person.
 

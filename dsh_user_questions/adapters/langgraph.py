@@ -97,7 +97,9 @@ def _result(request: AskUserQuestionRequest, value: object) -> str:
             error = value["error"]
             if not isinstance(error, Mapping):
                 raise UserQuestionError.bad_answer("error: must be an object")
-            raise UserQuestionError(str(error.get("message", "")), str(error.get("code", "")))
+            raise UserQuestionError.from_wire(
+                str(error.get("message", "")), str(error.get("code", ""))
+            )
         answer = rules.check_answer(request, value)
     except HarnessError as err:
         raise ToolException(tool.ToolResult.from_error(err).content) from None
