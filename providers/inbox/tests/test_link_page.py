@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 from dsh_user_questions.links import make_link_token
 from starlette.applications import Starlette
-from starlette.testclient import TestClient
 
 from dsh_user_questions_inbox import Inbox, State, open_inbox
 from dsh_user_questions_inbox._link_page import link_for, link_routes
@@ -28,7 +28,9 @@ def store(tmp_path: Path) -> Iterator[Inbox]:
 
 
 @pytest.fixture
-def client(store: Inbox) -> Iterator[TestClient]:
+async def client(store: Inbox) -> AsyncIterator[httpx.AsyncClient]:
+    """The link routes over the store, served in process (httpx's ASGI transport)."""
+
     async def to_thread(function: Any, *args: Any) -> Any:
         return await asyncio.to_thread(function, *args)
 
@@ -39,7 +41,8 @@ def client(store: Inbox) -> Iterator[TestClient]:
         cancel=lambda qid: store.settle(qid, State.CANCELLED, surface="link"),
         to_thread=to_thread,
     )
-    with TestClient(Starlette(routes=routes)) as test_client:
+    transport = httpx.ASGITransport(app=Starlette(routes=routes))
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as test_client:
         yield test_client
 
 
@@ -61,10 +64,12 @@ def path_of(link: str) -> str:
     return link.removeprefix("https://inbox.example")
 
 
-def test_a_link_opens_its_question_as_inert_escaped_text(store: Inbox, client: TestClient) -> None:
+async def test_a_link_opens_its_question_as_inert_escaped_text(
+    store: Inbox, client: httpx.AsyncClient
+) -> None:
     """The page shows the question with markup escaped and escapes as stand-ins, no script."""
     record = store.add(pkg_request(), harness="build-bot", agent="main")
-    page = client.get(path_of(link_for("https://inbox.example", SECRET, record)))
+    page = await client.get(path_of(link_for("https://inbox.example", SECRET, record)))
     assert page.status_code == 200
     text = page.text
     assert "Which &lt;b&gt;package&lt;/b&gt; manager?&lt;U+001B&gt;[2J" in text
@@ -75,41 +80,45 @@ def test_a_link_opens_its_question_as_inert_escaped_text(store: Inbox, client: T
     assert "script-src" not in page.headers["content-security-policy"]
 
 
-def test_answering_through_the_link_settles_that_question_once(
-    store: Inbox, client: TestClient
+async def test_answering_through_the_link_settles_that_question_once(
+    store: Inbox, client: httpx.AsyncClient
 ) -> None:
     """A post records the answer; the link then shows the outcome and takes no second answer."""
     record = store.add(pkg_request(), harness="h")
     path = path_of(link_for("https://inbox.example", SECRET, record))
-    done = client.post(path, data={"q0": "1", "action": "answer"})
+    done = await client.post(path, data={"q0": "1", "action": "answer"})
     assert "Your answer was recorded." in done.text
     settled = store.get(record.id)
     assert settled is not None
     assert settled.state is State.ANSWERED
     assert settled.answer == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
-    again = client.post(path, data={"q0": "0", "action": "answer"})
+    again = await client.post(path, data={"q0": "0", "action": "answer"})
     assert "This question has been answered." in again.text
     assert store.get(record.id).answer == settled.answer  # type: ignore[union-attr]
 
 
-def test_a_bad_answer_is_refused_with_the_core_rules(store: Inbox, client: TestClient) -> None:
+async def test_a_bad_answer_is_refused_with_the_core_rules(
+    store: Inbox, client: httpx.AsyncClient
+) -> None:
     """Typed text with a terminal escape is refused (rules.check_answer), nothing stored."""
     record = store.add(pkg_request(), harness="h")
     path = path_of(link_for("https://inbox.example", SECRET, record))
-    refused = client.post(path, data={"q0-custom": "hi\x1b[2J", "action": "answer"})
+    refused = await client.post(path, data={"q0-custom": "hi\x1b[2J", "action": "answer"})
     assert refused.status_code == 422
     assert "control character U+001B" in refused.text
     assert store.get(record.id).state is State.PENDING  # type: ignore[union-attr]
 
 
-def test_a_link_opens_nothing_but_its_question(store: Inbox, client: TestClient) -> None:
+async def test_a_link_opens_nothing_but_its_question(
+    store: Inbox, client: httpx.AsyncClient
+) -> None:
     """A link for one question never shows another, and the page lists nothing."""
     first = store.add(pkg_request(), harness="h")
     other = store.add(
         AskUserQuestionRequest(questions=[AskUserQuestionItem(id="x", question="Secret plan?")]),
         harness="h",
     )
-    page = client.get(path_of(link_for("https://inbox.example", SECRET, first)))
+    page = await client.get(path_of(link_for("https://inbox.example", SECRET, first)))
     assert "Secret plan?" not in page.text
     assert other.id not in page.text
     assert len(re.findall(r"<form", page.text)) == 1
@@ -123,29 +132,29 @@ def test_a_link_opens_nothing_but_its_question(store: Inbox, client: TestClient)
         ("garbage", 403, "not valid"),
     ],
 )
-def test_tampered_or_expired_links_get_a_clear_page(
-    client: TestClient, token: str, status: int, says: str
+async def test_tampered_or_expired_links_get_a_clear_page(
+    client: httpx.AsyncClient, token: str, status: int, says: str
 ) -> None:
     """An expired link is 410, a tampered or foreign one 403, each saying so."""
-    page = client.get(f"/q/{token}")
+    page = await client.get(f"/q/{token}")
     assert page.status_code == status
     assert says in page.text
 
 
-def test_a_secret_question_is_typed_masked(store: Inbox, client: TestClient) -> None:
+async def test_a_secret_question_is_typed_masked(store: Inbox, client: httpx.AsyncClient) -> None:
     """A secret question's field is a password input with autocomplete off."""
     secret = AskUserQuestionRequest(
         questions=[AskUserQuestionItem(id="token", question="API token?", secret=True)]
     )
     record = store.add(secret, harness="h")
-    page = client.get(path_of(link_for("https://inbox.example", SECRET, record)))
+    page = await client.get(path_of(link_for("https://inbox.example", SECRET, record)))
     assert 'type=password id="q0-custom" name="q0-custom" autocomplete=off' in page.text
 
 
-def test_closing_through_the_link_cancels(store: Inbox, client: TestClient) -> None:
+async def test_closing_through_the_link_cancels(store: Inbox, client: httpx.AsyncClient) -> None:
     """The close button cancels the question."""
     record = store.add(pkg_request(), harness="h")
     path = path_of(link_for("https://inbox.example", SECRET, record))
-    page = client.post(path, data={"action": "cancel"})
+    page = await client.post(path, data={"action": "cancel"})
     assert "closed without an answer" in page.text
     assert store.get(record.id).state is State.CANCELLED  # type: ignore[union-attr]
