@@ -69,7 +69,7 @@ def test_a_question_asked_by_a_harness_is_shown_and_answered_on_the_page(
     returns from the harness's ask(), and the record says it came from the web."""
     events = Events(server)
     try:
-        assert events.next("snapshot") == {"pending": []}
+        assert events.next("snapshot")["pending"] == []
         harness = Harness(inbox_url, "paged", "ask", "1")
         harnesses.append(harness)
         added = events.next("added")
