@@ -141,12 +141,19 @@ def _closure(requirements: list[Requirement]) -> dict[str, metadata.Distribution
         if name in extras_seen and extras <= extras_seen[name]:
             continue
         try:
-            dist = metadata.distribution(name)
+            dist: metadata.Distribution | None = metadata.distribution(name)
         except metadata.PackageNotFoundError:
+            dist = None
+        if dist is None and name not in ours:
             continue  # only wanted under a marker this Python does not meet
         extras_seen[name] = extras_seen.get(name, set()) | extras
-        dists[name] = dist
-        for line in ours.get(name, dist.requires or []):
+        if dist is not None:
+            dists[name] = dist
+        # Ours come from this tree's setup.cfg, installed here or not (the providers are not).
+        lines = ours.get(name, [])
+        if dist is not None and name not in ours:
+            lines = dist.requires or []
+        for line in lines:
             needed = Requirement(line)
             environments = [{"extra": extra} for extra in extras_seen[name] | {""}]
             if needed.marker is None or any(needed.marker.evaluate(e) for e in environments):
