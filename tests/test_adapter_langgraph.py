@@ -16,6 +16,7 @@ pytest.importorskip("langgraph", reason="the LangGraph adapter tests need its ex
 
 from _langgraph_graphs import BUILDERS, ScriptedChatModel
 from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.types import Command, interrupt
@@ -213,8 +214,10 @@ async def test_a_foreign_interrupt_is_refused_clearly(
 ) -> None:
     """answer_interrupts answers only its own questions and says so."""
 
-    def approve(_state: MessagesState) -> dict[str, Any]:
-        interrupt({"approve?": True})
+    def approve(_state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
+        # Python 3.10's LangGraph hands an async run's sync node its config only as this
+        # argument; a runnable invoked with it makes it current, as interrupt() needs.
+        RunnableLambda(lambda _: interrupt({"approve?": True})).invoke(None, config)
         return {}
 
     builder = StateGraph(MessagesState)
