@@ -217,22 +217,24 @@ def check_answer(
             f"expected an AskUserQuestionAnswer or a mapping in wire form,"
             f" got {type(answer).__name__}"
         )
-    by_id = {question.id: question for question in questions}
-    seen: set[str] = set()
+    plan = _answer_plan(questions)
+    answers = checked.answers
+    seen: set[str] | None = set() if len(answers) > 1 else None
     problems: list[str] | None = None
-    for index, item in enumerate(checked.answers):
-        question = by_id.get(item.id)
-        if question is None:
+    for index, item in enumerate(answers):
+        entry = plan.get(item.id)
+        if entry is None:
             problems = _add(problems, index, item, "names no question that was asked")
             continue
-        if item.id in seen:
-            problems = _add(problems, index, item, "answers that question a second time")
-            continue
-        seen.add(item.id)
+        if seen is not None:
+            if item.id in seen:
+                problems = _add(problems, index, item, "answers that question a second time")
+                continue
+            seen.add(item.id)
+        labels, multi_select = entry
         selected = item.selected
         custom = item.custom
         if selected:
-            labels = {option.label for option in question.options}
             for label in selected:
                 if label not in labels:
                     problems = _add(
@@ -243,7 +245,7 @@ def check_answer(
                     )
             if len(selected) > 1 and len(set(selected)) != len(selected):
                 problems = _add(problems, index, item, "selects an option more than once")
-            if not question.multi_select:
+            if not multi_select:
                 if len(selected) > 1:
                     problems = _add(
                         problems,
@@ -265,6 +267,32 @@ def check_answer(
     if problems:
         raise UserQuestionError.bad_answer(*problems)
     return checked
+
+
+_Plan = dict[str, tuple[frozenset[str], bool]]
+_PLANS: dict[int, tuple[object, _Plan]] = {}
+_PLANS_MAX = 256
+
+
+def _answer_plan(questions: Sequence[AskUserQuestionItem]) -> _Plan:
+    """What `check_answer` needs of each question (its labels, multi_select), by id.
+
+    Kept for the last few question tuples (held, so their ids stay theirs): a request's
+    questions are frozen items in a tuple, and the same request is often answered again.
+    """
+    key = id(questions)
+    found = _PLANS.get(key)
+    if found is not None and found[0] is questions:
+        return found[1]
+    plan = {
+        question.id: (frozenset(option.label for option in question.options), question.multi_select)
+        for question in questions
+    }
+    if isinstance(questions, tuple):
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        _PLANS[key] = (questions, plan)
+    return plan
 
 
 SECRET_PLACEHOLDER = "[secret given to the harness]"
