@@ -138,24 +138,30 @@ class _Waker(LoopWaker):
             self.waiter.set_result(None)
 
 
-class Deadline:
-    """An ask's own timeout: a signal aborted with `AskTimeoutError` when it expires.
+class Deadline(AbortSignal):
+    """An ask's own timeout: a signal that aborts with `AskTimeoutError` when it expires.
 
     The timer is the asking loop's own (``loop.call_later``), so the expiry runs on the loop,
     between two of its steps. `arm` starts it once the provider is actually pending (an
-    instant answer costs no timer); `disarm` (or leaving the ``with`` block) cancels it.
+    instant answer costs no timer); `disarm` (or leaving the ``with`` block) cancels it. The
+    deadline is its own signal (`signal` is the object itself): one object per timed ask.
     """
 
-    __slots__ = ("_due", "_handle", "_seconds", "signal")
+    __slots__ = ("_due", "_handle", "_seconds")
 
     def __init__(self, seconds: float) -> None:
+        super().__init__()
         self._seconds = seconds
-        self.signal = AbortSignal()
         self._handle: asyncio.TimerHandle | None = None
         self._due = -1.0
 
+    @property
+    def signal(self) -> AbortSignal:
+        """The signal that aborts when the deadline expires (the deadline itself)."""
+        return self
+
     def arm(self) -> None:
-        """Start the timer on the running loop (the time since `__init__` already counts)."""
+        """Start the timer on the running loop (the time since `start_clock` already counts)."""
         if self._handle is None and self._seconds != math.inf:
             import asyncio
 
@@ -185,7 +191,7 @@ class Deadline:
         self.disarm()
 
     def _expire(self) -> None:
-        self.signal._abort(AskTimeoutError.after(self._seconds))
+        self._abort(AskTimeoutError.after(self._seconds))
 
 
 # Asks in flight: receipts and withdrawal -------------------------------------------------------

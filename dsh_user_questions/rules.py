@@ -219,6 +219,18 @@ def check_answer(
         )
     plan = _answer_plan(questions)
     answers = checked.answers
+    if len(answers) == 1:
+        # The common answer: one question, one offered label, no free text.
+        item = answers[0]
+        entry = plan.get(item.id)
+        selected = item.selected
+        if (
+            entry is not None
+            and item.custom is None
+            and len(selected) == 1
+            and selected[0] in entry[0]
+        ):
+            return checked
     seen: set[str] | None = set() if len(answers) > 1 else None
     problems: list[str] | None = None
     for index, item in enumerate(answers):

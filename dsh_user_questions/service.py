@@ -205,7 +205,7 @@ class UserQuestionService:
         provider learns whether its answer was taken through `receipt`.
         """
         observed = self._observed()
-        started = time.perf_counter()
+        started = time.perf_counter() if observed else 0.0
         if observed:
             await self._asked.acall(_OBSERVER_FAILED, request=request)
         given = request
@@ -426,24 +426,35 @@ class _Observed:
     def __init__(self, pm: pluggy.PluginManager) -> None:
         names = ("dsh_user_questions_asked", "dsh_user_questions_answered")
         self._hooks = [getattr(pm.hook, name) for name in (*names, "dsh_user_questions_failed")]
-        lists = [getattr(hook, "_hookimpls", None) for hook in self._hooks]
-        self._lists = lists if all(isinstance(impls, list) for impls in lists) else None
+        found = [getattr(hook, "_hookimpls", None) for hook in self._hooks]
+        lists: list[list[Any]] = [impls for impls in found if isinstance(impls, list)]
+        self._lists = lists if len(lists) == len(found) else None
 
     def __call__(self) -> bool:
         lists = self._lists
         if lists is not None:
-            if not (lists[0] or lists[1] or lists[2]):
+            asked, answered, failed = lists
+            if not (asked or answered or failed):
                 return False
-            impls: list[Any] = [impl for found in lists for impl in found or ()]
+            if len(asked) == 1 and len(answered) == 1 and len(failed) == 1:
+                # One plugin observing all three (the core's own observers): ask it once.
+                plugin = asked[0].plugin
+                if answered[0].plugin is plugin and failed[0].plugin is plugin:
+                    return _busy(plugin)
+            impls: list[Any] = [impl for found in lists for impl in found]
         else:
             impls = [impl for hook in self._hooks for impl in hook.get_hookimpls()]
-        # An observer plugin with nothing to record now (the core's log observer while its
-        # logger is off) says so with observer_idle(), and the ask keeps the unobserved path.
-        for impl in impls:
-            idle = getattr(impl.plugin, "observer_idle", None)
-            if idle is None or not idle():
-                return True
-        return False
+        return any(_busy(plugin) for plugin in {id(i.plugin): i.plugin for i in impls}.values())
+
+
+def _busy(observer: object) -> bool:
+    """Whether an observer plugin has something to record now.
+
+    An observer with nothing to record (the core's log observer while its logger is off) says
+    so with ``observer_idle()``, and the ask keeps the unobserved path.
+    """
+    idle = getattr(observer, "observer_idle", None)
+    return idle is None or not idle()
 
 
 _CHECKED: dict[int, tuple[object, ...]] = {}
@@ -467,15 +478,27 @@ def _check_request(request: AskUserQuestionRequest) -> None:
 
 
 _REQUEST_FIELDS = tuple(field.name for field in attrs.fields(AskUserQuestionRequest))
+_COPIED_FIELDS = tuple(name for name in _REQUEST_FIELDS if name != "signal")
+_new = object.__new__
+_set_questions, _set_agent, _set_signal, _set_timeout, _set_key = (
+    getattr(AskUserQuestionRequest, name).__set__
+    for name in ("questions", "agent", "signal", "timeout", "key")
+)
 
 
 def _with_signal(request: AskUserQuestionRequest, signal: AbortSignal) -> AskUserQuestionRequest:
     """A copy of ``request`` with ``signal``: ``attrs.evolve`` without re-running validators
-    on fields that were validated when ``request`` was made."""
-    copy = object.__new__(AskUserQuestionRequest)
-    for name in _REQUEST_FIELDS:
-        object.__setattr__(copy, name, getattr(request, name))
-    object.__setattr__(copy, "signal", signal)
+    on fields that were validated when ``request`` was made.
+
+    Every timed ask makes one, so the copy sets the slots directly; tests/test_service.py
+    checks that it copies every field (`_COPIED_FIELDS`).
+    """
+    copy = _new(AskUserQuestionRequest)
+    _set_questions(copy, request.questions)
+    _set_agent(copy, request.agent)
+    _set_signal(copy, signal)
+    _set_timeout(copy, request.timeout)
+    _set_key(copy, request.key)
     return copy
 
 

@@ -18,6 +18,7 @@ npm, or when npm cannot install, the tests are skipped saying so; under ``CI=tru
 from __future__ import annotations
 
 import datetime
+import fcntl
 import hashlib
 import json
 import os
@@ -75,6 +76,16 @@ def node_dir() -> Path:
     manifest = (NODE_SOURCES / "package.json").read_bytes()
     base = os.environ.get(CACHE_ENV) or str(NODE_SOURCES.parent.parent / ".cache" / "mcp-node")
     target = Path(base) / hashlib.sha256(manifest).hexdigest()[:16]
+    target.mkdir(parents=True, exist_ok=True)
+    # Test sessions of several tox environments at once share the folder: one installs, the
+    # others wait for it (the lock is released when the file closes).
+    with (target.parent / f"{target.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install_once(target, manifest, npm, version)
+    return target
+
+
+def _install_once(target: Path, manifest: bytes, npm: str, version: str) -> None:
     installed = target / "node_modules" / ".installed"
     if not installed.exists():
         target.mkdir(parents=True, exist_ok=True)
@@ -91,8 +102,10 @@ def node_dir() -> Path:
             _unavailable(f"npm install failed in {target}: {done.stderr.strip()[-800:]}")
         installed.write_text(version, encoding="utf-8")
     for script in NODE_SOURCES.glob("*.mjs"):  # beside node_modules, so imports resolve
-        shutil.copyfile(script, target / script.name)
-    return target
+        if not (target / script.name).exists() or (
+            (target / script.name).read_bytes() != script.read_bytes()
+        ):
+            shutil.copyfile(script, target / script.name)
 
 
 @pytest.fixture(scope="module")

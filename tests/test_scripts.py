@@ -144,8 +144,13 @@ if args[:1] == ["list"]:
     print("py313")
     sys.exit(0)
 config = args[args.index("-c") + 1]
+if "--notest" in args:
+    with log.open("a") as file:
+        file.write(f"build {config}\n")
+    sys.exit(0)
+jobs = args[args.index("-p") + 1] if args[0] == "run-parallel" else "1"
 with log.open("a") as file:
-    file.write(f"run {config} {os.getpid()}\n")
+    file.write(f"run {config} {os.getpid()} {args[0]} {jobs}\n")
 with open(os.environ["DSH_RERUN_LOG"], "a") as file:
     file.write(f"{os.environ.get('FAKE_TOX_RERUNS', '0')} {config}\n")
 if os.environ.get("FAKE_TOX_HANG"):
@@ -268,3 +273,54 @@ def test_the_end_of_the_run_says_how_many_reruns_happened(tmp_path: Path) -> Non
     )
     assert done.returncode == 0, done.stderr
     assert "scripts/test: reruns: 4 " in done.stderr  # two configurations, two reruns each
+
+
+@pytest.mark.parametrize(
+    ("jobs", "expected"),
+    [
+        (
+            None,
+            ["build tox.ini", "run-parallel 2", "build providers/one/tox.ini", "run-parallel 2"],
+        ),
+        ("3", ["build tox.ini", "run-parallel 3", "build providers/one/tox.ini", "run-parallel 3"]),
+        ("1", ["run 1", "run 1"]),
+    ],
+)
+def test_environments_are_built_one_at_a_time_then_tested_in_parallel(
+    tmp_path: Path, jobs: str | None, expected: list[str]
+) -> None:
+    """Each configuration: tox --notest first, then run-parallel -p DSH_TEST_JOBS (default 2);
+    DSH_TEST_JOBS=1 is one plain tox run per configuration."""
+    repo, env = fake_checkout(tmp_path)
+    if jobs is not None:
+        env["DSH_TEST_JOBS"] = jobs
+    done = subprocess.run(
+        ["bash", str(repo / "scripts" / "test")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = (tmp_path / "tox.log").read_text(encoding="utf-8").splitlines()
+    assert [
+        line if line.startswith("build ") else " ".join(line.split()[3:]) for line in lines
+    ] == expected
+
+
+def test_a_bad_number_of_jobs_is_refused(tmp_path: Path) -> None:
+    """DSH_TEST_JOBS takes a positive whole number; anything else stops before tox runs."""
+    repo, env = fake_checkout(tmp_path)
+    env["DSH_TEST_JOBS"] = "two"
+    done = subprocess.run(
+        ["bash", str(repo / "scripts" / "test")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "DSH_TEST_JOBS must be a positive whole number, got 'two'" in done.stderr
+    assert not (tmp_path / "tox.log").exists()

@@ -7,6 +7,7 @@ import gc
 import logging
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -848,3 +849,19 @@ async def test_observers_see_the_caller_cancelled(dsh_context: HarnessContext) -
         await task
     assert recorder.events[-1][0] == "failed"
     assert isinstance(recorder.events[-1][1], asyncio.CancelledError)
+
+
+def test_a_timed_ask_gives_the_provider_a_copy_of_every_field() -> None:
+    """The copy a timed ask hands its provider differs from the request in its signal only."""
+    from dsh_user_questions.service import _COPIED_FIELDS, _with_signal
+
+    # A new request field needs its line in _with_signal (it sets each slot by name).
+    assert set(_COPIED_FIELDS) == {"questions", "agent", "timeout", "key"}
+    request = AskUserQuestionRequest(
+        questions=[make_question()], signal=AbortController().signal, timeout=5.0, key="k-1"
+    )
+    signal = AbortController().signal
+    copy = _with_signal(request, signal)
+    assert copy.signal is signal
+    assert all(getattr(copy, name) is getattr(request, name) for name in _COPIED_FIELDS)
+    assert copy == attrs.evolve(request, signal=signal)
