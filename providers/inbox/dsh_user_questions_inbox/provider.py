@@ -124,15 +124,7 @@ class InboxProvider:
         self._watcher.start(asyncio.get_running_loop())
         agent = getattr(request.agent, "id", None)
         deadline = None if request.timeout is None else time.time() + request.timeout
-        adding = self._submit_add(request, agent if isinstance(agent, str) else None, deadline)
-        try:
-            record = await asyncio.shield(asyncio.wrap_future(adding))
-        except asyncio.CancelledError:
-            # Aborted while the row was being written: end it once it exists, before going.
-            with contextlib.suppress(Exception):
-                record = await asyncio.shield(asyncio.wrap_future(adding))
-                await self._end_now(record.id, signal)
-            raise
+        record = await self._add(request, agent if isinstance(agent, str) else None, deadline)
         if record.state is State.PENDING:
             _log.info(
                 "question %s waits in the inbox %s: answer it with `dsh-inbox answer %s`"
@@ -143,9 +135,27 @@ class InboxProvider:
             )
             if self._notices is not None:
                 self._notices.question_waiting(record)
+        # A pending question is waited for by its id alone: ten thousand pending asks do not
+        # each hold a record read back from the store.
+        question: QuestionRecord | str = record if record.state.final else record.id
+        del record
         return await self._wait(
-            record, signal, keyed=request.key is not None, taken=None if taken.done() else taken
+            question, signal, keyed=request.key is not None, taken=None if taken.done() else taken
         )
+
+    async def _add(
+        self, request: AskUserQuestionRequest, agent: str | None, deadline: float | None
+    ) -> QuestionRecord:
+        """Write the question's row (in the provider's own threads) and return its record."""
+        adding = self._submit_add(request, agent, deadline)
+        try:
+            return await asyncio.shield(asyncio.wrap_future(adding))
+        except asyncio.CancelledError:
+            # Aborted while the row was being written: end it once it exists, before going.
+            with contextlib.suppress(Exception):
+                record = await asyncio.shield(asyncio.wrap_future(adding))
+                await self._end_now(record.id, request.signal)
+            raise
 
     def _submit_add(
         self, request: AskUserQuestionRequest, agent: str | None, deadline: float | None
@@ -228,14 +238,18 @@ class InboxProvider:
         if current is None:
             raise LookupError(f"the inbox has no question {question_id!r}")
         while not current.state.final:
-            left = None if current.deadline is None else current.deadline - time.time()
+            deadline = current.deadline
+            del current  # not held while waiting (see ask())
+            left = None if deadline is None else deadline - time.time()
             if left is None:
                 return await future
             if left > 0:
                 with contextlib.suppress(asyncio.TimeoutError):
                     return await asyncio.wait_for(asyncio.shield(future), left)
             await asyncio.to_thread(self.inbox.expire_overdue, question_id)
-            current = await asyncio.to_thread(self.inbox.get, question_id) or current
+            current = await asyncio.to_thread(self.inbox.get, question_id)
+            if current is None:
+                raise LookupError(f"the inbox has no question {question_id!r}")
         return current
 
     async def _deliver(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import gc
 import time
 
 import pytest
@@ -170,6 +172,31 @@ async def test_many_concurrent_asks_each_get_their_own_answer(
         await asyncio.to_thread(inbox.answer, record.id, pick(labels[record.id]), surface="t")
     answers = await asyncio.wait_for(asyncio.gather(*asks), 60)
     assert sorted(a.answers[0].selected[0] for a in answers) == sorted(labels.values())
+
+
+async def test_a_pending_ask_holds_no_record_of_its_question(
+    service: UserQuestionService, inbox: Inbox
+) -> None:
+    """While asks wait, the harness keeps no record read back from the store, nor the finished
+    write of it: ten thousand pending asks stay small (BENCHMARKS.md, "The inbox")."""
+    asks = [asyncio.ensure_future(service.ask(request())) for _ in range(5)]
+    await until(lambda: inbox.count("pending") == 5, "five questions")
+    ids = {record.id for record in inbox.records(state="pending")}
+    await asyncio.sleep(0.2)  # every ask is past its write, waiting
+    gc.collect()
+    held = [o for o in gc.get_objects() if type(o) is QuestionRecord and o.id in ids]
+    assert held == [], f"{len(held)} records of pending questions are held"
+    writes = [
+        o
+        for o in gc.get_objects()
+        if isinstance(o, concurrent.futures.Future)
+        and o.done()
+        and isinstance(o.result(), QuestionRecord)
+    ]
+    assert writes == []
+    for record_id in ids:
+        await asyncio.to_thread(inbox.answer, record_id, pick("npm"), surface="t")
+    await asyncio.wait_for(asyncio.gather(*asks), 60)
 
 
 # Resume ------------------------------------------------------------------------------------------

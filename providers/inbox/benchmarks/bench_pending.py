@@ -1,0 +1,235 @@
+"""10,000 questions pending in the inbox: a harness's memory per ask, and a Submit in Chromium.
+
+    python benchmarks/bench_pending.py [--pending 10000] [--rounds 15] [--engines sqlite,postgresql]
+
+Figures, per engine, each printed beside a baseline measured in the same run (never asserted):
+
+- **harness memory per pending inbox ask**: one harness process (this one) with ``--pending``
+  asks waiting through the `InboxProvider`, every question written to the store; the memory
+  its Python heap holds for them (tracemalloc, after a collection), divided by their number.
+  Baseline: the core's own pending ask, through a provider that only awaits a future.
+- **click Submit -> card gone**: the inbox page of a running ``dsh-inbox serve`` in Debian's
+  Chromium, with ``--pending`` questions in the store; from the click on Submit until the
+  card's element leaves the document (timed inside the page with ``performance.now()``), and
+  until the next frame after that. Baseline: the same page with 10 questions pending.
+
+Needs ``providers/inbox[postgresql,serve,tests]`` installed, Debian's ``chromium`` and (for the
+PostgreSQL figures) ``postgresql``; the server is started here, as in bench_inbox.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import dsh_user_questions.plugin
+from dsh_user_questions import AskUserQuestionRequest
+from dsh_user_questions.harness import HarnessContext
+
+from dsh_user_questions_inbox import open_inbox
+from dsh_user_questions_inbox.provider import InboxProvider
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_inbox import DSH_INBOX, REQUEST, engine  # noqa: E402
+
+CHROMIUM = os.environ.get("DSH_WEB_TEST_CHROMIUM", "/usr/bin/chromium")
+
+# Installed in the page: times each Submit click until its card leaves the document.
+PROBE = """() => {
+  window.__marks = [];
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("button.next");
+    if (!button) return;
+    const card = button.closest("article.card");
+    const started = performance.now();
+    const observer = new MutationObserver(() => {
+      if (card.isConnected) return;
+      observer.disconnect();
+      const gone = performance.now() - started;
+      requestAnimationFrame(() => setTimeout(() => {
+        window.__marks.push([gone, performance.now() - started]);
+      }, 0));
+    });
+    observer.observe(document.getElementById("card-slot"), { childList: true });
+  }, true);
+}"""
+
+
+class _Waiting:
+    """The baseline provider: each ask awaits a future of its own, nothing else."""
+
+    def __init__(self) -> None:
+        self.futures: list[asyncio.Future[Any]] = []
+
+    async def ask(self, request: AskUserQuestionRequest) -> Any:
+        future = asyncio.get_running_loop().create_future()
+        self.futures.append(future)
+        return await future
+
+
+async def _held(ctx: HarnessContext, count: int, ready: Any) -> tuple[int, list[asyncio.Task[Any]]]:
+    """Bytes the heap grows by while ``count`` asks wait (``ready()`` says they all are)."""
+    gc.collect()
+    before = tracemalloc.get_traced_memory()[0]
+    asks = [
+        asyncio.ensure_future(ctx.user_questions.ask(AskUserQuestionRequest.from_dict(REQUEST)))
+        for _ in range(count)
+    ]
+    while not ready():  # noqa: ASYNC110 (nothing to wait on: the store is polled)
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(1)  # the last writes' threads finish
+    gc.collect()
+    return tracemalloc.get_traced_memory()[0] - before, asks
+
+
+async def _settle(asks: list[asyncio.Task[Any]]) -> None:
+    for task in asks:
+        task.cancel()
+    await asyncio.gather(*asks, return_exceptions=True)
+
+
+async def memory(url: str, count: int) -> tuple[float, float]:
+    """(bytes per pending inbox ask, bytes per pending baseline ask)."""
+    tracemalloc.start()
+    try:
+        baseline_ctx = HarnessContext()
+        baseline_ctx.register(dsh_user_questions.plugin)
+        waiting = _Waiting()
+        baseline_ctx.user_questions.register_provider(waiting)
+        base, asks = await _held(baseline_ctx, count, lambda: len(waiting.futures) >= count)
+        await _settle(asks)
+        await baseline_ctx.aclose()
+
+        ctx = HarnessContext()
+        ctx.register(dsh_user_questions.plugin)
+        provider = InboxProvider(url, harness="bench-memory")
+        ctx.user_questions.register_provider(provider)
+        counter = open_inbox(url)
+        state: dict[str, float] = {"checked": 0.0, "pending": 0}
+
+        def ready() -> bool:
+            if time.monotonic() - state["checked"] > 2:
+                state["checked"] = time.monotonic()
+                state["pending"] = len(counter.records(state="pending"))
+            return state["pending"] >= count
+
+        held, asks = await _held(ctx, count, ready)
+        counter.close()
+        await _settle(asks)
+        await ctx.aclose()
+        provider.close()
+    finally:
+        tracemalloc.stop()
+    return held / count, base / count
+
+
+async def submits(url: str, pending: int, rounds: int) -> list[tuple[float, float]]:
+    """(card gone, next frame) milliseconds of ``rounds`` Submits with ``pending`` in the store."""
+    from playwright.async_api import async_playwright, expect
+
+    inbox = open_inbox(url)
+    for _ in range(pending - len(inbox.records(state="pending"))):
+        inbox.add(REQUEST, harness="bench-page")
+    inbox.close()
+    process = subprocess.Popen(
+        [DSH_INBOX, "--inbox", url, "serve", "--port", "0", "--token", "bench"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    base = process.stdout.readline().split("serving ", 1)[1].strip()
+    try:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=CHROMIUM,
+                headless=True,
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+            )
+            page = await browser.new_page()
+            await page.goto(base)
+            await expect(page.locator("#queue-count")).to_have_text(str(pending), timeout=300_000)
+            await page.evaluate(PROBE)
+            for index in range(rounds + 1):  # the first round warms up and is not counted
+                card = page.locator("#card-slot article.card")
+                await card.locator('input[value="npm"]').check()
+                await card.locator("button.next").click()
+                await page.wait_for_function(
+                    "(n) => window.__marks.length > n", arg=index, timeout=60_000
+                )
+                await expect(page.locator("#queue-count")).to_have_text(
+                    str(pending - index - 1), timeout=60_000
+                )
+            marks = (await page.evaluate("window.__marks"))[1:]
+            await browser.close()
+    finally:
+        process.terminate()
+        process.communicate(timeout=60)
+    return [(gone, frame) for gone, frame in marks]
+
+
+def _ms(values: list[float]) -> str:
+    return f"{statistics.median(values):.1f} ms"
+
+
+async def run_engine(name: str, args: argparse.Namespace) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
+    many = f"{args.pending:,} pending"
+    with engine(name) as url:
+        per_ask, per_base = await memory(url, args.pending)
+        rows.append((
+            f"{name}: harness memory per pending inbox ask ({many})", f"{per_ask:,.0f} B",
+            f"core ask awaiting a future: {per_base:,.0f} B", f"{per_ask / per_base:.2f}x",
+            "≤ 4,096 B", "met" if per_ask <= 4096 else "MISSED",
+        ))  # fmt: skip
+    with engine(name) as url:
+        few = await submits(url, 10, args.rounds)
+        lots = await submits(url, args.pending, args.rounds)
+    for index, label in ((0, "click Submit -> card gone"), (1, "click Submit -> next frame")):
+        value = statistics.median(mark[index] for mark in lots)
+        base = statistics.median(mark[index] for mark in few)
+        target = index == 0
+        rows.append((
+            f"{name}: {label}, {many}", _ms([m[index] for m in lots]),
+            f"10 pending: {_ms([m[index] for m in few])}", f"{value / base:.2f}x",
+            "≤ 100 ms" if target else "-",
+            ("met" if value <= 100 else "MISSED") if target else "-",
+        ))  # fmt: skip
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pending", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--engines", default="sqlite,postgresql")
+    args = parser.parse_args()
+    load = os.getloadavg()[0]
+    started = time.time()
+    rows = []
+    for name in args.engines.split(","):
+        rows += asyncio.run(run_engine(name, args))
+    print(
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
+        f"{time.time() - started:.0f} s;"
+        f" Python {platform.python_version()}; load average (1 min) {load:.2f} before,"
+        f" {os.getloadavg()[0]:.2f} after\n",
+    )
+    print("| figure | value | baseline (same run) | ratio | target | |")
+    print("|---|---|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()
