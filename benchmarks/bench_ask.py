@@ -8,7 +8,9 @@ import inspect
 import pluggy
 
 from dsh_user_questions import AskUserQuestionRequest, hookspecs, plugin
+from dsh_user_questions._waiting import start_provider
 from dsh_user_questions.harness import AbortController, HarnessContext
+from dsh_user_questions.rules import check_answer
 
 from ._common import QUESTION, REQUEST, Figure, InstantProvider, best_per_call
 
@@ -42,6 +44,29 @@ async def run(quick: bool) -> list[Figure]:
             if inspect.isawaitable(result):
                 result = await result
 
+    # What no ask() can go below: its own coroutine around the hook plus the answer check
+    # that point 2 of issue 22 puts on every ask; and that plus the provider's own task that
+    # an ask with a signal needs (so a provider ignoring the abort cannot hang its caller).
+    questions = REQUEST.questions
+
+    async def checked_call() -> object:
+        result = hook(request=REQUEST)
+        if inspect.isawaitable(result):
+            result = await result
+        return check_answer(questions, result)
+
+    async def in_task() -> object:
+        return await hook(request=REQUEST)  # type: ignore[misc]
+
+    async def floor(n: int) -> None:
+        for _ in range(n):
+            await checked_call()
+
+    async def floor_task(n: int) -> None:
+        for _ in range(n):
+            task = start_provider(in_task())
+            check_answer(questions, task.result() if task.done() else await task)
+
     def asking(ctx: HarnessContext, request: AskUserQuestionRequest, timeout: float | None = None):  # type: ignore[no-untyped-def]
         ask = ctx.user_questions.ask
 
@@ -54,6 +79,8 @@ async def run(quick: bool) -> list[Figure]:
     per_call = await best_per_call(
         {
             "bare": bare,
+            "floor": floor,
+            "floor+task": floor_task,
             "plugin": asking(as_plugin, REQUEST),
             "registered": asking(registered, REQUEST),
             "plugin+signal": asking(as_plugin, with_signal),
@@ -81,7 +108,14 @@ async def run(quick: bool) -> list[Figure]:
             met=value / base <= target,
         )
 
+    def floor_figure(key: str, name: str) -> Figure:
+        value = per_call[key] * 1e6
+        return Figure(name=name, value=value, unit="us", baseline_name="bare hook call",
+                      baseline=base)  # fmt: skip
+
     return [
+        floor_figure("floor", "floor: a coroutine awaiting the hook, then check_answer"),
+        floor_figure("floor+task", "floor with the provider in a task of its own"),
         figure("plugin", "ask(), provider plugin", TARGET),
         figure("registered", "ask(), register_provider()", TARGET),
         figure("plugin+signal", "ask() with an abort signal, provider plugin", TARGET_SIGNAL),

@@ -426,10 +426,12 @@ def _log() -> Any:
 
 def check_seconds(seconds: object, name: str) -> float:
     """``seconds`` as a float: a real number >= 0 (``math.inf`` allowed), else an error."""
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-        raise TypeError(f"{name} must be a number of seconds, got {type(seconds).__name__}")
+    kind = type(seconds)
+    if kind is not float and kind is not int:  # the common cases first: every timed ask checks
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise TypeError(f"{name} must be a number of seconds, got {kind.__name__}")
     value = float(seconds)
-    if math.isnan(value) or value < 0:
+    if not value >= 0:  # also NaN
         raise ValueError(f"{name} must be a number of seconds >= 0, got {seconds!r}")
     return value
 

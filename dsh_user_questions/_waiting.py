@@ -170,12 +170,15 @@ class Deadline(AbortSignal):
                 self._due = loop.time() + self._seconds
             self._handle = loop.call_at(self._due, self._expire)
 
-    def start_clock(self) -> None:
-        """Count the timeout from now, without a timer yet (see `arm`)."""
+    def start_clock(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Count the timeout from now, without a timer yet (see `arm`); ``loop``: the running
+        one (found when not given)."""
         if self._seconds != math.inf:
-            import asyncio
+            if loop is None:
+                import asyncio
 
-            self._due = asyncio.get_running_loop().time() + self._seconds
+                loop = asyncio.get_running_loop()
+            self._due = loop.time() + self._seconds
 
     def disarm(self) -> None:
         """Cancel the timer (idempotent)."""

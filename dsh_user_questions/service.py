@@ -122,6 +122,7 @@ class UserQuestionService:
         import asyncio  # whoever asks runs a loop; deferred to keep the import light
 
         self._current_task = asyncio.current_task
+        self._running_loop = asyncio.get_running_loop
         self._cancelled = asyncio.CancelledError
         self._leftovers: set[asyncio.Future[Any]] = set()
 
@@ -229,7 +230,7 @@ class UserQuestionService:
                     timeout = request.timeout
                 if timeout is not None:
                     deadline = Deadline(check_seconds(timeout, "timeout"))
-                    deadline.start_clock()
+                    deadline.start_clock(self._running_loop())
                     # The provider sees the deadline through the request's signal, as it sees
                     # aborts.
                     signal = (

@@ -12,8 +12,9 @@ core's tests and both shipped providers' tests use them); ``.to_dict()`` gives t
 from __future__ import annotations
 
 import collections
+import contextlib
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final, TypeAlias, cast
 
 import attrs
@@ -34,6 +35,7 @@ __all__ = [
     "ScriptExhausted",
     "ScriptStep",
     "ScriptedProvider",
+    "json_receiver",
     "make_plan_question",
     "make_question",
     "make_request",
@@ -160,3 +162,35 @@ async def _forever() -> None:
     import asyncio
 
     await asyncio.get_running_loop().create_future()  # only cancellation ends this wait
+
+
+@contextlib.contextmanager
+def json_receiver() -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """An HTTP server on 127.0.0.1 that keeps the JSON bodies posted to it: a notification
+    target for tests (Apprise's ``json://127.0.0.1:<port>/``).
+
+    Yields its port and the list of bodies, which grows as they come (from the server's own
+    thread); the server stops when the block ends.
+    """
+    import http.server
+    import json
+    import threading
+
+    got: list[dict[str, Any]] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            got.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server.server_address[1], got
+    finally:
+        server.shutdown()
+        server.server_close()

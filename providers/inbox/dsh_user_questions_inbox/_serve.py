@@ -164,35 +164,20 @@ def _with_links(
     app: Any, inbox: Inbox, public_url: str, hosts: Callable[[], frozenset[str]], surface: str
 ) -> Any:
     """``app`` with ``/q/<token>`` (one-question links) served beside it, host-checked."""
-    from starlette.applications import Starlette
-    from starlette.responses import PlainTextResponse
+    from dsh_user_questions.link_page import with_links
 
     from ._link_page import link_routes
     from ._notices import Notices
 
     secret = Notices(inbox).publish_links(public_url)
-    links = Starlette(
-        routes=link_routes(
-            secret=lambda: secret,
-            get=inbox.get,
-            answer=lambda qid, answer: inbox.answer(qid, answer, surface=f"{surface}-link"),
-            cancel=lambda qid: inbox.settle(qid, State.CANCELLED, surface=f"{surface}-link"),
-            to_thread=asyncio.to_thread,
-        )
+    routes = link_routes(
+        secret=lambda: secret,
+        get=inbox.get,
+        answer=lambda qid, answer: inbox.answer(qid, answer, surface=f"{surface}-link"),
+        cancel=lambda qid: inbox.settle(qid, State.CANCELLED, surface=f"{surface}-link"),
+        to_thread=asyncio.to_thread,
     )
-    refused = PlainTextResponse("unknown host", status_code=421)
-
-    async def dispatch(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/q/"):
-            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1").lower()
-            if host not in hosts():
-                await refused(scope, receive, send)
-                return
-            await links(scope, receive, send)
-            return
-        await app(scope, receive, send)
-
-    return dispatch
+    return with_links(app, routes, hosts)
 
 
 async def _prune_now_and_then(inbox: Inbox) -> None:

@@ -7,15 +7,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _receiver import json_receiver
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionRequest
 from dsh_user_questions.links import verify_link_token
+from dsh_user_questions.notify import Notifier
+from dsh_user_questions.testing import json_receiver
 
 from dsh_user_questions_inbox import Inbox, State, open_inbox
 from dsh_user_questions_inbox._notices import Notices, QuestionNotifier
-
-pytest.importorskip("apprise")
-from dsh_user_questions.notify import Notifier
 
 
 @pytest.fixture

@@ -14,13 +14,12 @@ from typing import Any
 import httpx
 import pytest
 from _processes import DSH_INBOX
-from _receiver import json_receiver
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 from dsh_user_questions.harness import HarnessContext
+from dsh_user_questions.testing import json_receiver
 
 from dsh_user_questions_inbox.provider import InboxProvider
 
-pytest.importorskip("apprise")
 CHROMIUM = os.environ.get("DSH_WEB_TEST_CHROMIUM", "/usr/bin/chromium")
 HAVE_CHROMIUM = os.path.exists(CHROMIUM)
 

@@ -118,6 +118,10 @@ class LocalBoard:
         """Tell every page the board is going away (their streams end)."""
         self._emit(BoardEvent("closed", {"reason": reason}))
 
+    def get(self, ask_id: str) -> PendingAsk | None:
+        """The pending ask of that id, or ``None``."""
+        return self._pending.get(ask_id)
+
     @property
     def pending_count(self) -> int:
         """How many asks are waiting for the human."""

@@ -5,24 +5,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import logging
 import os
 import re
 import secrets
 import socket
 import sys
+import urllib.parse
 import warnings
 from collections.abc import Iterable, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions.providing import receipt
 
-from ._local_board import LocalBoard
+from ._local_board import LocalBoard, PendingAsk
 from .limits import Limits
 
 if TYPE_CHECKING:
+    from dsh_user_questions.link_page import LinkedQuestion
+    from dsh_user_questions.notify import Notifier
+
     from .app import PageApp
     from .server import RunningServer
 
@@ -30,6 +35,7 @@ __all__ = [
     "ENV_ALLOWED_HOSTS",
     "ENV_HOST",
     "ENV_PORT",
+    "ENV_PUBLIC_URL",
     "ENV_TOKEN",
     "WebProvider",
     "WebProviderWarning",
@@ -43,6 +49,11 @@ ENV_ALLOWED_HOSTS = "DSH_USER_QUESTIONS_WEB_ALLOWED_HOSTS"
 """Environment variable: extra comma-separated host names the page may be reached by."""
 ENV_TOKEN = "DSH_USER_QUESTIONS_WEB_TOKEN"
 """Environment variable: a fixed token (default: a new random one per provider)."""
+ENV_PUBLIC_URL = "DSH_USER_QUESTIONS_WEB_PUBLIC_URL"
+"""Environment variable: the address the page is reached by from elsewhere (a tunnel, a proxy),
+for the answer links in notifications (default: the local address)."""
+
+_log = logging.getLogger(__name__)
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _STOPPED = "the web provider was stopped"
@@ -65,6 +76,15 @@ class WebProvider:
     fails every pending ask with ``ASK_ABORTED`` and ends the pages' event streams; the server
     also stops, closing its socket, when the event loop it serves in ends.
 
+    With a ``notifier`` (`dsh_user_questions.notify.Notifier`; `from_env` builds one from
+    ``DSH_USER_QUESTIONS_NOTIFY``), each ask sends one notification when it starts waiting,
+    and one reminder after ``remind`` seconds while it is still unanswered. Its link opens that
+    one question only (``/q/<token>``, `dsh_user_questions.link_page`): signed with a secret of
+    this provider, expiring with the question (its timeout, else after a week), never the
+    page's token. The link starts with ``public_url`` (the address the server is reached by
+    from elsewhere: a tunnel, a reverse proxy; its host is then allowed too), else the local
+    address. A notifier that fails, hangs or is slow never fails or delays an ask.
+
     Register it with ``ctx.user_questions.register_provider(WebProvider())``, or install the
     distribution: its ``dsh`` entry point (`dsh_user_questions_web.plugin`) does it for you.
     """
@@ -79,6 +99,9 @@ class WebProvider:
         limits: Limits | None = None,
         max_body_bytes: int | None = None,
         announce: bool = True,
+        notifier: Notifier | None = None,
+        remind: float | None = None,
+        public_url: str | None = None,
     ) -> None:
         if not 0 <= port <= 65535:
             raise ValueError(f"port must be between 0 and 65535, got {port}")
@@ -104,6 +127,11 @@ class WebProvider:
         self._bound_port: int | None = None
         self._stops = 0
         self._app: PageApp | None = None
+        self._notifier = notifier
+        self._remind = remind
+        self._public_url = _checked_public_url(public_url)
+        self._link_secret = secrets.token_bytes(32)
+        self._notifying: set[asyncio.Task[None]] = set()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> WebProvider:
@@ -118,7 +146,22 @@ class WebProvider:
             raise ValueError(f"{ENV_PORT} must be a port number, got {raw_port!r}") from None
         token = env.get(ENV_TOKEN, "").strip() or None
         extra = env.get(ENV_ALLOWED_HOSTS, "").split(",")
-        return cls(host=host, port=port, token=token, allowed_hosts=extra)
+        public_url = env.get(ENV_PUBLIC_URL, "").strip() or None
+        notifier = remind = None
+        if env.get("DSH_USER_QUESTIONS_NOTIFY", "").strip():
+            from dsh_user_questions.notify import Notifier, remind_after
+
+            notifier = Notifier.from_env(env)
+            remind = remind_after(env)
+        return cls(
+            host=host,
+            port=port,
+            token=token,
+            allowed_hosts=extra,
+            notifier=notifier,
+            remind=remind,
+            public_url=public_url,
+        )
 
     @property
     def token(self) -> str:
@@ -211,6 +254,8 @@ class WebProvider:
             allowed.add(f"[{self._host}]:{port}" if ":" in self._host else f"{self._host}:{port}")
         for name in self._extra_hosts:
             allowed.add(name if _has_port(name) else f"{name}:{port}")
+        if self._public_url is not None:
+            allowed.add(urllib.parse.urlsplit(self._public_url).netloc)
         self._allowed = frozenset(name.lower() for name in allowed)
         table = ConnectionTable(self._limits)
         app = self._app = create_app(
@@ -220,7 +265,18 @@ class WebProvider:
             limits=self._limits,
             connections=table,
         )
-        server = await start_server(app, sock, self._limits, table=table, on_end=self._ended)
+        served: Any = app
+        if self._notifier is not None or self._public_url is not None:
+            from dsh_user_questions.link_page import link_routes, with_links
+
+            routes = link_routes(
+                secret=lambda: self._link_secret,
+                get=self._linked,
+                answer=self._answer_linked,
+                cancel=self._board.cancel,
+            )
+            served = with_links(app, routes, lambda: self._allowed)
+        server = await start_server(served, sock, self._limits, table=table, on_end=self._ended)
         self._server = server
         self._bound_port = port
         if self._announce:
@@ -242,6 +298,8 @@ class WebProvider:
         why = reason or _STOPPED
         self._adopt(asyncio.get_running_loop())  # a server of an ended loop is gone already
         self._stops += 1
+        for task in list(self._notifying):
+            task.cancel()  # reminders; a notification being sent stops waiting for its target
         self._board.fail_all(lambda: UserQuestionError.aborted(why))
         self._board.close(why)
         starting = self._starting
@@ -288,6 +346,10 @@ class WebProvider:
         ask = self._board.add(request, _agent_label(request.agent), known)
         if not self.running:
             self._begin_start(loop)
+        if self._notifier is not None:
+            task = loop.create_task(self._notify(ask, self._notifier))
+            self._notifying.add(task)
+            task.add_done_callback(self._notifying.discard)
         if signal is not None:
             board, ask_id = self._board, ask.id
 
@@ -302,6 +364,65 @@ class WebProvider:
             remove = signal.add_listener(on_abort)
             ask.future.add_done_callback(lambda _: remove())
         return ask.future
+
+    # -- notifications and one-question links ----------------------------------------------
+
+    def link(self, ask: PendingAsk) -> str | None:
+        """The one-question link of a pending ask, or ``None`` while the server is not serving."""
+        from dsh_user_questions.link_page import LINK_TTL, link_url
+
+        if self._public_url is not None:
+            base = self._public_url
+        elif self.url is not None:
+            base = self.url.removesuffix(f"/{self._token}/")
+        else:
+            return None
+        timeout = ask.request.timeout
+        expires = ask.created_ms / 1000 + (LINK_TTL if timeout is None else timeout)
+        return link_url(base, self._link_secret, ask.id, expires_at=expires)
+
+    async def _notify(self, ask: PendingAsk, notifier: Notifier) -> None:
+        """The ask's notification, then its one reminder while it is still unanswered."""
+        from dsh_user_questions.notify import notification_for
+
+        asker = "your agent" if ask.agent is None else f"agent {ask.agent}"
+        try:
+            with contextlib.suppress(RuntimeError):  # stopped while starting: no link
+                await self.start()
+            await notifier.send(notification_for(ask.request, asker=asker, link=self.link(ask)))
+            if self._remind is None or ask.future.done():
+                return
+            sleeping = asyncio.ensure_future(asyncio.sleep(self._remind))
+            ask.future.add_done_callback(lambda _: sleeping.cancel())
+            with contextlib.suppress(asyncio.CancelledError):
+                await sleeping
+            if not ask.future.done():
+                note = notification_for(
+                    ask.request, asker=asker, link=self.link(ask), reminder=True
+                )
+                await notifier.send(note)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            _log.warning("notifying about question %s failed", ask.id, exc_info=True)
+
+    async def _linked(self, ask_id: str) -> LinkedQuestion | None:
+        from dsh_user_questions.link_page import LinkedQuestion
+
+        ask = self._board.get(ask_id)
+        if ask is not None:
+            asker = "your agent" if ask.agent is None else f"agent {ask.agent}"
+            return LinkedQuestion(request=ask.request, asker=asker)
+        outcome = self._board.outcome(ask_id)
+        if outcome is None:
+            return None
+        return LinkedQuestion(request=None, asker="your agent", outcome=outcome)
+
+    async def _answer_linked(self, ask_id: str, answer: dict[str, Any]) -> str | None:
+        taken = await self._board.submit(ask_id, answer)
+        if taken.status == "rejected":
+            raise UserQuestionError.bad_answer(*taken.problems)
+        return None if taken.status == "accepted" else str(taken.outcome or "not pending")
 
     def _adopt(self, loop: asyncio.AbstractEventLoop) -> None:
         """Serve in ``loop``; forget a server whose loop has ended (e.g. a second asyncio.run)."""
@@ -321,6 +442,19 @@ class WebProvider:
         self._sock = None
         self._bound_port = None
         self._loop = loop
+
+
+def _checked_public_url(url: str | None) -> str | None:
+    """``url`` without a trailing slash; ``ValueError`` unless it is http(s)://host[:port][/path]."""
+    if url is None:
+        return None
+    parts = urllib.parse.urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise ValueError(
+            f"a public URL must be http(s)://host[:port][/path] without query or fragment,"
+            f" got {url!r}"
+        )
+    return url.strip().rstrip("/")
 
 
 def _start_failed(message: str, err: BaseException) -> RuntimeError:

@@ -1,0 +1,270 @@
+"""The page a one-question answer link opens: that question, one form, nothing else.
+
+A provider that sends notifications (the inbox's ``dsh-inbox serve --public-url``, the web
+provider's ``public_url``) serves ``/q/<token>`` with `link_routes`; the token
+(`dsh_user_questions.links`) is a capability for exactly one question, signed with the server's
+link secret and expiring with the question. The page is server-rendered HTML with no script:
+the question's header, text, detail and options as inert, escaped text (`rules.inert_text`),
+and one form that posts back to the same address. It can show nothing else: no list, no
+other question, no stream. Used again once the question is settled, it shows the outcome;
+tampered or expired, a clear page says so (403 / 410).
+
+Needs Starlette (which both page providers depend on); the core imports it only when a
+provider builds the routes.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Awaitable, Callable, Collection
+from typing import Any
+
+import attrs
+
+from .errors import UserQuestionError
+from .links import LinkError, make_link_token, verify_link_token
+from .payloads import AskUserQuestionItem, AskUserQuestionRequest
+from .rules import inert_text, is_diff_review, is_plan_review
+
+__all__ = ["LINK_TTL", "LinkedQuestion", "link_routes", "link_url", "with_links"]
+
+LINK_TTL = 7 * 24 * 3600.0
+"""How long a link to a question without a deadline stays good (seconds)."""
+
+_MAX_FORM_BYTES = 64 * 1024
+
+_CSS = """
+body{font:16px/1.45 system-ui,sans-serif;margin:0;background:#f6f6f4;color:#1d1d1b}
+main{max-width:40rem;margin:0 auto;padding:1rem}
+.card{background:#fff;border:1px solid #d8d8d2;border-radius:.6rem;padding:1rem;margin:0 0 1rem}
+.header{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:#55554f;margin:0}
+h1{font-size:1.15rem;margin:.2rem 0 .8rem;overflow-wrap:break-word}
+pre{white-space:pre-wrap;overflow-wrap:break-word;background:#f1f1ec;padding:.6rem;
+border-radius:.4rem;max-height:60vh;overflow:auto;font-size:.85rem}
+label{display:flex;gap:.5rem;align-items:flex-start;padding:.45rem 0;overflow-wrap:anywhere}
+.desc{display:block;color:#55554f;font-size:.9rem}
+textarea,input[type=password]{width:100%;box-sizing:border-box;font:inherit;padding:.4rem}
+button{font:inherit;padding:.55rem 1.1rem;margin:.8rem .5rem 0 0;border-radius:.4rem;
+border:1px solid #1d1d1b;background:#1d1d1b;color:#fff}
+button.secondary{background:#fff;color:#1d1d1b}
+.outcome{font-weight:600}
+"""
+
+
+@attrs.frozen
+class LinkedQuestion:
+    """What a link's page shows of its question.
+
+    ``request`` is the question as asked (``None`` for a settled one a provider no longer
+    holds); ``asker`` names who asks (a harness label, with the agent when there is one);
+    ``outcome`` is ``None`` while it is pending, else one of ``answered``, ``withdrawn``,
+    ``expired``, ``cancelled`` (any other: "settled").
+    """
+
+    request: AskUserQuestionRequest | None
+    asker: str
+    outcome: str | None = None
+
+
+def link_url(public_url: str, secret: bytes, question_id: str, *, expires_at: float) -> str:
+    """The link that opens question ``question_id`` on the server at ``public_url``."""
+    token = make_link_token(secret, question_id, expires_at=expires_at)
+    return f"{public_url.rstrip('/')}/q/{token}"
+
+
+def _text(value: str, *, multiline: bool = False) -> str:
+    # Inert first (no control or bidi character survives), then escaped (no markup).
+    return html.escape(inert_text(value, multiline=multiline), quote=True)
+
+
+def _page(title: str, body: str, status: int = 200) -> Any:
+    from starlette.responses import HTMLResponse
+
+    document = (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width,initial-scale=1">'
+        '<meta name=referrer content="no-referrer">'
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>"
+        f"<body><main>{body}</main></body></html>"
+    )
+    return HTMLResponse(
+        document,
+        status_code=status,
+        headers={
+            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline';"
+            " form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+            "Cache-Control": "no-store",
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
+def _card(text: str) -> str:
+    return f'<section class="card"><p>{text}</p></section>'
+
+
+def _question_html(index: int, question: AskUserQuestionItem) -> str:
+    name = f"q{index}"
+    parts = ['<section class="card">']
+    if question.header:
+        parts.append(f'<p class="header">{_text(question.header)}</p>')
+    parts.append(f"<h1>{_text(question.question)}</h1>")
+    if question.detail is not None:
+        parts.append(f"<pre>{_text(question.detail, multiline=True)}</pre>")
+    kind = "checkbox" if question.multi_select else "radio"
+    for position, option in enumerate(question.options):
+        mark = " (recommended)" if option.recommended else ""
+        description = (
+            f'<span class="desc">{_text(option.description)}</span>' if option.description else ""
+        )
+        parts.append(
+            f'<label><input type={kind} name="{name}" value="{position}">'
+            f"<span>{_text(option.label)}{mark}{description}</span></label>"
+        )
+    if question.secret:
+        parts.append(
+            f'<label for="{name}-custom">Your answer (hidden as you type)</label>'
+            f'<input type=password id="{name}-custom" name="{name}-custom" autocomplete=off>'
+        )
+    else:
+        other = "Other (your own words)" if question.options else "Your answer"
+        parts.append(
+            f'<label for="{name}-custom">{other}</label>'
+            f'<textarea id="{name}-custom" name="{name}-custom" rows=3></textarea>'
+        )
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _form_html(linked: LinkedQuestion) -> str:
+    request = linked.request
+    assert request is not None, "a pending question's page needs its request"
+    review = any(is_plan_review(q) or is_diff_review(q) for q in request.questions)
+    lead = "review asked by" if review else "asked by"
+    cards = "".join(_question_html(i, q) for i, q in enumerate(request.questions))
+    return (
+        f'<p class="header">A question {lead} {_text(linked.asker)}</p>'
+        f"<form method=post>{cards}<button type=submit name=action value=answer>Send answer"
+        "</button><button class=secondary type=submit name=action value=cancel>"
+        "Close without answering</button></form>"
+    )
+
+
+_OUTCOMES = {
+    "answered": "This question has been answered.",
+    "withdrawn": "The agent withdrew this question; nothing more is needed.",
+    "expired": "This question expired before it was answered.",
+    "cancelled": "This question was closed without an answer.",
+}
+
+
+def _outcome_html(linked: LinkedQuestion, note: str | None = None) -> str:
+    said = f"<p>{html.escape(note)}</p>" if note else ""
+    outcome = _OUTCOMES.get(str(linked.outcome), "This question was settled.")
+    return f'<section class="card">{said}<p class="outcome">{outcome}</p></section>'
+
+
+def _answer_from_form(
+    request: AskUserQuestionRequest, form: dict[str, list[str]]
+) -> dict[str, Any]:
+    items = []
+    for index, question in enumerate(request.questions):
+        picked = []
+        for raw in form.get(f"q{index}", []):
+            if raw.isdigit() and int(raw) < len(question.options):
+                picked.append(question.options[int(raw)].label)
+        custom = form.get(f"q{index}-custom", [""])[-1].replace("\r\n", "\n")
+        item: dict[str, Any] = {"id": question.id, "selected": picked}
+        if custom.strip():
+            item["custom"] = custom
+            if not question.multi_select:
+                item["selected"] = []  # single-select: the typed words replace the pick
+        items.append(item)
+    return {"answers": items}
+
+
+def link_routes(
+    *,
+    secret: Callable[[], bytes],
+    get: Callable[[str], Awaitable[LinkedQuestion | None]],
+    answer: Callable[[str, dict[str, Any]], Awaitable[str | None]],
+    cancel: Callable[[str], Awaitable[object]],
+) -> list[Any]:
+    """The Starlette routes of ``/q/{token}`` over a provider's questions.
+
+    ``get(question_id)`` gives the `LinkedQuestion` (``None``: gone); ``answer(question_id,
+    wire_answer)`` hands an answer over and returns ``None`` when it was taken, else why not
+    (shown as "Your answer was not used (why)."), raising ``BAD_ANSWER`` as a
+    `UserQuestionError` for an answer the rules refuse; ``cancel(question_id)`` closes it.
+    """
+    from urllib.parse import parse_qs
+
+    from starlette.routing import Route
+
+    async def open_link(request: Any) -> Any:
+        try:
+            question_id = verify_link_token(secret(), request.path_params["token"])
+        except LinkError as err:
+            status = 410 if err.reason == "expired" else 403
+            return _page("Link not valid", _card(f"{err}."), status)
+        linked = await get(question_id)
+        if linked is None:
+            return _page("Gone", _card("This question is gone."), 410)
+        note = None
+        if request.method == "POST" and linked.outcome is None and linked.request is not None:
+            body = await request.body()
+            if len(body) > _MAX_FORM_BYTES:
+                return _page("Too long", _card("That answer is too long."), 413)
+            form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
+            if form.get("action", ["answer"])[-1] == "cancel":
+                await cancel(question_id)
+                note = "You closed the question."
+            else:
+                try:
+                    why = await answer(question_id, _answer_from_form(linked.request, form))
+                except UserQuestionError as err:
+                    problems = "".join(
+                        f"<li>{_text(p)}</li>" for p in err.problems or (err.message,)
+                    )
+                    return _page(
+                        "Not sent",
+                        f'<section class="card"><p>Your answer was not sent:</p><ul>{problems}</ul>'
+                        "</section>" + _form_html(linked),
+                        422,
+                    )
+                note = (
+                    "Your answer was recorded."
+                    if why is None
+                    else (f"Your answer was not used ({why}).")
+                )
+            linked = await get(question_id) or linked
+        if linked.outcome is None and linked.request is not None:
+            return _page("A question is waiting", _form_html(linked))
+        return _page("Question settled", _outcome_html(linked, note))
+
+    return [Route("/q/{token}", open_link, methods=["GET", "POST"])]
+
+
+def with_links(app: Any, routes: list[Any], hosts: Callable[[], Collection[str]]) -> Any:
+    """``app`` with ``routes`` (from `link_routes`) answering ``/q/...`` beside it.
+
+    A link request passes no page token (the link is its own capability) but the same Host
+    check: a Host header not in ``hosts()`` (``host:port`` values) gets 421.
+    """
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+
+    links = Starlette(routes=routes)
+    refused = PlainTextResponse("unknown host", status_code=421)
+
+    async def dispatch(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/q/"):
+            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1").lower()
+            if host not in hosts():
+                await refused(scope, receive, send)
+                return
+            await links(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    return dispatch
