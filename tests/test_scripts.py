@@ -200,6 +200,18 @@ def fake_checkout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return repo, env
 
 
+def run_test_script(repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run the fake checkout's scripts/test to its end."""
+    return subprocess.run(
+        ["bash", str(repo / "scripts" / "test")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
 def wait_for(path: Path, text: str, timeout: float = 60) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -263,14 +275,7 @@ def test_the_end_of_the_run_says_how_many_reruns_happened(tmp_path: Path) -> Non
     """Each pytest session appends its reruns to $DSH_RERUN_LOG; scripts/test adds them up."""
     repo, env = fake_checkout(tmp_path)
     env["FAKE_TOX_RERUNS"] = "2"
-    done = subprocess.run(
-        ["bash", str(repo / "scripts" / "test")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_test_script(repo, env)
     assert done.returncode == 0, done.stderr
     assert "scripts/test: reruns: 4 " in done.stderr  # two configurations, two reruns each
 
@@ -294,14 +299,7 @@ def test_environments_are_built_one_at_a_time_then_tested_in_parallel(
     repo, env = fake_checkout(tmp_path)
     if jobs is not None:
         env["DSH_TEST_JOBS"] = jobs
-    done = subprocess.run(
-        ["bash", str(repo / "scripts" / "test")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_test_script(repo, env)
     assert done.returncode == 0, done.stderr
     lines = (tmp_path / "tox.log").read_text(encoding="utf-8").splitlines()
     assert [
@@ -313,14 +311,7 @@ def test_a_bad_number_of_jobs_is_refused(tmp_path: Path) -> None:
     """DSH_TEST_JOBS takes a positive whole number; anything else stops before tox runs."""
     repo, env = fake_checkout(tmp_path)
     env["DSH_TEST_JOBS"] = "two"
-    done = subprocess.run(
-        ["bash", str(repo / "scripts" / "test")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_test_script(repo, env)
     assert done.returncode == 2
     assert "DSH_TEST_JOBS must be a positive whole number, got 'two'" in done.stderr
     assert not (tmp_path / "tox.log").exists()

@@ -283,14 +283,21 @@ def main() -> None:
     rows = []
     for name in args.engines.split(","):
         rows += asyncio.run(run_engine(name, args))
+    report(rows, started, load, ("figure", "value", "baseline (same run)", "ratio"))
+
+
+def report(
+    rows: list[tuple[str, ...]], started: float, load: float, header: tuple[str, ...]
+) -> None:
+    """Print when and how long it ran, under what load, then the rows as a markdown table."""
     print(
         time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
         f"{time.time() - started:.0f} s;"
         f" Python {platform.python_version()}; load average (1 min) {load:.2f} before,"
         f" {os.getloadavg()[0]:.2f} after\n",
     )
-    print("| figure | value | baseline (same run) | ratio |")
-    print("|---|---|---|---|")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
     for row in rows:
         print("| " + " | ".join(row) + " |")
 

@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import gc
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -40,30 +39,9 @@ from dsh_user_questions_inbox import open_inbox
 from dsh_user_questions_inbox.provider import InboxProvider
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from bench_inbox import DSH_INBOX, REQUEST, engine  # noqa: E402
-
-CHROMIUM = os.environ.get("DSH_WEB_TEST_CHROMIUM", "/usr/bin/chromium")
-
-# Installed in the page: times each Submit click until its card leaves the document.
-PROBE = """() => {
-  window.__marks = [];
-  document.addEventListener("click", (event) => {
-    const button = event.target.closest("button.next");
-    if (!button) return;
-    const card = button.closest("article.card");
-    const started = performance.now();
-    const observer = new MutationObserver(() => {
-      if (card.isConnected) return;
-      observer.disconnect();
-      const gone = performance.now() - started;
-      requestAnimationFrame(() => setTimeout(() => {
-        window.__marks.push([gone, performance.now() - started]);
-      }, 0));
-    });
-    observer.observe(document.getElementById("card-slot"), { childList: true });
-  }, true);
-}"""
+sys.path[:0] = [str(HERE), str(HERE.parent.parent / "web" / "benchmarks")]
+from bench_inbox import DSH_INBOX, REQUEST, engine, report  # noqa: E402
+from bench_submit import PROBE, launch  # noqa: E402  (the web provider's: the same page, timed alike)
 
 
 class _Waiting:
@@ -151,11 +129,7 @@ async def submits(url: str, pending: int, rounds: int) -> list[tuple[float, floa
     base = process.stdout.readline().split("serving ", 1)[1].strip()
     try:
         async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(
-                executable_path=CHROMIUM,
-                headless=True,
-                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-            )
+            browser = await launch(playwright)
             page = await browser.new_page()
             await page.goto(base)
             await expect(page.locator("#queue-count")).to_have_text(str(pending), timeout=300_000)
@@ -219,16 +193,7 @@ def main() -> None:
     rows = []
     for name in args.engines.split(","):
         rows += asyncio.run(run_engine(name, args))
-    print(
-        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
-        f"{time.time() - started:.0f} s;"
-        f" Python {platform.python_version()}; load average (1 min) {load:.2f} before,"
-        f" {os.getloadavg()[0]:.2f} after\n",
-    )
-    print("| figure | value | baseline (same run) | ratio | target | |")
-    print("|---|---|---|---|---|---|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    report(rows, started, load, ("figure", "value", "baseline (same run)", "ratio", "target", ""))
 
 
 if __name__ == "__main__":

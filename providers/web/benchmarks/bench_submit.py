@@ -20,7 +20,7 @@ import statistics
 import time
 
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
-from playwright.async_api import async_playwright, expect
+from playwright.async_api import Browser, Playwright, async_playwright, expect
 
 from dsh_user_questions_web import WebProvider
 
@@ -48,6 +48,15 @@ PROBE = """() => {
 }"""
 
 
+async def launch(playwright: Playwright) -> Browser:
+    """Debian's headless Chromium, as the tests run it."""
+    return await playwright.chromium.launch(
+        executable_path=CHROMIUM,
+        headless=True,
+        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    )
+
+
 def line(name: str, values: list[float]) -> str:
     """Median, p95 and max in milliseconds."""
     ms = sorted(values)
@@ -69,11 +78,7 @@ async def main(pending: int, rounds: int) -> None:
         await asyncio.sleep(0.01)
     returned: list[float] = []
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+        browser = await launch(playwright)
         page = await browser.new_page()
         await page.goto(url)
         await expect(page.locator("#queue-count")).to_have_text(str(pending), timeout=120_000)
