@@ -426,11 +426,14 @@ def _log() -> Any:
 
 def check_seconds(seconds: object, name: str) -> float:
     """``seconds`` as a float: a real number >= 0 (``math.inf`` allowed), else an error."""
+    # Every timed ask checks its timeout: plain int and float (not bool) are tested first.
     kind = type(seconds)
-    if kind is not float and kind is not int:  # the common cases first: every timed ask checks
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-            raise TypeError(f"{name} must be a number of seconds, got {kind.__name__}")
-    value = float(seconds)
+    if kind is float or kind is int:
+        value = float(seconds)  # type: ignore[arg-type]  # an int or a float: just tested
+    elif isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
+        value = float(seconds)
+    else:
+        raise TypeError(f"{name} must be a number of seconds, got {kind.__name__}")
     if not value >= 0:  # also NaN
         raise ValueError(f"{name} must be a number of seconds >= 0, got {seconds!r}")
     return value

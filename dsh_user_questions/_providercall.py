@@ -16,7 +16,7 @@ import pluggy
 
 from .payloads import AskUserQuestionRequest
 
-__all__ = ["call_provider_impl", "provider_impls"]
+__all__ = ["call_provider_impl", "is_direct", "provider_impls"]
 
 
 def provider_impls(impls: Sequence[pluggy.HookImpl]) -> list[pluggy.HookImpl]:
@@ -46,6 +46,15 @@ def call_provider_impl(
             if not argnames:
                 return impl.function()
     return hook(request=request)
+
+
+def is_direct(pm: pluggy.PluginManager, impl: pluggy.HookImpl) -> bool:
+    """Whether `call_provider_impl` calls ``impl`` alone as ``impl.function(request)``."""
+    return (
+        not (impl.wrapper or impl.hookwrapper or impl.kwargnames)
+        and impl.argnames == ("request",)
+        and _untraced(pm)
+    )
 
 
 def _untraced(pm: pluggy.PluginManager) -> bool:

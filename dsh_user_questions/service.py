@@ -29,7 +29,7 @@ from ._abort import AbortSignal, check_seconds
 from ._agents import SupportsAgentRegistry
 from ._discovery import PROVIDER_HOOK, is_provider
 from ._hookcalls import OneByOne
-from ._providercall import call_provider_impl, provider_impls
+from ._providercall import call_provider_impl, is_direct, provider_impls
 from ._waiting import (
     Deadline,
     Flight,
@@ -115,6 +115,10 @@ class UserQuestionService:
         pm = ctx.plugin_manager
         self._pm = pm
         self._provider_hook: pluggy.HookCaller = getattr(pm.hook, PROVIDER_HOOK)
+        live = getattr(self._provider_hook, "_hookimpls", None)
+        # pluggy's own list of the hook's implementations (read, never changed), if it has one.
+        self._live_impls: list[pluggy.HookImpl] | None = live if isinstance(live, list) else None
+        self._direct: tuple[pluggy.HookImpl, Callable[..., object], object] | None = None
         self._asked = OneByOne(pm, "dsh_user_questions_asked")
         self._answered = OneByOne(pm, "dsh_user_questions_answered")
         self._failed = OneByOne(pm, "dsh_user_questions_failed")
@@ -382,6 +386,22 @@ class UserQuestionService:
     def _call_provider(self, request: AskUserQuestionRequest) -> object:
         """Call the one provider (``NO_PROVIDER`` / ``DUPLICATE_PROVIDER`` unless exactly one)."""
         registration = self._registration
+        direct = self._direct
+        if direct is not None and registration is None:
+            # The last ask's one plain implementation, called directly (see
+            # `call_provider_impl`) while it is still the hook's only one and the manager's
+            # call path is still the plain one (tracing replaces it).
+            live = self._live_impls
+            try:
+                if (
+                    live is not None
+                    and len(live) == 1
+                    and live[0] is direct[0]
+                    and self._pm._inner_hookexec is direct[2]
+                ):
+                    return direct[1](request)
+            except IndexError:  # another thread unregistered it just now: the long way
+                pass
         everything = self._provider_hook.get_hookimpls()
         if registration is not None and not everything:
             return registration.provider.ask(request)
@@ -389,6 +409,9 @@ class UserQuestionService:
         if registration is None and len(impls) == 1:
             # The implementation seen here is the one called, even if another thread
             # unregisters it meanwhile (never a silent None from an empty hook).
+            impl = everything[0]
+            if len(everything) == 1 and is_direct(self._pm, impl):
+                self._direct = (impl, impl.function, self._pm._inner_hookexec)
             return call_provider_impl(self._pm, self._provider_hook, everything, request)
         if registration is not None and not impls:
             return registration.provider.ask(request)

@@ -81,3 +81,46 @@ def test_the_shortcut_matches_pluggy(plugins: list[object], traced: bool) -> Non
     assert by_shortcut == by_pluggy
     if traced:
         assert len(calls) == 2 * pluggy_calls  # monitoring still sees the call
+
+
+class Answers:
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    @hookimpl
+    async def dsh_user_questions_ask(self, request: object) -> object:
+        return {"answers": [{"id": "pkg", "selected": [self.label]}]}
+
+
+async def test_the_service_follows_changes_after_its_first_direct_call() -> None:
+    """After an ask called the one provider directly, a new provider, a wrapper and call
+    monitoring each take effect on the next ask."""
+    from dsh_user_questions import plugin
+    from dsh_user_questions.harness import HarnessContext
+
+    ctx = HarnessContext()
+    ctx.register(plugin)
+    ctx.register(Answers("pnpm"), name="first")
+    picked = await ctx.user_questions.ask(REQUEST)
+    assert picked.answers[0].selected == ("pnpm",)
+    ctx.plugin_manager.unregister(name="first")
+    ctx.register(Answers("npm"), name="second")
+    assert (await ctx.user_questions.ask(REQUEST)).answers[0].selected == ("npm",)
+    calls: list[str] = []
+    undo = ctx.plugin_manager.add_hookcall_monitoring(
+        lambda name, impls, kwargs: calls.append(name), lambda *a: None
+    )
+    await ctx.user_questions.ask(REQUEST)
+    assert "dsh_user_questions_ask" in calls  # monitoring sees the provider call
+    undo()
+
+    class Wrapping:
+        @hookimpl(wrapper=True)
+        def dsh_user_questions_ask(self, request: object) -> Any:
+            calls.append("wrapped")
+            return (yield)
+
+    ctx.register(Wrapping(), name="wrapping")
+    await ctx.user_questions.ask(REQUEST)
+    assert calls[-1] == "wrapped"
+    await ctx.aclose()
