@@ -146,7 +146,10 @@ async def _serve(
     shown = f"[{shown}]" if ":" in shown else shown
     print(f"dsh-inbox: serving http://{shown}:{bound}/{token}/", flush=True)
     if public_url is not None:
-        print(f"dsh-inbox: answer links in notifications open {public_url.rstrip('/')}/q/...")
+        print(
+            f"dsh-inbox: answer links in notifications open {public_url.rstrip('/')}/q/...",
+            flush=True,
+        )
     stop = asyncio.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
