@@ -8,6 +8,7 @@ events, and settles questions through the store, so the first answer from any su
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import sys
@@ -27,6 +28,7 @@ __all__ = ["InboxBoard", "outcome_of", "wire_of"]
 
 _log = logging.getLogger(__name__)
 RECEIPT_SECONDS = 1.5  # how long a Submit waits for the asker's receipt
+_TOLD = 10_000  # settled ids remembered, so that each is told to the pages once
 _OUTCOMES: dict[State, Outcome] = {
     State.ANSWERED: "answered",
     State.CANCELLED: "cancelled",
@@ -78,6 +80,9 @@ class InboxBoard:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # Ids whose "resolved" the pages were told (on the loop only): told once, whether
+        # by a Submit here or by the listening thread.
+        self._told: collections.OrderedDict[str, None] = collections.OrderedDict()
 
     async def start(self) -> None:
         """Begin listening to the store (before the first page can subscribe)."""
@@ -127,6 +132,9 @@ class InboxBoard:
                 raise
             return Receipt.rejected(ask_id, problems_of(err))
         if result.applied:
+            # Every page hears at once that the question is settled (this process wrote it; the
+            # listening thread would tell them one poll later, and says it again harmlessly).
+            self._emit(BoardEvent("resolved", {"id": ask_id, "outcome": "answered"}))
             # "Accepted" only once the asker has it (or, when no asker waits now, once it is
             # stored for the one that resumes): never for an asker cancelled as it landed.
             reception = await asyncio.to_thread(self._inbox.wait_received, ask_id, RECEIPT_SECONDS)
@@ -179,6 +187,13 @@ class InboxBoard:
                 loop.call_soon_threadsafe(self._emit, event)
 
     def _emit(self, event: BoardEvent) -> None:
+        if event.name == "resolved":
+            ask_id = str(event.data.get("id"))
+            if ask_id in self._told:
+                return
+            self._told[ask_id] = None
+            if len(self._told) > _TOLD:
+                self._told.popitem(last=False)
         for listener in list(self._listeners.values()):
             try:
                 listener(event)
