@@ -19,9 +19,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    # Not the outer run's DSH_RERUN_LOG: the retries made here are this test's, not the run's.
+    env = {name: value for name, value in os.environ.items() if name != "DSH_RERUN_LOG"}
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", *args],
         cwd=project,
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
