@@ -39,7 +39,7 @@ def call_provider_impl(
     """
     if len(impls) == 1:
         impl = impls[0]
-        if not (impl.wrapper or impl.hookwrapper or impl.kwargnames) and _untraced(pm):
+        if _plain(pm, impl):
             argnames = impl.argnames
             if argnames == ("request",):
                 return impl.function(request)
@@ -50,11 +50,12 @@ def call_provider_impl(
 
 def is_direct(pm: pluggy.PluginManager, impl: pluggy.HookImpl) -> bool:
     """Whether `call_provider_impl` calls ``impl`` alone as ``impl.function(request)``."""
-    return (
-        not (impl.wrapper or impl.hookwrapper or impl.kwargnames)
-        and impl.argnames == ("request",)
-        and _untraced(pm)
-    )
+    return impl.argnames == ("request",) and _plain(pm, impl)
+
+
+def _plain(pm: pluggy.PluginManager, impl: pluggy.HookImpl) -> bool:
+    # An implementation pluggy would call as a plain function, on an untraced manager.
+    return not (impl.wrapper or impl.hookwrapper or impl.kwargnames) and _untraced(pm)
 
 
 def _untraced(pm: pluggy.PluginManager) -> bool:

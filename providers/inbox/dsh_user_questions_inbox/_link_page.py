@@ -27,11 +27,15 @@ def link_for(
     return link_url(public_url, secret, record.id, expires_at=expires)
 
 
+def asker(record: QuestionRecord) -> str:
+    """Who asks, as notifications and the link page name them: the harness, and the agent."""
+    return record.harness if record.agent is None else f"{record.harness} (agent {record.agent})"
+
+
 def linked(record: QuestionRecord) -> LinkedQuestion:
     """What the link page shows of ``record``."""
-    asker = record.harness if record.agent is None else f"{record.harness} (agent {record.agent})"
     outcome = None if record.state is State.PENDING else record.state.value
-    return LinkedQuestion(request=record.to_request(), asker=asker, outcome=outcome)
+    return LinkedQuestion(request=record.to_request(), asker=asker(record), outcome=outcome)
 
 
 def link_routes(

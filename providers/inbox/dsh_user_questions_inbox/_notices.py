@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 from dsh_user_questions.notify import Notification, Notifier, notification_for, remind_after
 
-from ._link_page import link_for
+from ._link_page import asker, link_for
 from ._record import QuestionRecord, State
 from ._store import Inbox
 
@@ -81,10 +81,6 @@ class Notices:
         return found["public_url"], base64.b64decode(found["link_secret"])
 
 
-def _asker(record: QuestionRecord) -> str:
-    return record.harness if record.agent is None else f"{record.harness} (agent {record.agent})"
-
-
 class QuestionNotifier:
     """Sends the one notification (and the one reminder) of each question a process adds.
 
@@ -131,7 +127,7 @@ class QuestionNotifier:
         settings = await asyncio.to_thread(self.notices.link_settings)
         link = None if settings is None else link_for(settings[0], settings[1], record)
         note = notification_for(
-            record.to_request(), asker=_asker(record), link=link, reminder=kind == "reminder"
+            record.to_request(), asker=asker(record), link=link, reminder=kind == "reminder"
         )
         if link is None:  # no server published links: say how to answer from a shell
             note = Notification(

@@ -385,7 +385,7 @@ class WebProvider:
         """The ask's notification, then its one reminder while it is still unanswered."""
         from dsh_user_questions.notify import notification_for
 
-        asker = "your agent" if ask.agent is None else f"agent {ask.agent}"
+        asker = _asker(ask)
         try:
             with contextlib.suppress(RuntimeError):  # stopped while starting: no link
                 await self.start()
@@ -411,8 +411,7 @@ class WebProvider:
 
         ask = self._board.get(ask_id)
         if ask is not None:
-            asker = "your agent" if ask.agent is None else f"agent {ask.agent}"
-            return LinkedQuestion(request=ask.request, asker=asker)
+            return LinkedQuestion(request=ask.request, asker=_asker(ask))
         outcome = self._board.outcome(ask_id)
         if outcome is None:
             return None
@@ -442,6 +441,11 @@ class WebProvider:
         self._sock = None
         self._bound_port = None
         self._loop = loop
+
+
+def _asker(ask: PendingAsk) -> str:
+    """Who asks, as notifications and the link page name them."""
+    return "your agent" if ask.agent is None else f"agent {ask.agent}"
 
 
 def _checked_public_url(url: str | None) -> str | None:
