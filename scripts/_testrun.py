@@ -256,46 +256,54 @@ def skip(run: Run) -> list[str]:
 
 
 def run_pool(run: Run, chosen: dict[str, list[str]]) -> None:
-    pending: list[Job] = []
-    for config, envs in chosen.items():
-        say(f"=== building the environments of {config}: {', '.join(envs) or '(its envlist)'}")
-        job = Job(config, "build")
-        run.running = [job]
-        job.process = start(
-            run, ["run", "-c", config, "--notest", *skip(run), *env_args(run, envs)], None
-        )
-        if wait_plain(run, job.process) != 0:
-            run.failed.append(f"{config} (building)")
-            continue
-        names = envs or tox_envlist(run.tox, config)
-        pending += [Job(config, env) for env in names]
+    """Build the configurations one after another while the environments already built run
+    their tests, ``run.jobs`` at a time, the longest first."""
     history = load_history(list(chosen))
-    pending.sort(key=lambda job: -job.guess(history))
+    to_build = list(chosen.items())
+    builder: Job | None = None
+    pending: list[Job] = []
     finished: list[Job] = []
-    run.running = []
     logs = Path(tempfile.mkdtemp(prefix="dsh-test-"))
-    while pending or run.running:
+    run.running = []
+    count = 0
+    while to_build or builder or pending or run.running:
         if run.interrupted:
+            if builder:
+                run.running.append(builder)
             stop_all(run)
+        if builder is None and to_build:
+            config, envs = to_build.pop(0)
+            count += 1
+            builder = Job(config, "(building)", log=logs / f"{count}.log", started=time.monotonic())
+            say(f"--- building the environments of {config}: {', '.join(envs) or '(envlist)'}")
+            args = ["run", "-c", config, "--notest", *skip(run), *env_args(run, envs)]
+            builder.process = start(run, args, builder.log)
+            builder.env = ",".join(envs)
+        if builder and builder.process and (status := builder.process.poll()) is not None:
+            end_group(builder.process)
+            builder.seconds = time.monotonic() - builder.started
+            if status == 0:
+                say(f"=== {builder.config}: built ({builder.seconds:.0f} s)")
+                if builder.log:
+                    builder.log.unlink()
+                names = (
+                    builder.env.split(",") if builder.env else tox_envlist(run.tox, builder.config)
+                )
+                pending += [Job(builder.config, env) for env in names]
+                pending.sort(key=lambda job: -job.guess(history))
+            else:
+                builder.env = "(building)"
+                print_job(builder, f"FAILED to build (exit {status})")
+                run.failed.append(f"{builder.config} (building)")
+            builder = None
         while pending and len(run.running) < run.jobs:
             job = pending.pop(0)
-            job.log = logs / f"{len(finished) + len(run.running)}.log"
+            count += 1
+            job.log = logs / f"{count}.log"
             job.started = time.monotonic()
             say(f"--- started {job.name}")
-            job.process = start(
-                run,
-                [
-                    "run",
-                    "-c",
-                    job.config,
-                    "-e",
-                    job.env,
-                    "--skip-env-install",
-                    *skip(run),
-                    *run.rest,
-                ],
-                job.log,
-            )
+            args = ["run", "-c", job.config, "-e", job.env, "--skip-env-install", *skip(run)]
+            job.process = start(run, [*args, *run.rest], job.log)
             run.running.append(job)
         time.sleep(0.2)
         for job in list(run.running):

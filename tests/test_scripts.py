@@ -329,22 +329,26 @@ class TestScheduling:
     """Building, the pool of environments, their output."""
 
     @pytest.mark.parametrize("jobs", [None, "3"])
-    def test_everything_is_built_first_then_tested_in_one_pool(
+    def test_configurations_are_built_one_at_a_time_and_tested_in_one_pool(
         self, tmp_path: Path, jobs: str | None
     ) -> None:
-        """Each configuration's environments are built one configuration at a time (tox
-        --notest), before any test runs; then each environment of every configuration runs
-        as its own tox run."""
+        """The configurations are built one after another (tox --notest), never two at once;
+        each environment of every configuration then runs as its own tox run, after its
+        configuration was built."""
         repo, env = fake_checkout(tmp_path)
         if jobs is not None:
             env["DSH_TEST_JOBS"] = jobs
         done = run_test_script(repo, env)
         assert done.returncode == 0, done.stderr
         calls = tox_calls(tmp_path)
-        builds = [c for c in calls if c.startswith("build ")]
-        assert [c.split()[1] for c in builds] == ["tox.ini", "providers/one/tox.ini"]
-        assert calls[:2] == builds
-        assert len([c for c in calls if c.startswith("test ")]) == 8
+        builds = [c.split()[1] for c in calls if c.startswith("build ")]
+        assert builds == ["tox.ini", "providers/one/tox.ini"]
+        tests = [c for c in calls if c.startswith("test ")]
+        assert len(tests) == 8
+        for index, call in enumerate(calls):
+            config = call.split()[1]
+            if call.startswith("test "):
+                assert ["build", config] in [c.split()[:2] for c in calls[:index]]
 
     def test_with_one_job_each_configuration_is_one_plain_tox_run(self, tmp_path: Path) -> None:
         """DSH_TEST_JOBS=1: one tox run per configuration, nothing built beforehand."""
