@@ -177,17 +177,13 @@ class TestPydanticAI:
         assert store.asked == ["pydantic-ai:run-7:c1"]
         assert results.calls == {"c1": tool.format_answer(AskUserQuestionAnswer.from_dict(PNPM))}
 
-    async def test_a_secret_reaches_the_hook_and_never_the_model_or_the_history(
-        self, ctx: Any
-    ) -> None:
-        """Placeholder to the model; the saved history holds no clear text; on_secrets has it."""
-        from pydantic_ai import Agent, DeferredToolRequests, ModelMessagesTypeAdapter
+    @staticmethod
+    def _secret_agent(seen: list[object]) -> Any:
+        from pydantic_ai import Agent, DeferredToolRequests
         from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
         from pydantic_ai.models.function import FunctionModel
 
-        from dsh_user_questions.adapters.pydantic_ai import answer_deferred, ask_user_question_tool
-
-        seen: list[object] = []
+        from dsh_user_questions.adapters.pydantic_ai import ask_user_question_tool
 
         def model(messages: list[Any], _info: Any) -> ModelResponse:
             returns = [p for p in messages[-1].parts if isinstance(p, ToolReturnPart)]
@@ -196,23 +192,37 @@ class TestPydanticAI:
                 return ModelResponse(parts=[TextPart("done")])
             return ModelResponse(parts=[ToolCallPart(tool.NAME, TOKEN, tool_call_id="c1")])
 
-        agent = Agent(
+        return Agent(
             FunctionModel(model),
             output_type=[str, DeferredToolRequests],
             tools=[ask_user_question_tool(deferred=True)],
         )
+
+    async def test_a_secret_never_reaches_the_model_or_the_saved_history(self, ctx: Any) -> None:
+        """The model gets the placeholder; the results and saved history hold no clear text."""
+        from pydantic_ai import ModelMessagesTypeAdapter
+
+        from dsh_user_questions.adapters.pydantic_ai import answer_deferred
+
         ctx.user_questions.register_provider(KeyedStore(SECRET_ANSWER))
-        kept = Secrets()
+        seen: list[object] = []
+        agent = self._secret_agent(seen)
         first = await agent.run("go")
-        results = await answer_deferred(first.output, ctx, on_secrets=kept)
+        results = await answer_deferred(first.output, ctx)
         again = await agent.run(message_history=first.all_messages(), deferred_tool_results=results)
         assert seen == [PLACEHOLDER_TEXT]
-        saved = ModelMessagesTypeAdapter.dump_json(again.all_messages())
-        assert CLEAR.encode() not in saved
         assert CLEAR not in repr(results)
-        ((name, secrets),) = kept.kept
-        assert secrets == {"token": CLEAR}
-        assert name == f"pydantic-ai:{first.run_id}:c1"
+        assert CLEAR.encode() not in ModelMessagesTypeAdapter.dump_json(again.all_messages())
+
+    async def test_a_secret_goes_to_the_on_secrets_hook(self, ctx: Any) -> None:
+        """on_secrets gets the clear text, named by the call's key."""
+        from dsh_user_questions.adapters.pydantic_ai import answer_deferred
+
+        ctx.user_questions.register_provider(KeyedStore(SECRET_ANSWER))
+        kept = Secrets()
+        first = await self._secret_agent([]).run("go")
+        await answer_deferred(first.output, ctx, on_secrets=kept)
+        assert kept.kept == [(f"pydantic-ai:{first.run_id}:c1", {"token": CLEAR})]
 
 
 class TestOpenAIAgents:
@@ -353,21 +363,33 @@ class TestLangGraph:
         from dsh_user_questions.adapters.langgraph import answer_interrupts, ask_user_question_tool
 
         ctx.user_questions.register_provider(KeyedStore(SECRET_ANSWER))
-        kept = Secrets()
         path = tmp_path / "checkpoints.db"
         model = ScriptedChatModel(script=[TOKEN], seen=[])
         async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
             graph = tool_node_graph(model, ask_user_question_tool(), saver)
             config: Any = {"configurable": {"thread_id": "t1"}}
-            final = await answer_interrupts(
-                graph, {"messages": [("user", "go")]}, config, ctx, on_secrets=kept
-            )
+            final = await answer_interrupts(graph, {"messages": [("user", "go")]}, config, ctx)
         assert [entry["content"] for entry in model.seen] == [PLACEHOLDER_TEXT]
         assert final["messages"][-1].content == PLACEHOLDER_TEXT
-        assert kept.kept == [("langgraph:t1:call-0-0", {"token": CLEAR})]
         stored = _all_bytes(tmp_path)  # the database and its WAL
         assert b"token" in stored  # the question is there...
         assert CLEAR.encode() not in stored  # ...its clear answer is not
+
+    async def test_a_secret_goes_to_the_on_secrets_hook(self, ctx: Any) -> None:
+        """on_secrets gets the clear text, named by the call's key."""
+        from _langgraph_graphs import ScriptedChatModel, tool_node_graph
+        from langgraph.checkpoint.memory import InMemorySaver
+
+        from dsh_user_questions.adapters.langgraph import answer_interrupts, ask_user_question_tool
+
+        ctx.user_questions.register_provider(KeyedStore(SECRET_ANSWER))
+        kept = Secrets()
+        model = ScriptedChatModel(script=[TOKEN], seen=[])
+        graph = tool_node_graph(model, ask_user_question_tool(), InMemorySaver())
+        config: Any = {"configurable": {"thread_id": "t1"}}
+        go = {"messages": [("user", "go")]}
+        await answer_interrupts(graph, go, config, ctx, on_secrets=kept)
+        assert kept.kept == [("langgraph:t1:call-0-0", {"token": CLEAR})]
 
     async def test_a_thread_that_ended_on_its_input_is_not_sent_it_again(self, ctx: Any) -> None:
         """A rerun after the final checkpoint returns the values; the model is not called."""
