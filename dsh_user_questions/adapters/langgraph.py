@@ -87,8 +87,10 @@ def resume_value(outcome: object) -> dict[str, Any]:
         return {"tool_result": {"content": outcome.content, "is_error": outcome.is_error}}
     if isinstance(outcome, UserQuestionError):
         return {"error": {"code": str(outcome.code), "message": outcome.message}}
-    if isinstance(outcome, AskUserQuestionAnswer):
-        return outcome.to_dict()
+    to_dict = getattr(outcome, "to_dict", None)  # an answer
+    if callable(to_dict):
+        data: dict[str, Any] = to_dict()
+        return data
     raise TypeError(
         "a resume value is made of a ToolResult, an answer or a UserQuestionError, not"
         f" {type(outcome).__name__}"
@@ -103,7 +105,7 @@ def _relayed(value: object) -> str | None:
     content = relayed.get("content") if isinstance(relayed, Mapping) else None
     if not isinstance(content, str):
         bad = UserQuestionError.bad_answer("tool_result.content: must be a string")
-        raise ToolException(tool.ToolResult.from_error(bad).content)
+        raise ToolException(tool.result_of((), bad).content)
     if relayed.get("is_error"):
         raise ToolException(content)
     return content
@@ -150,8 +152,9 @@ def ask_user_question_tool() -> StructuredTool:
     """The ``ask_user_question`` tool for a LangGraph graph: it pauses the graph to ask.
 
     Run the graph with `answer_interrupts` (or resume it yourself with
-    ``Command(resume=resume_value(answer))``). The graph needs a checkpointer and a
-    ``thread_id`` in ``config["configurable"]``, as every LangGraph ``interrupt()`` does.
+    ``Command(resume={interrupt.id: resume_value(tool_result)})``, see `resume_value`). The
+    graph needs a checkpointer and a ``thread_id`` in ``config["configurable"]``, as every
+    LangGraph ``interrupt()`` does; the thread id is the run identity in the question's key.
     """
 
     def ask_user_question(
