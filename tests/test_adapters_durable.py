@@ -164,13 +164,14 @@ def test_a_run_killed_while_waiting_resumes_and_the_model_gets_the_answer_once(
     assert records[0]["state"] == "answered"
 
 
-class TestTwoRunsOnOneInbox:
-    """Issue 26: two runs that reuse a tool call id, on one inbox: each is asked, each answered.
+class TestOneInboxInProcess:
+    """Issue 26, with the real inbox on a SQLite file, in one process.
 
-    In one process, with the real inbox on a SQLite file: pydantic-ai's ``TestModel`` (its call
-    id is always ``pyd_ai_tool_call_id__ask_user_question``) and the Agents SDK with a scripted
-    model reusing ``call_id``. The second run's question must reach the inbox as a new pending
-    record; with keys of the call id alone it was handed the first run's answer.
+    Two runs that reuse a tool call id (pydantic-ai's ``TestModel``, whose call id is always
+    ``pyd_ai_tool_call_id__ask_user_question``; the Agents SDK with a scripted model reusing
+    ``call_id``): the second run's question must reach the inbox as a new pending record (with
+    keys of the call id alone it was handed the first run's answer). And a secret through
+    LangGraph: the model and the checkpoint tables get the placeholder.
     """
 
     @pytest.fixture
@@ -270,3 +271,39 @@ class TestTwoRunsOnOneInbox:
         assert len(seen_ids) == 2
         assert '"custom":"first"' in str(outputs[0])
         assert '"custom":"second"' in str(outputs[1])
+
+    async def test_a_secret_through_langgraph_and_the_inbox(
+        self, inbox_ctx: Any, tmp_path: Path
+    ) -> None:
+        """The real inbox, a SQLite checkpointer: the model and the tables see the placeholder."""
+        pytest.importorskip("langgraph.checkpoint.sqlite")
+        sys.path.insert(0, str(Path(__file__).parent))
+        from _langgraph_graphs import ScriptedChatModel, tool_node_graph
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        from dsh_user_questions import rules
+        from dsh_user_questions.adapters.langgraph import answer_interrupts, ask_user_question_tool
+
+        clear = "npm_s3cr3t_0123abcd"
+        question = {"questions": [{"id": "token", "question": "Your npm token?", "secret": True}]}
+        model = ScriptedChatModel(script=[question], seen=[])
+        kept: list[dict[str, str]] = []
+        checkpoints = tmp_path / "checkpoints"
+        checkpoints.mkdir()
+        async with AsyncSqliteSaver.from_conn_string(str(checkpoints / "c.db")) as saver:
+            graph = tool_node_graph(model, ask_user_question_tool(), saver)
+            config: Any = {"configurable": {"thread_id": "t1"}}
+            asking = answer_interrupts(
+                graph,
+                {"messages": [("user", "go")]},
+                config,
+                inbox_ctx,
+                on_secrets=lambda _key, secrets: kept.append(dict(secrets)),
+            )
+            await self._answered(asking, clear, set())
+        assert kept == [{"token": clear}]
+        (seen,) = model.seen
+        assert rules.SECRET_PLACEHOLDER in seen["content"]
+        assert clear not in seen["content"]
+        stored = b"".join(p.read_bytes() for p in sorted(checkpoints.iterdir()))
+        assert clear.encode() not in stored
