@@ -429,3 +429,72 @@ class TestLangGraph:
             graph, {"messages": [("user", "thanks")]}, config, ctx, input_id="turn-3"
         )
         assert [m.type for m in same["messages"]].count("human") == 3
+
+
+class TestLiveToolsHandSecretsToTheHook:
+    """The live tools give the model the placeholder and on_secrets the clear text."""
+
+    async def test_langchain(self, ctx: Any) -> None:
+        """LangChain's tool: a ToolMessage with the placeholder; the hook named by the call id."""
+        pytest.importorskip("langchain_core", reason="needs the langchain extra")
+        from dsh_user_questions.adapters.langchain import ask_user_question_tool
+
+        ctx.user_questions.register_provider(KeyedStore(SECRET_ANSWER))
+        kept = Secrets()
+        made = ask_user_question_tool(ctx, on_secrets=kept)
+        message = await made.ainvoke(
+            {"type": "tool_call", "name": tool.NAME, "args": TOKEN, "id": "c1"}
+        )
+        assert message.content == PLACEHOLDER_TEXT
+        assert kept.kept == [("c1", {"token": CLEAR})]
+
+    async def test_pydantic_ai(self, ctx: Any) -> None:
+        """pydantic-ai's live tool: the tool return is the placeholder text."""
+        pytest.importorskip("pydantic_ai", reason="needs the pydantic-ai extra")
+        from pydantic_ai import Agent
+        from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+        from pydantic_ai.models.function import FunctionModel
+
+        from dsh_user_questions.adapters.pydantic_ai import ask_user_question_tool
+
+        def model(messages: list[Any], _info: Any) -> ModelResponse:
+            returns = [p for p in messages[-1].parts if isinstance(p, ToolReturnPart)]
+            if returns:
+                return ModelResponse(parts=[TextPart(str(returns[-1].content))])
+            return ModelResponse(parts=[ToolCallPart(tool.NAME, TOKEN, tool_call_id="c1")])
+
+        ctx.user_questions.register_provider(KeyedStore(SECRET_ANSWER))
+        kept = Secrets()
+        agent = Agent(FunctionModel(model), tools=[ask_user_question_tool(ctx, on_secrets=kept)])
+        result = await agent.run("go")
+        assert result.output == PLACEHOLDER_TEXT
+        assert kept.kept == [("c1", {"token": CLEAR})]
+
+    async def test_openai_agents(self, ctx: Any) -> None:
+        """The Agents SDK's live tool: the output is the placeholder text."""
+        pytest.importorskip("agents", reason="needs the openai-agents extra")
+        from agents import Agent, RunConfig, Runner
+        from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+        from dsh_user_questions.adapters.openai_agents import ask_user_question_tool
+
+        outputs: list[str] = []
+
+        def finish(call: Any) -> Any:
+            items = call.input if isinstance(call.input, list) else []
+            outputs.extend(
+                str(i["output"])
+                for i in items
+                if isinstance(i, dict) and i.get("type") == "function_call_output"
+            )
+            return [assistant_message("done")]
+
+        ctx.user_questions.register_provider(KeyedStore(SECRET_ANSWER))
+        kept = Secrets()
+        model = ScriptedModel(
+            [[function_call(tool.NAME, json.dumps(TOKEN), call_id="c1")], ModelStep.respond(finish)]
+        )
+        agent = Agent(name="a", model=model, tools=[ask_user_question_tool(ctx, on_secrets=kept)])
+        await Runner.run(agent, "go", run_config=RunConfig(tracing_disabled=True))
+        assert outputs == [PLACEHOLDER_TEXT]
+        assert kept.kept == [("c1", {"token": CLEAR})]
