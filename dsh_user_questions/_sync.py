@@ -24,9 +24,20 @@ import threading
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-__all__ = ["QuestionLoop", "question_loop", "run_sync"]
+if TYPE_CHECKING:
+    from .tool import ToolResult
+
+__all__ = [
+    "QuestionLoop",
+    "arun_tool",
+    "close_sync",
+    "owner_of",
+    "question_loop",
+    "run_sync",
+    "run_tool",
+]
 
 T = TypeVar("T")
 
@@ -140,3 +151,37 @@ def question_loop(owner: object) -> QuestionLoop:
 def run_sync(owner: object, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run ``make()`` on ``owner``'s question loop from synchronous code in any thread."""
     return question_loop(owner).run(make)
+
+
+def owner_of(ctx: Any) -> object:
+    """Whose question loop ``ctx``'s asks run on: its user-questions service (or ``ctx``)."""
+    service = ctx.get("user_questions")
+    return ctx if service is None else service
+
+
+def run_tool(ctx: Any, arguments: object, **options: Any) -> ToolResult:
+    """`tool.run` from synchronous code in any thread, on the service's question loop."""
+    from . import tool
+
+    return question_loop(owner_of(ctx)).run(lambda: tool.run(ctx, arguments, **options))
+
+
+async def arun_tool(ctx: Any, arguments: object, **options: Any) -> ToolResult:
+    """`tool.run` awaited from any loop, run on the service's question loop.
+
+    For a framework that may run the tool on a throwaway loop (``asyncio.run()`` per call):
+    the provider still sees one loop for every ask.
+    """
+    from . import tool
+
+    return await question_loop(owner_of(ctx)).arun(lambda: tool.run(ctx, arguments, **options))
+
+
+def close_sync(ctx: Any) -> None:
+    """``ctx.aclose()`` from synchronous code (at exit too, when no thread can start)."""
+    with _loops_lock:
+        found = _loops.get(owner_of(ctx))
+    if found is None:
+        asyncio.run(ctx.aclose())
+    else:
+        found.run(ctx.aclose)
