@@ -32,7 +32,7 @@ class ScriptedLlm(BaseLlm):
 
     call_name: str
     call_args: dict[str, Any]
-    requests: list[LlmRequest] = []
+    requests: list[LlmRequest]
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
