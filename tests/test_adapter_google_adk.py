@@ -24,7 +24,11 @@ from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 
 from dsh_user_questions import tool
-from dsh_user_questions.adapters.google_adk import answer_confirmations, ask_user_question_tool
+from dsh_user_questions.adapters.google_adk import (
+    answer_confirmations,
+    answer_long_running,
+    ask_user_question_tool,
+)
 
 
 class ScriptedLlm(BaseLlm):
@@ -90,6 +94,40 @@ class TestTheTool:
         assert provider.requests[0].questions[0].id == "pkg"
         declared = llm.requests[0].config.tools[0].function_declarations[0]  # type: ignore[index,union-attr]
         assert declared.parameters_json_schema == tool.input_schema()
+
+
+class TestLongRunning:
+    async def test_a_paused_call_is_answered_and_the_run_goes_on(self) -> None:
+        """A long-running call pauses the run unasked; answer_long_running asks it and the
+        answer reaches the model's next turn."""
+        ctx, provider = scripted(PNPM)
+        llm = ScriptedLlm(model="scripted", call_name=tool.NAME, call_args=ARGUMENTS, requests=[])
+        agent = LlmAgent(
+            name="planner", model=llm, tools=[ask_user_question_tool(long_running=True)]
+        )
+        async with ctx:
+            runner, session = await start(agent)
+            events = await run(runner, session, said("Set up the project."))
+            assert provider.requests == []
+            reply = await answer_long_running(ctx, events)
+            assert reply is not None
+            events = await run(runner, session, reply)
+        assert PNPM_TEXT in final_text(events)
+        assert provider.requests[0].questions[0].id == "pkg"
+
+    async def test_invalid_arguments_get_the_tools_error_at_once(self) -> None:
+        """Invalid arguments are answered at once with the tool's error; nothing is pending."""
+        ctx, provider = scripted()
+        llm = ScriptedLlm(model="scripted", call_name=tool.NAME, call_args={}, requests=[])
+        agent = LlmAgent(
+            name="planner", model=llm, tools=[ask_user_question_tool(long_running=True)]
+        )
+        async with ctx:
+            runner, session = await start(agent)
+            events = await run(runner, session, said("Set up the project."))
+            assert await answer_long_running(ctx, events) is None
+        assert "Error: " in final_text(events)
+        assert provider.requests == []
 
 
 class TestConfirmations:
