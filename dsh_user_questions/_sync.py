@@ -74,6 +74,11 @@ class QuestionLoop:
         """The loop the asks run on."""
         return self._loop
 
+    @property
+    def thread(self) -> threading.Thread:
+        """The thread the loop runs in."""
+        return self._thread
+
     def in_own_thread(self) -> bool:
         """Whether the calling thread is this loop's own."""
         return threading.current_thread() is self._thread

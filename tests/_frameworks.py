@@ -4,7 +4,6 @@ real pseudo-terminal."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -89,8 +88,3 @@ def run_in_terminal(
         child.close(force=True)
     assert child.exitstatus == 0, transcript
     return transcript
-
-
-def tool_call(arguments: Any = None, **fields: Any) -> str:
-    """The JSON of a model's ``ask_user_question`` call (``ARGUMENTS`` unless given)."""
-    return json.dumps({"name": "ask_user_question", "arguments": arguments or ARGUMENTS, **fields})

@@ -59,7 +59,7 @@ class TestWhereTheAskRuns:
         ctx.user_questions.register_provider(ScriptedProvider(answered_in(threads)))
         answer = ctx.user_questions.ask_sync(make_request())
         assert answer.answers[0].selected == ("pnpm",)
-        assert threads == [question_loop(ctx.user_questions)._thread]
+        assert threads == [question_loop(ctx.user_questions).thread]
 
     def test_the_question_loops_own_thread_asks_on_a_helper_thread(
         self, ctx: HarnessContext
@@ -157,7 +157,7 @@ class TestTheLoopsLife:
         ctx.register(plugin)
         ctx.user_questions.register_provider(ScriptedProvider(PNPM))
         ctx.user_questions.ask_sync(make_request())
-        thread = question_loop(ctx.user_questions)._thread
+        thread = question_loop(ctx.user_questions).thread
         del ctx
         gc.collect()
         thread.join(30)
