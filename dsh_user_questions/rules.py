@@ -136,7 +136,7 @@ def _question_problems(question: AskUserQuestionItem) -> Iterator[str]:
         meaning = reserved_label(label)
         if meaning is not None:
             yield (
-                f"option {index} {_q(label)} is the UI's own {_q(meaning)} choice,"
+                f"option {index} {_q(label)} reads as the UI's own {_q(meaning)} choice,"
                 " which every UI adds itself; leave it out"
             )
         key = label_key(label)

@@ -127,13 +127,14 @@ def _question(index: int, question: object) -> object:
     header = question.get("header")
     if isinstance(header, str) and len(header) > MAX_HEADER_LENGTH:
         header = header[: MAX_HEADER_LENGTH - 1].rstrip() + "\u2026"
-    return {
+    read = {
         "id": f"q{index + 1}",
         "question": question.get("question"),
         "header": header,
         "options": [_option(option) for option in question.get("options") or ()],
-        "multi_select": bool(question.get("multiSelect", False)),
+        "multiSelect": question.get("multiSelect"),
     }
+    return {key: value for key, value in read.items() if value is not None}
 
 
 def _option(option: object) -> object:
