@@ -16,6 +16,7 @@ FRAMEWORKS = (
     "langgraph",
     "openai",
     "pydantic",
+    "claude_agent_sdk",
 )
 
 
@@ -42,6 +43,11 @@ def test_the_core_imports_no_framework() -> None:
         ("dsh_user_questions.adapters.openai_agents", "agents", "openai-agents"),
         ("dsh_user_questions.adapters.langchain", "langchain_core", "langchain"),
         ("dsh_user_questions.adapters.langgraph", "langgraph", "langgraph"),
+        (
+            "dsh_user_questions.adapters.claude_agent_sdk",
+            "claude_agent_sdk",
+            "claude-agent-sdk",
+        ),
         ("dsh_user_questions.mcp", "mcp", "mcp"),
     ],
 )
