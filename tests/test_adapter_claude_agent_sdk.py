@@ -311,6 +311,13 @@ class TestExitPlanMode:
         assert request.questions[0].detail == "# Plan\n\n1. Do it"
         assert result == PermissionResultAllow(updated_input={"plan": "1. Do it"})
 
+    async def test_an_empty_plan_is_a_deny_asking_nobody(self, ctx: HarnessContext) -> None:
+        """A plan of nothing but spaces is denied with the reason; the human is not asked."""
+        result, requests = await ask(ctx, {"plan": "  "}, tool="ExitPlanMode")
+        assert isinstance(result, PermissionResultDeny)
+        assert result.message.startswith("Error: ")
+        assert requests == []
+
 
 class TestOtherTools:
     """Every other tool goes to ``then``, or is denied without it."""

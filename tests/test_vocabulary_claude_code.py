@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dsh_user_questions import (
     AskUserQuestionOption,
@@ -283,3 +285,40 @@ class TestRecommendedSuffix:
             " questions[0].options[0].recommended is already true, and a single-select question"
             " recommends at most one option",
         )
+
+
+_CYRILLIC_TWINS = {"a": "\u0430", "c": "\u0441", "e": "\u0435", "o": "\u043e", "p": "\u0440"}
+
+
+class TestLookAlikeProperties:
+    """The look-alike rule on any label a model may write (Hypothesis)."""
+
+    @given(
+        st.text(alphabet="aceop", min_size=1, max_size=12),
+        st.lists(st.booleans(), min_size=12, max_size=12),
+        st.booleans(),
+    )
+    def test_a_label_and_its_disguised_copy_are_never_both_offered(
+        self, word: str, swaps: list[bool], invisible: bool
+    ) -> None:
+        """A label and a copy with Cyrillic twins or a zero-width space put in are refused."""
+        copy = "".join(_CYRILLIC_TWINS[c] if s else c for c, s in zip(word, swaps, strict=False))
+        copy += "\u200b" if invisible else ""
+        if copy == word:
+            return
+        with pytest.raises(UserQuestionError) as caught:
+            check_request(make_request(make_question(options=options_of(word, copy))))
+        assert caught.value.code == UserQuestionErrorCode.BAD_QUESTION
+
+    @given(st.lists(st.text(min_size=1, max_size=12), min_size=2, max_size=5))
+    def test_the_rule_never_crashes(self, labels: list[str]) -> None:
+        """Any labels are accepted or refused as BAD_QUESTION, never an exception of another
+        kind; a refusal names options by their place."""
+        refused: UserQuestionError | None = None
+        try:
+            check_request(make_request(make_question(options=options_of(*labels))))
+        except UserQuestionError as error:
+            refused = error
+        if refused is not None:
+            assert refused.code == UserQuestionErrorCode.BAD_QUESTION
+            assert all(problem.startswith("option ") for problem in refused.problems)

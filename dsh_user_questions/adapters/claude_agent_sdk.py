@@ -155,6 +155,8 @@ async def _review(
     ctx: Any, tool_input: dict[str, Any]
 ) -> PermissionResultAllow | PermissionResultDeny:
     plan: str = tool_input["plan"]
+    if not plan.strip():
+        return PermissionResultDeny(message="Error: the plan is empty; there is nothing to review")
     try:
         try:
             plan_review.plan_review_question(plan)
