@@ -322,3 +322,14 @@ class TestLookAlikeProperties:
         if refused is not None:
             assert refused.code == UserQuestionErrorCode.BAD_QUESTION
             assert all(problem.startswith("option ") for problem in refused.problems)
+
+
+def test_mcp_choices_that_look_alike_are_told_apart_by_their_values() -> None:
+    """An MCP elicitation whose titles look alike is asked with labels the rule accepts."""
+    mcp = pytest.importorskip("dsh_user_questions.mcp")
+    choices = [{"const": "b0", "title": "backup-0"}, {"const": "bO", "title": "backup-O"}]
+    [question] = mcp.questions_for_elicitation(
+        "m", {"type": "object", "properties": {"pick": {"type": "string", "oneOf": choices}}}
+    )
+    assert [option.label for option in question.options] == ["backup-0", "backup-O (bO)"]
+    check_request(make_request(question))
