@@ -10,7 +10,8 @@ spaces, no option labelled "Other" (the UI always adds one), either no options o
 ``secret`` question without options, and no unpaired surrogates in any text.
 
 ``recommended`` is data, not a choice: it is shown, never picked for the user (a skip stays a
-skip). A label that still ends ``(Recommended)`` is just a label and works as before.
+skip). A label ending `` (Recommended)`` (as Claude Code writes it) is read as the label
+without it, recommended, unless the option says ``recommended`` itself.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ FRAMEWORKS = (
     "agno",
     "openai",
     "pydantic",
+    "claude_agent_sdk",
 )
 
 
@@ -53,6 +54,11 @@ def test_the_core_imports_no_framework() -> None:
         ("dsh_user_questions.adapters.crewai", "crewai", "crewai"),
         ("dsh_user_questions.adapters.agno", "agno", "agno"),
         ("dsh_user_questions.adapters.google_adk", "google.adk", "google-adk"),
+        (
+            "dsh_user_questions.adapters.claude_agent_sdk",
+            "claude_agent_sdk",
+            "claude-agent-sdk",
+        ),
         ("dsh_user_questions.mcp", "mcp", "mcp"),
     ],
 )

@@ -215,7 +215,7 @@ async def test_request_carries_every_field_agent_and_signal(
                 "header": "Package manager",
                 "question": "Which package manager?",
                 "options": [
-                    {"label": "pnpm (Recommended)", "description": "Fast"},
+                    {"label": "pnpm", "description": "Fast", "recommended": True},
                     {"label": "npm"},
                 ],
                 "multi_select": True,
@@ -642,9 +642,9 @@ def test_valid_arguments_become_payloads() -> None:
     """read_arguments turns valid arguments into AskUserQuestionItem payloads."""
     [item] = tool.read_arguments(args_of(pkg(multi_select=True)))
     assert (item.id, item.header, item.multi_select) == ("pkg", "Package manager", True)
-    assert [(o.label, o.description) for o in item.options] == [
-        ("pnpm (Recommended)", "Fast"),
-        ("npm", None),
+    assert [(o.label, o.description, o.recommended) for o in item.options] == [
+        ("pnpm", "Fast", True),
+        ("npm", None, False),
     ]
     assert (item.detail, item.intent) == (None, None)
 

@@ -7,6 +7,8 @@ Each module needs its framework, installed through this package's extra of the s
 - `dsh_user_questions.adapters.langchain` (``[langchain]``);
 - `dsh_user_questions.adapters.langgraph` (``[langgraph]``): durable, a graph paused with
   ``interrupt()`` and resumed by `answer_interrupts`.
+- `dsh_user_questions.adapters.claude_agent_sdk` (``[claude-agent-sdk]``): the ``can_use_tool``
+  callback answering Claude Code's own ``AskUserQuestion`` and ``ExitPlanMode``.
 
 Every adapter offers the same tool (`dsh_user_questions.tool`: schema, description, result
 text) as the framework's own tool type, runs every call through `tool.run` (live and durable
