@@ -22,7 +22,7 @@ from typing import Any
 import attrs
 
 from .errors import UserQuestionError
-from .links import LinkError, make_link_token, verify_link_token
+from .links import LinkError, host_allowed, make_link_token, verify_link_token
 from .payloads import AskUserQuestionItem, AskUserQuestionRequest
 from .rules import inert_text, is_diff_review, is_plan_review
 
@@ -249,7 +249,8 @@ def with_links(app: Any, routes: list[Any], hosts: Callable[[], Collection[str]]
     """``app`` with ``routes`` (from `link_routes`) answering ``/q/...`` beside it.
 
     A link request passes no page token (the link is its own capability) but the same Host
-    check: a Host header not in ``hosts()`` (``host:port`` values) gets 421.
+    check: a Host header that `dsh_user_questions.links.host_allowed` refuses for ``hosts()``
+    gets 421.
     """
     from starlette.applications import Starlette
     from starlette.responses import PlainTextResponse
@@ -260,7 +261,7 @@ def with_links(app: Any, routes: list[Any], hosts: Callable[[], Collection[str]]
     async def dispatch(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"].startswith("/q/"):
             host = dict(scope["headers"]).get(b"host", b"").decode("latin-1").lower()
-            if host not in hosts():
+            if not host_allowed(host, hosts()):
                 await refused(scope, receive, send)
                 return
             await links(scope, receive, send)

@@ -132,10 +132,10 @@ async def test_configured_port_is_used(unused_tcp_port: int) -> None:
 async def test_bare_token_path_redirects_to_the_page(
     web: WebProvider, client: httpx.AsyncClient
 ) -> None:
-    """/<token> redirects to /<token>/ so the page's relative links resolve."""
+    """/<token> redirects to <token>/, relative so a proxy's path prefix stays."""
     response = await client.get(f"{origin_of(web)}/{web.token}")
     assert response.status_code == 307
-    assert response.headers["location"] == f"/{web.token}/"
+    assert response.headers["location"] == f"{web.token}/"
 
 
 # ---- security ----
