@@ -275,7 +275,7 @@ class WebProvider:
                 secret=lambda: self._link_secret,
                 get=self._linked,
                 answer=self._answer_linked,
-                cancel=self._board.cancel,
+                cancel=lambda ask_id: self._board.cancel(ask_id, by="link"),
             )
             served = with_links(app, routes, lambda: self._allowed)
         if self._public_url is not None:
@@ -428,7 +428,7 @@ class WebProvider:
         return LinkedQuestion(request=None, asker="your agent", outcome=outcome)
 
     async def _answer_linked(self, ask_id: str, answer: dict[str, Any]) -> str | None:
-        taken = await self._board.submit(ask_id, answer)
+        taken = await self._board.submit(ask_id, answer, by="link")
         if taken.status == "rejected":
             raise UserQuestionError.bad_answer(*taken.problems)
         return None if taken.status == "accepted" else str(taken.outcome or "not pending")

@@ -57,3 +57,33 @@ def test_raw_html_stays_text() -> None:
     assert render("<b>bold</b> and <script>x</script>") == [
         ["p", {}, "<b>bold</b> and <script>x</script>"]
     ]
+
+
+class TestLinkTargets:
+    """A rendered link shows where it points: its words may read like another address."""
+
+    def test_a_link_shows_its_target_beside_its_words(self) -> None:
+        """Words that look like one address, pointing at another, show the real target."""
+        assert render("[https://github.com/org/repo](https://evil.example/x)") == [
+            [
+                "p",
+                {},
+                ["a", {"href": "https://evil.example/x"}, "https://github.com/org/repo"],
+                " (https://evil.example/x)",
+            ]
+        ]
+
+    def test_a_link_whose_words_are_its_target_is_shown_once(self) -> None:
+        """An autolink or a mail link reading its own address is not repeated."""
+        assert render("<https://example.com/a>") == [
+            ["p", {}, ["a", {"href": "https://example.com/a"}, "https://example.com/a"]]
+        ]
+        assert render("[me@example.com](mailto:me@example.com)") == [
+            ["p", {}, ["a", {"href": "mailto:me@example.com"}, "me@example.com"]]
+        ]
+
+    def test_an_unsafe_target_is_text_after_the_words(self) -> None:
+        """An ftp: link is no link, its target shown as text."""
+        assert render("[click](ftp://files.example/f)") == [
+            ["p", {}, "click", " (ftp://files.example/f)"]
+        ]

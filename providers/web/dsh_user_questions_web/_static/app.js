@@ -835,11 +835,21 @@
     ensureCurrent(state.currentId === null);
   }
 
+  // Where an answer or a close came from when it was not a page: the one-question link of a
+  // notification, the command line, or another surface named by the server.
+  const WHERE = { link: "through its link from a notification", cli: "from the command line" };
+  function settledElsewhere(data) {
+    if (typeof data.by !== "string" || !data.by || !["answered", "cancelled"].includes(data.outcome)) return null;
+    const where = WHERE[data.by] || `elsewhere (${data.by.slice(0, 40)})`;
+    return `This question was ${data.outcome === "answered" ? "answered" : "closed"} ${where}.`;
+  }
+
   function onResolved(data) {
     if (!state.asks.has(data.id)) return;
     if (data.id === state.currentId) {
       const texts = OUTCOME_TEXT[data.outcome] || ["This question was settled.", "This question was settled."];
-      notice(texts[state.sent.has(data.id) ? 0 : 1], data.outcome, data.id);
+      const elsewhere = settledElsewhere(data);
+      notice(state.sent.has(data.id) ? texts[0] : elsewhere || texts[1], data.outcome, data.id);
     }
     state.sent.delete(data.id);
     drop(data.id, true);
