@@ -7,13 +7,14 @@ get the connection bounds of `Limits`; any ASGI server works, without them.
 
 Routes, all under ``/<token>/``: the page (``""``, ``app.js``, ``app.css``), ``events``
 (server-sent events: ``snapshot`` ``{"stream", "n", "pending": [ask...]}`` first on every
-connection, then ``added`` (an ask), ``resolved`` (``{"id", "outcome"}``, and ``"by"``
-when settled elsewhere, see `BoardEvent`), ``ping`` (``{"n"}``) and ``bye`` (``{"reason"}``,
-then the stream ends)), ``state`` (the snapshot as JSON), and the posts ``answer`` (``{"id", "answer"}``), ``cancel`` (``{"id"}``) and ``alive``
-(``{"id": stream, "n"}``: the page read heartbeat ``n``; a stream that does not confirm one
-within `Limits.write_timeout` is dropped, see `dsh_user_questions_web._stream`). An ask as
-the page gets it is the board's wire form plus what the page shows of it, made inert on the
-server (see `dsh_user_questions_web._stream.page_form`).
+connection, then ``added`` (an ask), ``resolved`` (``{"id", "outcome"}``, and ``"by"`` when
+settled elsewhere, see `BoardEvent`), ``ping`` (``{"n"}``) and ``bye`` (``{"reason"}``, then
+the stream ends)), ``state`` (the snapshot as JSON), and the posts ``answer`` (``{"id",
+"answer"}``), ``cancel`` (``{"id"}``) and ``alive`` (``{"id": stream, "n"}``: the page read
+heartbeat ``n``; a stream that does not confirm one within `Limits.write_timeout` is
+dropped, see `dsh_user_questions_web._stream`). An ask as the page gets it is the board's
+wire form plus what the page shows of it, made inert on the server (see
+`dsh_user_questions_web._stream.page_form`).
 
 Every client input gets a 4xx answer, never a 500: ``400`` for a body that is not JSON, is
 nested too deep, or is not ``{id, answer}`` with a well-formed id; ``408`` for a body sent too
