@@ -161,15 +161,16 @@ async def _serve(
         app = _with_links(app, inbox, notices, public_url, lambda: hosts, surface)
         app = under_prefix(app, public_prefix(public_url))
     server = await start_server(app, sock, limits, table=table, name="dsh-inbox-serve")
+    # Before the address is printed: whoever read it may stop the server at once, cleanly.
+    stop = asyncio.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     shown = f"[{shown}]" if ":" in shown else shown
     print(f"dsh-inbox: serving http://{shown}:{bound}/{token}/", flush=True)
     if public_url is not None:
         print(f"dsh-inbox: answer links in notifications open {public_url}/q/...", flush=True)
         print(f"dsh-inbox: the page is also at {public_url}/{token}/", flush=True)
-    stop = asyncio.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
     pruning = loop.create_task(_prune_now_and_then(inbox))
     keeping = None
     if notices is not None and public_url is not None:

@@ -1,10 +1,11 @@
-"""Behind a real TLS reverse proxy (Debian's nginx, a throwaway self-signed certificate), in
-Chromium at 390 px: the web provider and ``dsh-inbox serve`` each under a path prefix, asked,
-streamed, answered on the page and through the one-question link.
+"""Behind a real TLS reverse proxy (Debian's nginx running the block docs/reverse-proxy.md
+documents, a throwaway self-signed certificate), in Chromium at 390 px: the web provider and
+``dsh-inbox serve`` each under a path prefix, asked, streamed, answered on the page and through
+the one-question link.
 
 nginx passes ``Host: localhost`` (``$host``, no port) and the browser sends ``Origin:
-https://localhost:<port>``; the web provider's prefix reaches it (``proxy_pass`` without a
-URI), the inbox's is stripped by nginx (``proxy_pass`` with ``/``). One nginx and one browser
+https://localhost:<port>``; the inbox's prefix reaches it (``proxy_pass`` without a URI), the
+web provider's is stripped by nginx (``proxy_pass`` with ``/``). One nginx and one browser
 serve the whole module.
 """
 
@@ -18,6 +19,7 @@ import socket
 import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any, cast
 
 import attrs
@@ -47,14 +49,10 @@ HAVE_CHROMIUM = os.path.exists(CHROMIUM)
 PHONE = {"width": 390, "height": 844}
 TOKEN = "proxy-test-token-0123456789"
 
-# The block docs/inbox.md documents, as this test serves it (one `location` per upstream).
-PROXIED = """
-        proxy_http_version 1.1;
-        proxy_set_header Host $host;
-        proxy_set_header Connection "";
-        proxy_buffering off;
-        proxy_read_timeout 1h;
-"""
+# The server block docs/reverse-proxy.md documents, run as written but for its ports and
+# certificate: /inbox/ (prefix passed on) to dsh-inbox serve, /agent/ (prefix stripped) to a
+# web provider.
+DOC = Path(__file__).resolve().parents[3] / "docs" / "reverse-proxy.md"
 
 CONFIG = """
 daemon off;
@@ -69,22 +67,26 @@ http {{
     fastcgi_temp_path {dir}/fastcgi;
     uwsgi_temp_path {dir}/uwsgi;
     scgi_temp_path {dir}/scgi;
-    server {{
-        listen 127.0.0.1:{port} ssl;
-        server_name localhost;
-        ssl_certificate {dir}/cert.pem;
-        ssl_certificate_key {dir}/key.pem;
-        location /web/ {{
-            proxy_pass http://127.0.0.1:{web};
-{proxied}
-        }}
-        location /inbox/ {{
-            proxy_pass http://127.0.0.1:{inbox}/;
-{proxied}
-        }}
-    }}
+{server}
 }}
 """
+
+
+def documented_server(where: Path, port: int, inbox: int, web: int) -> str:
+    """The documented block on this machine's ports and throwaway certificate."""
+    found = re.search(r"```nginx\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    assert found is not None, f"{DOC} has no nginx block"
+    block = found.group(1)
+    for old, new in (
+        ("listen 443 ssl;", f"listen 127.0.0.1:{port} ssl;"),
+        ("/etc/ssl/certs/questions.example.com.pem", str(where / "cert.pem")),
+        ("/etc/ssl/private/questions.example.com.key", str(where / "key.pem")),
+        ("127.0.0.1:8765", f"127.0.0.1:{inbox}"),
+        ("127.0.0.1:8766", f"127.0.0.1:{web}"),
+    ):
+        assert old in block, f"the documented block changed: {old!r} is gone"
+        block = block.replace(old, new)
+    return block
 
 
 def free_port() -> int:
@@ -124,7 +126,8 @@ class Proxy:
 
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
-    """nginx in front of a web provider's port (``/web/``) and an inbox server's (``/inbox/``)."""
+    """nginx in front of a web provider's port (``/agent/``) and an inbox server's
+    (``/inbox/``)."""
     if not os.path.exists(NGINX):
         missing("nginx", "apt-get install nginx")
     if shutil.which("openssl") is None:
@@ -137,7 +140,10 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
         check=True, capture_output=True,
     )  # fmt: skip
     port, web, inbox = free_port(), free_port(), free_port()
-    config = CONFIG.format(dir=where, port=port, web=web, inbox=inbox, proxied=PROXIED)
+    if not DOC.is_file():
+        pytest.skip("not a checkout of the repository (no docs/reverse-proxy.md)")
+    server = documented_server(where, port, inbox, web)
+    config = CONFIG.format(dir=where, server=server)
     (where / "nginx.conf").write_text(config)
     process = subprocess.Popen(
         [NGINX, "-p", str(where), "-c", str(where / "nginx.conf"), "-e", str(where / "err.log")],
@@ -225,7 +231,8 @@ class TestTheWebProviderBehindNginx:
     async def test_ask_stream_answer_and_link_through_https_and_a_prefix(
         self, proxy: Proxy, phone: BrowserContext
     ) -> None:
-        """Opened as https://localhost:<port>/web/<token> (the redirect keeps the prefix), the
+        """Opened as https://localhost:<port>/agent/<token> (nginx strips the prefix; the
+        redirect to <token>/ keeps it), the
         page streams a new question, its answer posts through the proxy (https Origin, Host
         without a port), and the notification's link answers the next one."""
         from dsh_user_questions_web import WebProvider
@@ -233,15 +240,15 @@ class TestTheWebProviderBehindNginx:
         notifier = CollectingNotifier()
         provider = WebProvider(
             port=proxy.web_port,
-            public_url=f"{proxy.origin}/web",
+            public_url=f"{proxy.origin}/agent",
             announce=False,
             notifier=cast(Notifier, notifier),
         )
         await provider.start()
         try:
             page = await phone.new_page()
-            await page.goto(f"{proxy.origin}/web/{provider.token}")
-            assert page.url == f"{proxy.origin}/web/{provider.token}/"
+            await page.goto(f"{proxy.origin}/agent/{provider.token}")
+            assert page.url == f"{proxy.origin}/agent/{provider.token}/"
             await expect(page.locator("body")).to_have_attribute("data-state", "waiting")
             asking = asyncio.ensure_future(provider.ask(pkg_request()))
             card = page.locator("article[data-ask-id]")
@@ -257,7 +264,7 @@ class TestTheWebProviderBehindNginx:
             await asyncio.wait_for(notifier.arrived.wait(), 10)
             link = notifier.sent[-1].link
             assert link is not None
-            assert link.startswith(f"{proxy.origin}/web/q/")
+            assert link.startswith(f"{proxy.origin}/agent/q/")
             await answer_through_the_link(phone, link, "pnpm")
             assert await asyncio.wait_for(linked, 10) == AskUserQuestionAnswer.from_dict(
                 pick("pnpm")
@@ -292,7 +299,7 @@ class TestTheInboxServerBehindNginx:
     async def test_ask_stream_answer_and_link_through_https_and_a_prefix(
         self, proxy: Proxy, served: Inbox, phone: BrowserContext
     ) -> None:
-        """The inbox page under /inbox/ (nginx strips the prefix) streams a question added to
+        """The inbox page under /inbox/ (nginx passes the prefix on) streams a question added to
         the store, answers it through the proxy, and the link built from the published public
         URL answers the next one."""
         page = await phone.new_page()
