@@ -7,7 +7,12 @@ link secret and expiring with the question. The page is server-rendered HTML wit
 the question's header, text, detail and options as inert, escaped text (`rules.inert_text`),
 and one form that posts back to the same address. It can show nothing else: no list, no
 other question, no stream. Used again once the question is settled, it shows the outcome;
-tampered or expired, a clear page says so (403 / 410).
+tampered or expired, a clear page says so (403 / 410). Every page has one ``<h1>``, its title.
+
+The form sends only what it shows: a single-select's typed words are one more choice
+("Other"), so a pick beside words is refused with the reason rather than half sent; an empty
+Send is refused; "Close without answering" asks once more before it closes the question. A
+refused form comes back with what was chosen and typed (never a secret's words).
 
 Needs Starlette (which both page providers depend on); the core imports it only when a
 provider builds the routes.
