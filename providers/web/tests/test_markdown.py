@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsh_user_questions_web._markdown import render
+from dsh_user_questions_web._stream import page_form
 
 ALLOWED = {
     "p", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em",
@@ -87,3 +88,26 @@ class TestLinkTargets:
         assert render("[click](ftp://files.example/f)") == [
             ["p", {}, "click", " (ftp://files.example/f)"]
         ]
+
+
+class TestOptionPreviews:
+    """An option's preview reaches the page rendered on the server, inert, like a detail."""
+
+    def test_a_preview_is_rendered_and_inert(self) -> None:
+        """``previewDoc`` is the preview's markdown tree, control characters as stand-ins; an
+        option without a preview has none."""
+        question = {
+            "id": "layout",
+            "question": "Which layout?",
+            "options": [
+                {"label": "grid", "preview": "**Grid**\n\n```\n| a | b |\x1b[2J\n```"},
+                {"label": "list"},
+            ],
+        }
+        shown = page_form({"id": "ask-1", "questions": [question]})["questions"][0]["shown"]
+        grid, plain = shown["options"]
+        assert ["strong", {}, "Grid"] in grid["previewDoc"][0]
+        code = grid["previewDoc"][1][2][2]
+        assert "\x1b" not in code
+        assert code.startswith("| a | b |")
+        assert "previewDoc" not in plain

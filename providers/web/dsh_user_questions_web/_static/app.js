@@ -87,6 +87,30 @@
     return out;
   }
 
+  // An option's preview (markdown the server rendered, inert): shown for the option that has
+  // the focus, else the one checked. Only questions with a previewed option get the box.
+  function optionPreview(question, list) {
+    const shown = question.shown && Array.isArray(question.shown.options) ? question.shown.options : [];
+    if (!shown.some((option) => option && Array.isArray(option.previewDoc))) return null;
+    const title = el("p", { className: "preview-title" });
+    const body = el("div", { className: "preview-body" });
+    const box = el("div", { className: "preview", role: "region", "aria-label": "Preview of the option", tabindex: "0", hidden: true }, title, body);
+    const inputs = [...list.querySelectorAll("input.choice")];
+    const show = (n) => {
+      const nodes = n >= 0 && shown[n] && Array.isArray(shown[n].previewDoc) ? shown[n].previewDoc : null;
+      box.hidden = nodes === null;
+      body.replaceChildren(nodes ? doc(nodes) : "");
+      title.textContent = nodes ? `Preview: ${visible(shownOption(question, n, "label"))}` : "";
+    };
+    const checked = () => inputs.findIndex((input) => input.checked);
+    inputs.forEach((input, n) => {
+      input.addEventListener("focus", () => show(n));
+      input.addEventListener("change", () => show(input.checked ? n : checked()));
+    });
+    show(checked());
+    return box;
+  }
+
   function doc(nodes) {
     const fragment = document.createDocumentFragment();
     for (const node of nodes || []) fragment.append(docNode(node));
@@ -624,6 +648,8 @@
         otherText,
       );
       fieldset.append(list);
+      const preview = optionPreview(question, list);
+      if (preview) fieldset.append(preview);
       fieldset.append(
         el(
           "p",
