@@ -65,9 +65,11 @@ class Notices:
 
     def publish_links(self, public_url: str) -> bytes:
         """Record ``public_url`` and this store's link secret (made once); return the secret."""
-        current = self.link_settings()
-        secret = current[1] if current is not None else secrets.token_bytes(32)
-        encoded = base64.b64encode(secret).decode("ascii")
+        # The secret is kept whatever became of the URL: links sent earlier open again.
+        encoded = self._settings().get("link_secret")
+        if encoded is None:
+            encoded = base64.b64encode(secrets.token_bytes(32)).decode("ascii")
+        secret = base64.b64decode(encoded)
         settings = (
             ("link_secret", encoded),
             ("public_url", public_url),
@@ -80,6 +82,14 @@ class Notices:
                 {"name": name, "value": value},
             )
         return secret
+
+    def _settings(self) -> Mapping[str, str]:
+        rows = self.inbox._engine.read(
+            "SELECT name, value FROM dsh_inbox_settings"
+            " WHERE name IN ('public_url', 'link_secret', 'public_url_at')",
+            {},
+        )
+        return {str(name): str(value) for name, value in rows}
 
     def withdraw_links(self, public_url: str) -> None:
         """Stop publishing ``public_url`` (its server stops); another server's is left alone.
@@ -94,12 +104,7 @@ class Notices:
     def link_settings(self, *, now: float | None = None) -> tuple[str, bytes] | None:
         """The served public URL and link secret, or ``None`` when no server serves links now
         (none published one, it was withdrawn, or not renewed for `LINKS_FRESH_FOR` seconds)."""
-        rows = self.inbox._engine.read(
-            "SELECT name, value FROM dsh_inbox_settings"
-            " WHERE name IN ('public_url', 'link_secret', 'public_url_at')",
-            {},
-        )
-        found: Mapping[str, str] = {str(name): str(value) for name, value in rows}
+        found = self._settings()
         if "public_url" not in found or "link_secret" not in found:
             return None
         try:

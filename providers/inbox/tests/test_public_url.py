@@ -80,7 +80,8 @@ class TestTheLinkMatchesHowTheStoreIsServed:
 
     def test_a_published_url_counts_only_while_it_is_renewed(self, tmp_path: Path) -> None:
         """A published URL is used at once, no longer once not renewed for LINKS_FRESH_FOR
-        seconds (a server killed without its clean stop)."""
+        seconds (a server killed without its clean stop); published again, it keeps the
+        secret, so links sent earlier open again."""
         inbox = open_inbox(f"sqlite:///{tmp_path / 'inbox.db'}")
         try:
             notices = Notices(inbox)
@@ -88,6 +89,8 @@ class TestTheLinkMatchesHowTheStoreIsServed:
             assert notices.link_settings() == ("https://questions.example", secret)
             later = time.time() + LINKS_FRESH_FOR + 1
             assert notices.link_settings(now=later) is None
+            notices.withdraw_links("https://questions.example")
+            assert notices.publish_links("https://questions.example") == secret
         finally:
             inbox.close()
 
