@@ -101,6 +101,7 @@ class Form:
         self.feedback_label = ""
         self.confirming = False
         self.notice = ""
+        self.read_first = False  # Enter on Approve before the whole plan was drawn
         self.digits = ""
         self.digit_time = 0.0
         self.shown_at: float | None = None
@@ -158,6 +159,7 @@ class Form:
         self.page = index
         self.text_purpose = None
         self.notice = ""
+        self.read_first = False
         self.digits = ""
         self.shown_at = None
         self.visible = range(0)
@@ -220,7 +222,7 @@ class Form:
         elif page.plan and item.options[row.index].label == page.approve:
             if self._plan_unread(page):
                 self.scroll_detail(+1)
-                self.notice = f"Read the whole {page.what} first: PgDn shows the rest."
+                self.read_first = True  # said until the whole plan has been drawn
                 return
             self._record(AskUserQuestionAnswerItem(id=item.id, selected=[page.approve]))
         elif page.plan:
@@ -433,10 +435,10 @@ class Form:
         self.last = frame
         return frame
 
-    def _layout(self, width: int, height: int) -> _Frame:
+    def _layout(self, width: int, height: int, *, notice: bool = True) -> _Frame:
         frame = _Frame()
         heading = wrap_line(self._heading(), width)
-        hint = self._hint_lines(width, scrolls=False)
+        hint = self._hint_lines(width, scrolls=False, notice=notice)
         field = (1 + self._field_height().preferred) if self.text_purpose else 0
         question = self._question_lines(width)
         cap = max(1, (height - len(heading) - len(hint) - field) // 3)
@@ -454,9 +456,15 @@ class Form:
         if detail and sum(heights) + len(detail) + chrome > available:
             chrome = 2  # the frame (plan) or a blank line and the position line
             frame.scrolls = True
-            hint = self._hint_lines(width, scrolls=True)
+            hint = self._hint_lines(width, scrolls=True, notice=notice)
             available = height - len(heading) - len(hint) - field - len(question)
         rows_room, detail_height = share_height(available, sum(heights), len(detail), chrome)
+        if detail_height < min(3, len(detail)):
+            # A detail (a plan's box) keeps three lines: a notice gives up its room first, else
+            # the window is too small (a one-line window on a plan cannot be read).
+            if notice and self._notice_text():
+                return self._layout(width, height, notice=False)
+            return self._too_small(width, height)
         frame.detail_height = detail_height
         frame.hint = hint
         frame.body = heading + question
@@ -644,10 +652,19 @@ class Form:
             ]
         return [("class:question", "  Your answer:")]
 
-    def _hint_lines(self, width: int, *, scrolls: bool) -> list[Line]:
-        lines = wrap_parts(self._hint_text(scrolls).split(SEP), width, "class:hint")
+    def _notice_text(self) -> str:
+        """The notice above the key hint, while it is true."""
         if self.notice:
-            lines = wrap_line([("class:notice", self.notice)], width) + lines
+            return self.notice
+        if self.read_first and not self.summary and self._plan_unread(self.current):
+            return f"Read the whole {self.current.what} first: PgDn shows the rest."
+        return ""
+
+    def _hint_lines(self, width: int, *, scrolls: bool, notice: bool = True) -> list[Line]:
+        lines = wrap_parts(self._hint_text(scrolls).split(SEP), width, "class:hint")
+        text = self._notice_text() if notice else ""
+        if text:
+            lines = wrap_line([("class:notice", text)], width) + lines
         if self.confirming:
             return wrap_line(
                 [("class:notice", "Discard your answers and cancel? y discard \u00b7 n keep")],
@@ -742,6 +759,24 @@ class _no_session:
         return None
 
 
+def _fresh_line(app: Application[AskUserQuestionAnswer]) -> None:
+    """Move the cursor to the start of a line of its own, below whatever the cursor's line holds
+    (an agent's last sentence streamed without a newline): the form is drawn from there and
+    erased back to there, so that text stays on the screen and in the scrollback.
+
+    A line's worth of spaces, then a carriage return: from the first column they fill the line
+    and the cursor waits at its end (the terminal wraps only at the next character), so the
+    return goes back to the start of that same, empty line; from any other column they wrap to
+    the next line, and the return goes to its start. No question to the terminal is needed.
+    """
+    output = app.output
+    with contextlib.suppress(OSError, ValueError):
+        columns = output.get_size().columns
+        output.enable_autowrap()
+        output.write_raw(" " * max(1, columns) + "\r")
+        output.flush()
+
+
 async def _run_form(
     form: Form, relay: AbortRelay, draws_on_stdout: bool, bell: bool
 ) -> AskUserQuestionAnswer:
@@ -753,6 +788,7 @@ async def _run_form(
             app.exit(exception=UserQuestionError.aborted_by(relay.signal))
 
     def started() -> None:
+        _fresh_line(app)
         form.typed_ahead = drop_type_ahead(app)
         relay.connect(loop, on_abort)
         if bell:  # DSH_USER_QUESTIONS_TERMINAL_BELL: a question is waiting
