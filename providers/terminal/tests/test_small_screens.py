@@ -33,8 +33,9 @@ def read_to_the_end(term, screen: str) -> str:
     while not re.search(r"lines \d+-(\d+) of \1\b", screen):
         found = re.search(r"lines \d+-\d+ of \d+", screen)
         assert found is not None, screen
+        position = found.group(0)
         term.press("pagedown")
-        screen = term.wait_until(lambda s, p=found.group(0): p not in s, "the plan scrolled")
+        screen = term.wait_until(lambda s, p=position: p not in s, "the plan scrolled")
     return screen
 
 
@@ -45,7 +46,7 @@ class TestTheFormKeepsWhatWasOnTheScreen:
     def test_a_sentence_streamed_without_a_newline_stays(self, terminal, size) -> None:
         """An agent's last sentence, printed without a newline before the ask, is on the screen
         above the form while it is up and after it is gone, followed by the record."""
-        rows, columns = size
+        _rows, columns = size
         term = terminal({"questions": [question()]}, f"--before={SENTENCE}", size=size)
         screen = term.wait_for(HINT)
         lines = screen.splitlines()
