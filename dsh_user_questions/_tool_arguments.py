@@ -40,6 +40,13 @@ _LEADING_SPACE = re.compile(f"[{LEADING_SPACES}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _NOT_UNICODE = "must not contain unpaired surrogates (it is not valid Unicode text)"
 _TEXT_FIELDS = {"question", "header", "label", "description"}
+PREVIEW_PROBLEM = (
+    "must not contain control characters other than tab and newline, terminal escape sequences"
+    " or bidirectional overrides"
+)
+# A preview is markdown of several lines: tab, LF and CR pass, every other character no text may
+# hold does not.
+_PREVIEW_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028-\u202e\u2066-\u2069]")
 
 
 @functools.cache
@@ -121,6 +128,7 @@ def _has_null(question: object) -> bool:
         for option in options:
             if isinstance(option, dict) and None in (
                 option.get("description", ""),
+                option.get("preview", ""),
                 option.get("recommended", False),
             ):
                 return True
@@ -272,10 +280,25 @@ def _option_rules(at: list[Any], options: list[Any]) -> Iterator[str]:
                 )
             else:
                 labels[folded] = position
-        for field in ("label", "description"):
+        for field in ("label", "description", "preview"):
             text = option.get(field)
             if isinstance(text, str) and not text.isascii() and _SURROGATE.search(text):
                 yield _json.at([*path, field], _NOT_UNICODE)
+        preview = option.get("preview")
+        if isinstance(preview, str):
+            yield from _preview_problems([*path, "preview"], preview)
+
+
+def _preview_problems(keys: list[Any], preview: str) -> Iterator[str]:
+    # The preview's own text rule (several lines of markdown), which its schema cannot carry.
+    if not preview.strip():
+        yield _json.at(keys, "must not be blank")
+    found = _PREVIEW_UNSAFE.search(preview)
+    if found:
+        yield _json.at(
+            keys,
+            f"{PREVIEW_PROBLEM} (found U+{ord(found.group()):04X} at index {found.start()})",
+        )
 
 
 def _recommended_rule(at: list[Any], options: list[Any]) -> Iterator[str]:

@@ -11,6 +11,9 @@ What no pattern can say is checked in code right after the schema (see ``_tool_a
 and stated in prose: unique ids and labels, no unpaired surrogates (RE2 and ECMA-262 never see
 one), no "Other" option, 0 or at least 2 options (at least 2 for ``multi_select``), at most
 one ``recommended`` option on a single-select, and a ``secret`` question without options.
+An option's ``preview`` is markdown of several lines, so it carries no text pattern (which
+allows one line only; its pattern would also not fit the shapes' size budget): its characters
+(tab and newline, but no other control, separator or bidi override) are checked in code.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ __all__ = [
     "MAX_ID_LENGTH",
     "MAX_LABEL_LENGTH",
     "MAX_OPTIONS",
+    "MAX_PREVIEW_LENGTH",
     "MAX_QUESTIONS",
     "MAX_QUESTION_LENGTH",
     "OPTIONAL_KEYS",
@@ -43,6 +47,7 @@ MAX_HEADER_LENGTH: Final = 40
 MAX_QUESTION_LENGTH: Final = 500
 MAX_LABEL_LENGTH: Final = 80
 MAX_DESCRIPTION_LENGTH: Final = 300
+MAX_PREVIEW_LENGTH: Final = 2000
 
 # What no text may hold: the C0 and C1 controls (newline, tab, ESC and CSI, which starts every
 # terminal escape sequence, are all among them), the line and paragraph separators, and the
@@ -89,18 +94,15 @@ _SCHEMA: Final[dict[str, Any]] = {
                 "properties": {
                     "id": {
                         "type": "string",
-                        "description": "Stable id, echoed in the answer; unique in the call.",
+                        "description": "Echoed in the answer; unique in the call.",
                         "maxLength": MAX_ID_LENGTH,
                         "pattern": ID_PATTERN,
                     },
-                    "question": _text("The question, one or two sentences.", MAX_QUESTION_LENGTH),
-                    "header": _text("Short tag shown above it.", MAX_HEADER_LENGTH),
+                    "question": _text("1-2 sentences.", MAX_QUESTION_LENGTH),
+                    "header": _text("Short tag above it.", MAX_HEADER_LENGTH),
                     "options": {
                         "type": "array",
-                        "description": (
-                            "None for a free-text answer, else 2 or more."
-                            ' Never "Other": the UI adds it.'
-                        ),
+                        "description": ('None for free text, else 2 or more. Never "Other".'),
                         "maxItems": MAX_OPTIONS,
                         "items": {
                             "type": "object",
@@ -113,6 +115,13 @@ _SCHEMA: Final[dict[str, Any]] = {
                                 "description": _text(
                                     "What choosing it means.", MAX_DESCRIPTION_LENGTH
                                 ),
+                                # Markdown, several lines: no text pattern (the size budget);
+                                # its characters are checked in code (``_tool_arguments``).
+                                "preview": {
+                                    "type": "string",
+                                    "description": "Markdown shown on focus.",
+                                    "maxLength": MAX_PREVIEW_LENGTH,
+                                },
                                 "recommended": {
                                     "type": "boolean",
                                     "description": "At most one per single-select.",
@@ -122,7 +131,7 @@ _SCHEMA: Final[dict[str, Any]] = {
                     },
                     "multi_select": {
                         "type": "boolean",
-                        "description": "Several options may be chosen (needs 2 or more).",
+                        "description": "Pick several (2+ options).",
                     },
                     # What it means is in the tool's description (the shapes' size budget).
                     "secret": {"type": "boolean"},
@@ -133,7 +142,7 @@ _SCHEMA: Final[dict[str, Any]] = {
 }
 
 OPTIONAL_KEYS: Final = frozenset(
-    {"header", "options", "multi_select", "secret", "description", "recommended"}
+    {"header", "options", "multi_select", "secret", "description", "preview", "recommended"}
 )
 """The properties a call may leave out; a ``null`` for one of them means "left out"."""
 

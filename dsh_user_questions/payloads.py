@@ -113,17 +113,25 @@ class AskUserQuestionOption:
     ``recommended`` marks the option the asker suggests: a UI marks it and starts with it
     focused, never selected; nothing (a timeout, a skip, an empty answer) ever picks it. A
     single-select question recommends at most one option (`rules.check_request`).
+
+    ``preview`` is markdown shown when the option is focused or expanded (a code snippet, a
+    mock-up of a layout: what choosing it would look like); like every model-written text, a
+    provider shows it inert (`rules.inert_text` with ``multiline=True``).
     """
 
     label: str = attrs.field(validator=_str)
     description: str | None = attrs.field(default=None, validator=_opt_str)
+    preview: str | None = attrs.field(default=None, kw_only=True, validator=_opt_str)
     recommended: bool = attrs.field(default=False, kw_only=True, validator=_bool)
 
     def to_dict(self) -> dict[str, Any]:
-        """The wire form; ``description`` is omitted when absent, ``recommended`` when false."""
+        """The wire form; ``description`` and ``preview`` are omitted when absent,
+        ``recommended`` when false."""
         data: dict[str, Any] = {"label": self.label}
         if self.description is not None:
             data["description"] = self.description
+        if self.preview is not None:
+            data["preview"] = self.preview
         if self.recommended:
             data["recommended"] = True
         return data
@@ -369,16 +377,17 @@ def _array(
 
 
 def _read_option(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionOption | None:
-    obj = _object(data, keys, problems, ("label",), ("description", "recommended"))
+    obj = _object(data, keys, problems, ("label",), ("description", "preview", "recommended"))
     if obj is None:
         return None
     before = len(problems)
     label = _string(obj, "label", keys, problems, required=True)
     description = _string(obj, "description", keys, problems)
+    preview = _string(obj, "preview", keys, problems)
     recommended = _boolean(obj, "recommended", keys, problems)
     if len(problems) > before or label is None:
         return None
-    return AskUserQuestionOption(label, description, recommended=recommended)
+    return AskUserQuestionOption(label, description, preview=preview, recommended=recommended)
 
 
 def _read_intent(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionIntent | None:

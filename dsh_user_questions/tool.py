@@ -30,6 +30,7 @@ from ._tool_schema import (
     MAX_ID_LENGTH,
     MAX_LABEL_LENGTH,
     MAX_OPTIONS,
+    MAX_PREVIEW_LENGTH,
     MAX_QUESTION_LENGTH,
     MAX_QUESTIONS,
     published_schema,
@@ -65,6 +66,7 @@ __all__ = [
     "MAX_ID_LENGTH",
     "MAX_LABEL_LENGTH",
     "MAX_OPTIONS",
+    "MAX_PREVIEW_LENGTH",
     "MAX_QUESTIONS",
     "MAX_QUESTION_LENGTH",
     "MAX_REPORTED_VIOLATIONS",
@@ -189,6 +191,7 @@ def read_arguments(arguments: object) -> tuple[AskUserQuestionItem, ...]:
                 AskUserQuestionOption(
                     option["label"],
                     option.get("description"),
+                    preview=option.get("preview"),
                     recommended=option.get("recommended", False),
                 )
                 for option in question.get("options", ())

@@ -10,7 +10,7 @@ wheelhouse is this environment's own installed dependencies, packed back into wh
 is downloaded.
 
 Slow (a venv and an install per command): these tests run only with ``DSH_TEST_INSTALLS=1``,
-which the py313 tox environment sets (one run per CI, not four).
+which the `installs` tox environment sets (one run per CI, beside the others).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ pytestmark = [
     ),
     pytest.mark.skipif(
         os.environ.get("DSH_TEST_INSTALLS") != "1",
-        reason="slow: set DSH_TEST_INSTALLS=1 (the py313 tox environment does)",
+        reason="slow: set DSH_TEST_INSTALLS=1 (the installs tox environment does)",
     ),
 ]
 

@@ -146,7 +146,8 @@ def test_unknown_key_is_rejected_with_its_path() -> None:
             {"questions": [{"id": "q", "question": "?", "options": [{"label": "a", "lable": "b"}]}]}
         )
     assert info.value.problems == (
-        "questions[0].options[0].lable: unknown property; allowed: label, description, recommended",
+        "questions[0].options[0].lable: unknown property; allowed: label, description, preview,"
+        " recommended",
     )
 
 

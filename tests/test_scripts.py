@@ -140,17 +140,20 @@ from pathlib import Path
 
 log = Path(os.environ["FAKE_TOX_LOG"])
 args = sys.argv[1:]
-if args[:1] == ["list"]:
-    print("py313")
-    sys.exit(0)
 config = args[args.index("-c") + 1]
+envlist = Path(config).parent / "envlist"
+if args[:1] == ["list"]:
+    print(envlist.read_text() if envlist.exists() else "py313")
+    sys.exit(0)
+envs = args[args.index("-e") + 1] if "-e" in args else "(envlist)"
 if "--notest" in args:
     with log.open("a") as file:
-        file.write(f"build {config}\n")
+        file.write(f"build {config} {envs}\n")
     sys.exit(0)
-jobs = args[args.index("-p") + 1] if args[0] == "run-parallel" else "1"
+kind = "test" if "--skip-env-install" in args else "serial"
 with log.open("a") as file:
-    file.write(f"run {config} {os.getpid()} {args[0]} {jobs}\n")
+    file.write(f"{kind} {config} {envs} {os.getpid()}\n")
+print(f"output of {config} {envs}")
 with open(os.environ["DSH_RERUN_LOG"], "a") as file:
     file.write(f"{os.environ.get('FAKE_TOX_RERUNS', '0')} {config}\n")
 if os.environ.get("FAKE_TOX_HANG"):
@@ -164,20 +167,29 @@ if os.environ.get("FAKE_TOX_HANG"):
         with log.open("a") as file:
             file.write("tox interrupted\n")
         sys.exit(2)
+if f"{config} {envs}" == os.environ.get("FAKE_TOX_FAIL"):
+    print("pytest: 1 failed")
+    sys.exit(1)
 """
 
 
 def fake_checkout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    """A copy of scripts/ in a tree of two tox configurations, with a tool environment whose
-    "python" runs the real one with a fake ``tox`` module; the environment to run it in."""
+    """A copy of scripts/ in a tree of two tox configurations (the core with py310 to py313 and
+    lint, a provider with py310, py313 and lint), with a tool environment whose "python" runs
+    the real one with a fake ``tox`` module; the environment to run it in."""
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
-    for name in ("test", "_tools.sh"):
+    for name in ("test", "_tools.sh", "_testrun.py"):
         shutil.copy2(TOOLS.parent / name, repo / "scripts" / name)
-    for folder in (repo, repo / "providers" / "one"):
+    envlists = {
+        repo: "py310\npy311\npy312\npy313\nlint",
+        repo / "providers" / "one": "py310\npy313\nlint",
+    }
+    for folder, envlist in envlists.items():
         folder.mkdir(parents=True, exist_ok=True)
         for name in ("tox.ini", "setup.cfg", "pyproject.toml"):
             (folder / name).write_text("", encoding="utf-8")
+        (folder / "envlist").write_text(envlist, encoding="utf-8")
     fake = tmp_path / "fake"
     (fake / "tox").mkdir(parents=True)
     (fake / "tox" / "__init__.py").write_text("", encoding="utf-8")
@@ -200,10 +212,30 @@ def fake_checkout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return repo, env
 
 
-def run_test_script(repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def one_python_only(tmp_path: Path, env: dict[str, str], version: str) -> None:
+    """Make ``env`` a machine without pyenv whose only CPython is ``python<version>`` on PATH
+    (as on Debian 12 with its python3.11), with the usual system tools."""
+    bin_dir = tmp_path / "system-bin"
+    fake_python(bin_dir / f"python{version}", version)
+    for tool in ("cat", "cut", "sha256sum", "mktemp", "dirname", "ln", "mkdir", "rm", "sort"):
+        found = shutil.which(tool)
+        if found:
+            (bin_dir / tool).symlink_to(found)
+    env.update(
+        PATH=str(bin_dir),
+        HOME=str(tmp_path / "home"),
+        PYENV_ROOT=str(tmp_path / "pyenv-root"),
+    )
+
+
+def run_test_script(
+    repo: Path, env: dict[str, str], *args: str
+) -> subprocess.CompletedProcess[str]:
     """Run the fake checkout's scripts/test to its end."""
+    bash = shutil.which("bash")
+    assert bash is not None
     return subprocess.run(
-        ["bash", str(repo / "scripts" / "test")],
+        [bash, str(repo / "scripts" / "test"), *args],
         env=env,
         capture_output=True,
         text=True,
@@ -212,13 +244,10 @@ def run_test_script(repo: Path, env: dict[str, str]) -> subprocess.CompletedProc
     )
 
 
-def wait_for(path: Path, text: str, timeout: float = 60) -> str:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and text in (found := path.read_text(encoding="utf-8")):
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"{text!r} never appeared in {path}")
+def tox_calls(tmp_path: Path) -> list[str]:
+    """What the fake tox was asked to do, without the process ids."""
+    lines = (tmp_path / "tox.log").read_text(encoding="utf-8").splitlines()
+    return [" ".join(line.split()[:3]) for line in lines]
 
 
 def alive(pid: int) -> bool:
@@ -230,88 +259,197 @@ def alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z")
 
 
-@pytest.mark.parametrize(
-    ("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["INT", "TERM"]
-)
-def test_one_signal_stops_the_whole_run_and_ends_what_tox_started(
-    tmp_path: Path, signum: int, status: int
-) -> None:
-    """One Ctrl-C (or SIGTERM) ends scripts/test at once with 130 (143): tox is interrupted,
-    the server it left running is ended, and the next configuration never starts. The script
-    runs with SIGINT ignored by its parent's background job (it must still reach tox)."""
-    repo, env = fake_checkout(tmp_path)
-    env["FAKE_TOX_HANG"] = "1"
-    log = tmp_path / "tox.log"
-    process = subprocess.Popen(
-        ["bash", str(repo / "scripts" / "test")],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
+class TestHelp:
+    """scripts/test --help."""
+
+    def test_help_prints_the_usage_and_builds_nothing(self, tmp_path: Path) -> None:
+        """--help (and -h) print the options, DSH_TEST_JOBS, the environments and what each
+        configuration needs, and exit 0 without making the tool environment or running tox."""
+        repo, env = fake_checkout(tmp_path)
+        shutil.rmtree(tmp_path / "tools")
+        for flag in ("--help", "-h"):
+            done = run_test_script(repo, env, flag)
+            assert done.returncode == 0, done.stderr
+            for words in (
+                "usage: scripts/test",
+                "DSH_TEST_JOBS",
+                "-e, --env",
+                "chromium",
+                "postgresql",
+                "CI=true",
+                "installs",
+            ):
+                assert words in done.stdout
+        assert not (tmp_path / "tools").exists()
+        assert not (tmp_path / "tox.log").exists()
+
+
+class TestMatrix:
+    """Which environments run on the interpreters found."""
+
+    def test_with_one_python_every_configuration_runs_on_it(self, tmp_path: Path) -> None:
+        """Without pyenv and with only python3.11 (Debian 12): the core and the provider both
+        run on 3.11 (the provider's envlist names only 3.10 and 3.13), and the end of the run
+        says which versions ran and which were not found."""
+        repo, env = fake_checkout(tmp_path)
+        one_python_only(tmp_path, env, "3.11")
+        done = run_test_script(repo, env)
+        assert done.returncode == 0, done.stderr
+        tested = [call for call in tox_calls(tmp_path) if call.startswith("test ")]
+        assert sorted(tested) == [
+            "test providers/one/tox.ini lint",
+            "test providers/one/tox.ini py311",
+            "test tox.ini lint",
+            "test tox.ini py311",
+        ]
+        assert "all configurations passed on CPython 3.11; not found: 3.10 3.12 3.13" in (
+            done.stderr
+        )
+
+    def test_with_every_python_the_envlists_run_whole(self, tmp_path: Path) -> None:
+        """With 3.10 to 3.13 found, the core runs on all four and the provider on the two its
+        envlist names."""
+        repo, env = fake_checkout(tmp_path)
+        bin_dir = tmp_path / "pythons"
+        for version in ("3.10", "3.11", "3.12", "3.13"):
+            fake_python(bin_dir / f"python{version}", version)
+        one_python_only(tmp_path, env, "3.11")
+        env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+        done = run_test_script(repo, env)
+        assert done.returncode == 0, done.stderr
+        tested = sorted(c for c in tox_calls(tmp_path) if c.startswith("test "))
+        assert tested == sorted(
+            [f"test tox.ini py3{n}" for n in (10, 11, 12, 13)]
+            + ["test tox.ini lint"]
+            + [f"test providers/one/tox.ini {e}" for e in ("py310", "py313", "lint")]
+        )
+
+
+class TestScheduling:
+    """Building, the pool of environments, their output."""
+
+    @pytest.mark.parametrize("jobs", [None, "3"])
+    def test_configurations_are_built_one_at_a_time_and_tested_in_one_pool(
+        self, tmp_path: Path, jobs: str | None
+    ) -> None:
+        """The configurations are built one after another (tox --notest), never two at once;
+        each environment of every configuration then runs as its own tox run, after its
+        configuration was built."""
+        repo, env = fake_checkout(tmp_path)
+        if jobs is not None:
+            env["DSH_TEST_JOBS"] = jobs
+        done = run_test_script(repo, env)
+        assert done.returncode == 0, done.stderr
+        calls = tox_calls(tmp_path)
+        builds = [c.split()[1] for c in calls if c.startswith("build ")]
+        assert builds == ["tox.ini", "providers/one/tox.ini"]
+        tests = [c for c in calls if c.startswith("test ")]
+        assert len(tests) == 8
+        for index, call in enumerate(calls):
+            config = call.split()[1]
+            if call.startswith("test "):
+                assert ["build", config] in [c.split()[:2] for c in calls[:index]]
+
+    def test_with_one_job_each_configuration_is_one_plain_tox_run(self, tmp_path: Path) -> None:
+        """DSH_TEST_JOBS=1: one tox run per configuration, nothing built beforehand."""
+        repo, env = fake_checkout(tmp_path)
+        env["DSH_TEST_JOBS"] = "1"
+        done = run_test_script(repo, env)
+        assert done.returncode == 0, done.stderr
+        assert [c.split()[:2] for c in tox_calls(tmp_path)] == [
+            ["serial", "tox.ini"],
+            ["serial", "providers/one/tox.ini"],
+        ]
+
+    def test_every_environment_output_is_printed_pass_or_fail(self, tmp_path: Path) -> None:
+        """Each environment's output is printed when it ends, a passing one's too, and a failed
+        one is named at the end with exit status 1."""
+        repo, env = fake_checkout(tmp_path)
+        env["FAKE_TOX_FAIL"] = "providers/one/tox.ini lint"
+        done = run_test_script(repo, env)
+        assert done.returncode == 1
+        assert "output of tox.ini lint" in done.stdout
+        assert "output of providers/one/tox.ini lint" in done.stdout
+        assert "=== tox.ini lint: passed" in done.stderr
+        assert "=== providers/one/tox.ini lint: FAILED (exit 1)" in done.stderr
+        assert "FAILED: providers/one/tox.ini lint" in done.stderr
+
+    def test_a_bad_number_of_jobs_is_refused(self, tmp_path: Path) -> None:
+        """DSH_TEST_JOBS takes a positive whole number; anything else stops before tox runs."""
+        repo, env = fake_checkout(tmp_path)
+        env["DSH_TEST_JOBS"] = "two"
+        done = run_test_script(repo, env)
+        assert done.returncode == 2
+        assert "DSH_TEST_JOBS must be a positive whole number, got 'two'" in done.stderr
+        assert not (tmp_path / "tox.log").exists()
+
+    def test_requested_environments_run_where_they_exist(self, tmp_path: Path) -> None:
+        """-e py312 runs py312 in each configuration; an environment no configuration has
+        stops the run with a clear error."""
+        repo, env = fake_checkout(tmp_path)
+        done = run_test_script(repo, env, "-e", "py312")
+        assert done.returncode == 0, done.stderr
+        assert sorted(c for c in tox_calls(tmp_path) if c.startswith("test ")) == [
+            "test providers/one/tox.ini py312",
+            "test tox.ini py312",
+        ]
+        done = run_test_script(repo, env, "-e", "nosuch")
+        assert done.returncode == 2
+        assert "no tox configuration has an environment 'nosuch'" in done.stderr
+
+    def test_the_end_of_the_run_says_how_many_reruns_happened(self, tmp_path: Path) -> None:
+        """Each pytest session appends its reruns to $DSH_RERUN_LOG; scripts/test adds them."""
+        repo, env = fake_checkout(tmp_path)
+        env["FAKE_TOX_RERUNS"] = "2"
+        done = run_test_script(repo, env, "-e", "lint")
+        assert done.returncode == 0, done.stderr
+        assert "scripts/test: reruns: 4 " in done.stderr  # two configurations, two each
+
+
+class TestSignals:
+    """One signal stops everything."""
+
+    @pytest.mark.parametrize(
+        ("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["INT", "TERM"]
     )
-    try:
-        found = wait_for(log, "server ")
-        server = int(found.split("server ")[1].split()[0])
-        process.send_signal(signum)
-        _, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-    assert process.returncode == status, stderr
-    lines = log.read_text(encoding="utf-8").splitlines()
-    assert [line.split()[1] for line in lines if line.startswith("run ")] == ["tox.ini"]
-    assert "tox interrupted" in lines
-    deadline = time.monotonic() + 10
-    while alive(server) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(server), "the server tox started is still running"
-    assert "INTERRUPTED during tox.ini" in stderr
-    assert "FAILED" not in stderr
-
-
-def test_the_end_of_the_run_says_how_many_reruns_happened(tmp_path: Path) -> None:
-    """Each pytest session appends its reruns to $DSH_RERUN_LOG; scripts/test adds them up."""
-    repo, env = fake_checkout(tmp_path)
-    env["FAKE_TOX_RERUNS"] = "2"
-    done = run_test_script(repo, env)
-    assert done.returncode == 0, done.stderr
-    assert "scripts/test: reruns: 4 " in done.stderr  # two configurations, two reruns each
-
-
-@pytest.mark.parametrize(
-    ("jobs", "expected"),
-    [
-        (
-            None,
-            ["build tox.ini", "run-parallel 2", "build providers/one/tox.ini", "run-parallel 2"],
-        ),
-        ("3", ["build tox.ini", "run-parallel 3", "build providers/one/tox.ini", "run-parallel 3"]),
-        ("1", ["run 1", "run 1"]),
-    ],
-)
-def test_environments_are_built_one_at_a_time_then_tested_in_parallel(
-    tmp_path: Path, jobs: str | None, expected: list[str]
-) -> None:
-    """Each configuration: tox --notest first, then run-parallel -p DSH_TEST_JOBS (default 2);
-    DSH_TEST_JOBS=1 is one plain tox run per configuration."""
-    repo, env = fake_checkout(tmp_path)
-    if jobs is not None:
-        env["DSH_TEST_JOBS"] = jobs
-    done = run_test_script(repo, env)
-    assert done.returncode == 0, done.stderr
-    lines = (tmp_path / "tox.log").read_text(encoding="utf-8").splitlines()
-    assert [
-        line if line.startswith("build ") else " ".join(line.split()[3:]) for line in lines
-    ] == expected
-
-
-def test_a_bad_number_of_jobs_is_refused(tmp_path: Path) -> None:
-    """DSH_TEST_JOBS takes a positive whole number; anything else stops before tox runs."""
-    repo, env = fake_checkout(tmp_path)
-    env["DSH_TEST_JOBS"] = "two"
-    done = run_test_script(repo, env)
-    assert done.returncode == 2
-    assert "DSH_TEST_JOBS must be a positive whole number, got 'two'" in done.stderr
-    assert not (tmp_path / "tox.log").exists()
+    def test_one_signal_stops_the_whole_run_and_ends_what_tox_started(
+        self, tmp_path: Path, signum: int, status: int
+    ) -> None:
+        """One Ctrl-C (or SIGTERM) ends scripts/test at once with 130 (143): each running tox
+        is interrupted, the servers they left running are ended, and no further environment
+        starts. The script runs in a session of its own, as a background job would."""
+        repo, env = fake_checkout(tmp_path)
+        env["FAKE_TOX_HANG"] = "1"
+        log = tmp_path / "tox.log"
+        process = subprocess.Popen(
+            ["bash", str(repo / "scripts" / "test")],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            servers: list[int] = []
+            while len(servers) < 2 and time.monotonic() < deadline:  # both of the pool's jobs
+                text = log.read_text(encoding="utf-8") if log.exists() else ""
+                servers = [int(x.split()[1]) for x in text.splitlines() if x.startswith("server ")]
+                time.sleep(0.05)
+            assert len(servers) == 2
+            process.send_signal(signum)
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+        assert process.returncode == status, stderr
+        lines = log.read_text(encoding="utf-8").splitlines()
+        assert len([line for line in lines if line.startswith("test ")]) == len(servers)
+        assert "tox interrupted" in lines
+        deadline = time.monotonic() + 10
+        while any(alive(server) for server in servers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(alive(server) for server in servers), "a server tox started still runs"
+        assert "INTERRUPTED during" in stderr
+        assert "FAILED" not in stderr

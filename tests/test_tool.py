@@ -86,7 +86,8 @@ def test_schema_states_the_limits_and_the_rules_it_cannot_carry() -> None:
     assert 'Never "Other"' in item["options"]["description"]
     assert "2 or more" in item["options"]["description"]
     assert set(item) == {"id", "question", "header", "options", "multi_select", "secret"}
-    assert set(option) == {"label", "description", "recommended"}
+    assert set(option) == {"label", "description", "preview", "recommended"}
+    assert option["preview"]["maxLength"] == tool.MAX_PREVIEW_LENGTH
     assert "At most one per single-select" in option["recommended"]["description"]
     assert questions["items"]["required"] == ["id", "question"]
 
@@ -545,7 +546,7 @@ NPM = {"label": "npm"}
         pytest.param(
             args_of(pkg(options=[{"label": "a", "value": 1}, NPM])),
             "questions[0].options[0].value: unknown property; allowed: label, description,"
-            " recommended",
+            " preview, recommended",
             id="option-unknown-property",
         ),
         pytest.param(
