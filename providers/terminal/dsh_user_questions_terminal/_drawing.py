@@ -34,6 +34,7 @@ STYLE = Style.from_dict(
         "frame.border": "fg:ansicyan",
         "frame.label": "bold",
         "md.code": "fg:ansiyellow",
+        "preview.title": "fg:ansicyan bold",
         "md.prefix": "fg:ansibrightblack",
         "md.url": "fg:ansibrightblack",
         "md.rule": "fg:ansibrightblack",

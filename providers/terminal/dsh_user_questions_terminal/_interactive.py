@@ -71,6 +71,8 @@ TYPING_SECONDS = 1.0
 
 TOO_SMALL = "Window too small: make it larger to answer"
 
+_PREVIEW_SOURCE = -1_000_000  # the source number of a preview's lines (never a review card's)
+
 _DIGIT_PAUSE = 1.0  # seconds within which a second digit continues a number (1 then 2: row 12)
 
 
@@ -542,7 +544,10 @@ class Form:
             return []
         page = self.current
         inner = width - (4 if page.plan else 2)
-        key = (inner, len(overflow))
+        # The focused option's preview follows the detail (none while text is typed).
+        focused = page.cursor if self.text_purpose is None else -1
+        preview = page.preview(focused)
+        key = (inner, len(overflow), focused if preview else -1)
         if page.wrapped_key != key:
             wrapped = [list(line) for line in overflow]
             sources = [-1 - number for number in range(len(overflow))]
@@ -553,10 +558,40 @@ class Form:
                 pieces = wrap_line(line, inner, lead=continuation(line))
                 wrapped += pieces
                 sources += [number] * len(pieces)
+            preview_start = len(wrapped)
+            if preview:
+                preview_start = self._add_preview(page, focused, preview, inner, wrapped, sources)
             page.set_wrapped(wrapped, sources)
+            if preview and page.wrapped_key[2:] != key[2:]:
+                page.detail_top = preview_start  # another option's preview: show its start
             page.wrapped_key = key
             page.detail_top = min(page.detail_top, max(0, len(wrapped) - 1))
         return page.wrapped
+
+    def _add_preview(
+        self,
+        page: Page,
+        row_index: int,
+        preview: list[Line],
+        inner: int,
+        wrapped: list[Line],
+        sources: list[int],
+    ) -> int:
+        """Append the focused option's preview (a title line, then its markdown behind a bar)
+        to ``wrapped``; the index of its first line."""
+        if wrapped:
+            wrapped.append([])
+            sources.append(_PREVIEW_SOURCE)
+        start = len(wrapped)
+        label = page.rows[row_index].label
+        title: Line = [("class:preview.title", f"Preview \u00b7 {label}")]
+        lines = wrap_line(title, inner)
+        for line in preview:
+            barred: Line = [("class:md.prefix", "\u2502 "), *line]
+            lines += wrap_line(barred, inner, lead=continuation(barred))
+        wrapped += lines
+        sources += [_PREVIEW_SOURCE] * len(lines)
+        return start
 
     def _detail_window(
         self, page: Page, lines: list[Line], frame: _Frame, width: int
