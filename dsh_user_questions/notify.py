@@ -28,7 +28,7 @@ import os
 import re
 import threading
 import urllib.parse
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,9 +67,16 @@ class Notification:
     body: str
     link: str | None = None
 
-    def text(self) -> str:
-        """The body with the link on a line of its own at the end."""
-        return self.body if self.link is None else f"{self.body}\n\nAnswer: {self.link}"
+    def text(self, escape: Callable[[str], str] | None = None) -> str:
+        """The body with the link on a line of its own at the end; ``escape`` (a service's
+        markup escaping) applies to the words, never to the link."""
+        words = escape or _unchanged
+        body = words(self.body)
+        return body if self.link is None else f"{body}\n\n{words('Answer:')} {self.link}"
+
+
+def _unchanged(text: str) -> str:
+    return text
 
 
 def _short(text: str, limit: int) -> str:
@@ -190,15 +197,12 @@ class _Target:
 
     def render(self, notification: Notification) -> tuple[str, str]:
         """The title and the body in this service's markup, every character of them inert."""
-        link = notification.link
-        if self.dialect == "html":
+        if self.dialect == "html":  # the link too: an & in it is &amp; in HTML
             return _escape_html(notification.title), _escape_html(notification.text())
         if self.dialect in ("discord", "markdown"):
             escape = _escape_discord if self.dialect == "discord" else _escape_markdown
-            body = escape(notification.body)
-            if link is not None:  # the provider's own address, kept clickable
-                body = f"{body}\n\n{escape('Answer:')} {link}"
-            return escape(notification.title), body
+            # The link is the provider's own address: it stays clickable.
+            return escape(notification.title), notification.text(escape)
         return notification.title, notification.text()
 
 
