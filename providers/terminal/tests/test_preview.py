@@ -51,3 +51,20 @@ class TestPreviews:
         assert "\u276f 1. pnpm" in screen
         term.press("enter")
         assert term.outcome()["answer"] == {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
+
+
+class TestPreviewsInLineMode:
+    """Line mode has no focus: each option's preview follows that option, behind a bar."""
+
+    def test_each_preview_follows_its_option(self, piped) -> None:
+        """The prompt on stderr shows each preview (markdown rendered, inert) under its option;
+        the answer is read as usual."""
+        result = piped({"questions": [question(options=OPTIONS)]}, "2\n")
+        assert result.answer == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+        lines = result.stderr.splitlines()
+        first = lines.index("  1. pnpm - fast")
+        assert "\u2502   pnpm install" in lines[first + 1]
+        assert any("A shared store. <b>tag</b> <U+001B>[31mred" in line for line in lines)
+        second = next(i for i, line in enumerate(lines) if line.startswith("  2. npm"))
+        assert lines[second + 1].strip() == "\u2502 npm"
+        assert lines[second + 4].startswith("  3. yarn")
