@@ -20,7 +20,8 @@ import fastjsonschema
 
 from . import _json
 from ._tool_schema import ID_PATTERN, LEADING_SPACES, OPTIONAL_KEYS, internal_schema
-from .rules import label_key, reserved_label
+from .payloads import _without_recommended_suffix
+from .rules import label_key, label_skeleton, reserved_label
 
 if TYPE_CHECKING:
     import jsonschema
@@ -75,7 +76,7 @@ def check(arguments: object) -> tuple[Any, list[str]]:
             return None, [f"not valid JSON: {_json_problem(err)}"]
     else:
         data = arguments
-    data = _drop_nulls(data)
+    data = _read_recommended(_drop_nulls(data))
     problems: list[str] = []
     try:
         _fast_validator()(data)
@@ -110,6 +111,35 @@ def _drop_nulls(data: object) -> object:
                 ]
         questions.append(question)
     return {**data, "questions": questions}
+
+
+def _read_recommended(data: object) -> object:
+    """``data`` with each label ending " (Recommended)" read as `payloads.from_dict` reads it.
+
+    The suffix is dropped and the option is ``recommended``, unless the option says
+    ``recommended`` itself. The caller's value is never changed.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
+        return data
+    changed = False
+    questions = []
+    for question in data["questions"]:
+        options = question.get("options") if isinstance(question, dict) else None
+        if isinstance(options, list):
+            read = [_recommended_option(option) for option in options]
+            if any(new is not old for new, old in zip(read, options, strict=True)):
+                question = {**question, "options": read}
+                changed = True
+        questions.append(question)
+    return {**data, "questions": questions} if changed else data
+
+
+def _recommended_option(option: object) -> object:
+    if not isinstance(option, dict) or "recommended" in option:
+        return option
+    label = option.get("label")
+    plain = _without_recommended_suffix(label) if isinstance(label, str) else None
+    return option if plain is None else {**option, "label": plain, "recommended": True}
 
 
 def _has_null(question: object) -> bool:
@@ -262,6 +292,7 @@ def _count_rules(at: list[Any], count: int, multi_select: object) -> Iterator[st
 
 def _option_rules(at: list[Any], options: list[Any]) -> Iterator[str]:
     labels: dict[str, int] = {}
+    looks: dict[str, int] = {}
     for position, option in enumerate(options):
         if not isinstance(option, dict):
             continue
@@ -280,6 +311,17 @@ def _option_rules(at: list[Any], options: list[Any]) -> Iterator[str]:
                 )
             else:
                 labels[folded] = position
+                look = label_skeleton(label)
+                if look in looks:
+                    first = options[looks[look]]["label"]
+                    yield _json.at(
+                        [*path, "label"],
+                        f"looks the same as {_json.path([*at, 'options', looks[look], 'label'])}"
+                        f" ({json.dumps(label)} and {json.dumps(first)}; labels must not look"
+                        " alike: Unicode confusables, l, I and 1, 0 and O)",
+                    )
+                else:
+                    looks[look] = position
         for field in ("label", "description", "preview"):
             text = option.get(field)
             if isinstance(text, str) and not text.isascii() and _SURROGATE.search(text):

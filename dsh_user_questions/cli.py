@@ -93,7 +93,7 @@ dsh-ask mcp [--provider NAME] serves the same questions to an MCP client over st
 
 With several providers installed, choose one with --provider NAME or {PROVIDER_ENV}=NAME.
 Example: echo '{{"questions":[{{"id":"pkg","question":"Which package manager?",
-"options":[{{"label":"pnpm (Recommended)"}},{{"label":"npm"}}]}}]}}' | dsh-ask
+"options":[{{"label":"pnpm","recommended":true}},{{"label":"npm"}}]}}]}}' | dsh-ask
 """
 
 
@@ -383,7 +383,7 @@ _DEMO_QUESTIONS: Final[dict[str, Any]] = {
             "header": "Package manager",
             "question": "Which package manager should the new project use?",
             "options": [
-                {"label": "uv (Recommended)", "description": "Fast; locks dependencies"},
+                {"label": "uv", "description": "Fast; locks dependencies", "recommended": True},
                 {"label": "pip", "description": "Everywhere already; no lock file"},
                 {"label": "poetry", "description": "Its own pyproject sections"},
             ],

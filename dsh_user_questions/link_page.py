@@ -7,7 +7,12 @@ link secret and expiring with the question. The page is server-rendered HTML wit
 the question's header, text, detail and options as inert, escaped text (`rules.inert_text`),
 and one form that posts back to the same address. It can show nothing else: no list, no
 other question, no stream. Used again once the question is settled, it shows the outcome;
-tampered or expired, a clear page says so (403 / 410).
+tampered or expired, a clear page says so (403 / 410). Every page has one ``<h1>``, its title.
+
+The form sends only what it shows: a single-select's typed words are one more choice
+("Other"), so a pick beside words is refused with the reason rather than half sent; an empty
+Send is refused; "Close without answering" asks once more before it closes the question. A
+refused form comes back with what was chosen and typed (never a secret's words).
 
 Needs Starlette (which both page providers depend on); the core imports it only when a
 provider builds the routes.
@@ -22,7 +27,7 @@ from typing import Any
 import attrs
 
 from .errors import UserQuestionError
-from .links import LinkError, make_link_token, verify_link_token
+from .links import LinkError, host_allowed, make_link_token, verify_link_token
 from .payloads import AskUserQuestionItem, AskUserQuestionRequest
 from .rules import inert_text, is_diff_review, is_plan_review
 
@@ -34,21 +39,28 @@ LINK_TTL = 7 * 24 * 3600.0
 _MAX_FORM_BYTES = 64 * 1024
 
 _CSS = """
-body{font:16px/1.45 system-ui,sans-serif;margin:0;background:#f6f6f4;color:#1d1d1b}
+body{font:16px/1.45 system-ui,sans-serif;margin:0;background:#f6f6f4;color:#1d1d1b;
+overflow-wrap:anywhere}
 main{max-width:40rem;margin:0 auto;padding:1rem}
 .card{background:#fff;border:1px solid #d8d8d2;border-radius:.6rem;padding:1rem;margin:0 0 1rem}
 .header{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:#55554f;margin:0}
-h1{font-size:1.15rem;margin:.2rem 0 .8rem;overflow-wrap:break-word}
-pre{white-space:pre-wrap;overflow-wrap:break-word;background:#f1f1ec;padding:.6rem;
+h1{font-size:1.3rem;margin:.2rem 0 1rem}
+h2{font-size:1.15rem;margin:.2rem 0 .8rem}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f1f1ec;padding:.6rem;
 border-radius:.4rem;max-height:60vh;overflow:auto;font-size:.85rem}
-label{display:flex;gap:.5rem;align-items:flex-start;padding:.45rem 0;overflow-wrap:anywhere}
+label{display:flex;gap:.5rem;align-items:flex-start;padding:.45rem 0}
+label>span{min-width:0}
 .desc{display:block;color:#55554f;font-size:.9rem}
 textarea,input[type=password]{width:100%;box-sizing:border-box;font:inherit;padding:.4rem}
-button{font:inherit;padding:.55rem 1.1rem;margin:.8rem .5rem 0 0;border-radius:.4rem;
-border:1px solid #1d1d1b;background:#1d1d1b;color:#fff}
-button.secondary{background:#fff;color:#1d1d1b}
+button,a.button{display:inline-block;font:inherit;padding:.55rem 1.1rem;margin:.8rem .5rem 0 0;
+border-radius:.4rem;border:1px solid #1d1d1b;background:#1d1d1b;color:#fff;text-decoration:none}
+button.secondary,a.button{background:#fff;color:#1d1d1b}
+.problems{border-color:#a3261c}
 .outcome{font-weight:600}
 """
+
+_OTHER = "other"
+"""The value of a single-select question's "Other" choice (its words are in the text box)."""
 
 
 @attrs.frozen
@@ -85,7 +97,7 @@ def _page(title: str, body: str, status: int = 200) -> Any:
         '<meta name=viewport content="width=device-width,initial-scale=1">'
         '<meta name=referrer content="no-referrer">'
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>"
-        f"<body><main>{body}</main></body></html>"
+        f"<body><main><h1>{html.escape(title)}</h1>{body}</main></body></html>"
     )
     return HTMLResponse(
         document,
@@ -103,12 +115,13 @@ def _card(text: str) -> str:
     return f'<section class="card"><p>{text}</p></section>'
 
 
-def _question_html(index: int, question: AskUserQuestionItem) -> str:
+def _question_html(index: int, question: AskUserQuestionItem, form: _Form) -> str:
     name = f"q{index}"
+    picked = set(form.get(name, []))
     parts = ['<section class="card">']
     if question.header:
         parts.append(f'<p class="header">{_text(question.header)}</p>')
-    parts.append(f"<h1>{_text(question.question)}</h1>")
+    parts.append(f"<h2>{_text(question.question)}</h2>")
     if question.detail is not None:
         parts.append(f"<pre>{_text(question.detail, multiline=True)}</pre>")
     kind = "checkbox" if question.multi_select else "radio"
@@ -117,8 +130,9 @@ def _question_html(index: int, question: AskUserQuestionItem) -> str:
         description = (
             f'<span class="desc">{_text(option.description)}</span>' if option.description else ""
         )
+        checked = " checked" if str(position) in picked else ""
         parts.append(
-            f'<label><input type={kind} name="{name}" value="{position}">'
+            f'<label><input type={kind} name="{name}" value="{position}"{checked}>'
             f"<span>{_text(option.label)}{mark}{description}</span></label>"
         )
     if question.secret:
@@ -127,26 +141,46 @@ def _question_html(index: int, question: AskUserQuestionItem) -> str:
             f'<input type=password id="{name}-custom" name="{name}-custom" autocomplete=off>'
         )
     else:
-        other = "Other (your own words)" if question.options else "Your answer"
+        typed = html.escape(form.get(f"{name}-custom", [""])[-1])
+        if question.options and not question.multi_select:
+            # A single-select takes one choice: the typed words are one more option, so a
+            # pick and words can never both seem sent (one radio group, no script needed).
+            checked = " checked" if _OTHER in picked else ""
+            parts.append(
+                f'<label><input type=radio name="{name}" value="{_OTHER}"{checked}>'
+                "<span>Other: my own words below</span></label>"
+            )
+            other = "Your own words (choose Other above)"
+        else:
+            other = "Other (your own words)" if question.options else "Your answer"
         parts.append(
             f'<label for="{name}-custom">{other}</label>'
-            f'<textarea id="{name}-custom" name="{name}-custom" rows=3></textarea>'
+            f'<textarea id="{name}-custom" name="{name}-custom" rows=3>{typed}</textarea>'
         )
     parts.append("</section>")
     return "".join(parts)
 
 
-def _form_html(linked: LinkedQuestion) -> str:
+def _form_html(linked: LinkedQuestion, form: _Form | None = None) -> str:
     request = linked.request
     assert request is not None, "a pending question's page needs its request"
     review = any(is_plan_review(q) or is_diff_review(q) for q in request.questions)
     lead = "review asked by" if review else "asked by"
-    cards = "".join(_question_html(i, q) for i, q in enumerate(request.questions))
+    cards = "".join(_question_html(i, q, form or {}) for i, q in enumerate(request.questions))
     return (
         f'<p class="header">A question {lead} {_text(linked.asker)}</p>'
         f"<form method=post>{cards}<button type=submit name=action value=answer>Send answer"
         "</button><button class=secondary type=submit name=action value=cancel>"
         "Close without answering</button></form>"
+    )
+
+
+def _confirm_close_html() -> str:
+    return (
+        '<section class="card"><p>The agent will be told you declined to answer.</p>'
+        "<form method=post><button type=submit name=action value=close>"
+        'Yes, close it</button><a class="button" href="">No, back to the question</a>'
+        "</form></section>"
     )
 
 
@@ -164,22 +198,43 @@ def _outcome_html(linked: LinkedQuestion, note: str | None = None) -> str:
     return f'<section class="card">{said}<p class="outcome">{outcome}</p></section>'
 
 
-def _answer_from_form(
-    request: AskUserQuestionRequest, form: dict[str, list[str]]
-) -> dict[str, Any]:
+_Form = dict[str, list[str]]
+
+
+def _answer_from_form(request: AskUserQuestionRequest, form: _Form) -> dict[str, Any]:
+    """The wire answer of a posted form; `UserQuestionError` (``BAD_ANSWER``) listing what
+    the page refuses before the rules see it: nothing given at all, a single-select pick
+    beside typed words, "Other" chosen without words."""
     items = []
+    problems = []
+    given = False
     for index, question in enumerate(request.questions):
-        picked = []
-        for raw in form.get(f"q{index}", []):
-            if raw.isdigit() and int(raw) < len(question.options):
-                picked.append(question.options[int(raw)].label)
+        name = inert_text(question.header or question.question)
+        raw_picks = form.get(f"q{index}", [])
+        picked = [
+            question.options[int(raw)].label
+            for raw in raw_picks
+            if raw.isdigit() and int(raw) < len(question.options)
+        ]
         custom = form.get(f"q{index}-custom", [""])[-1].replace("\r\n", "\n")
+        typed = bool(custom.strip())
+        if not question.multi_select and question.options:
+            if picked and typed:
+                problems.append(
+                    f"{name}: you chose \u201c{inert_text(picked[0])}\u201d and typed your own"
+                    " words; choose Other to send your words, or clear them"
+                )
+            elif _OTHER in raw_picks and not typed:
+                problems.append(f"{name}: type your answer below Other, or choose an option")
         item: dict[str, Any] = {"id": question.id, "selected": picked}
-        if custom.strip():
+        if typed:
             item["custom"] = custom
-            if not question.multi_select:
-                item["selected"] = []  # single-select: the typed words replace the pick
+        given = given or bool(picked) or typed
         items.append(item)
+    if not given and not problems:
+        problems.append("Nothing to send: choose an option or type an answer first.")
+    if problems:
+        raise UserQuestionError.bad_answer(*problems)
     return {"answers": items}
 
 
@@ -209,14 +264,17 @@ def link_routes(
             return _page("Link not valid", _card(f"{err}."), status)
         linked = await get(question_id)
         if linked is None:
-            return _page("Gone", _card("This question is gone."), 410)
+            return _page("Question gone", _card("This question is gone."), 410)
         note = None
         if request.method == "POST" and linked.outcome is None and linked.request is not None:
             body = await request.body()
             if len(body) > _MAX_FORM_BYTES:
-                return _page("Too long", _card("That answer is too long."), 413)
+                return _page("Answer too long", _card("That answer is too long."), 413)
             form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
-            if form.get("action", ["answer"])[-1] == "cancel":
+            action = form.get("action", ["answer"])[-1]
+            if action == "cancel":  # asked once more: one tap must not decline for good
+                return _page("Close without answering?", _confirm_close_html())
+            if action == "close":
                 await cancel(question_id)
                 note = "You closed the question."
             else:
@@ -227,9 +285,9 @@ def link_routes(
                         f"<li>{_text(p)}</li>" for p in err.problems or (err.message,)
                     )
                     return _page(
-                        "Not sent",
-                        f'<section class="card"><p>Your answer was not sent:</p><ul>{problems}</ul>'
-                        "</section>" + _form_html(linked),
+                        "Your answer was not sent",
+                        f'<section class="card problems" role="alert"><ul>{problems}</ul>'
+                        "</section>" + _form_html(linked, form),
                         422,
                     )
                 note = (
@@ -249,7 +307,8 @@ def with_links(app: Any, routes: list[Any], hosts: Callable[[], Collection[str]]
     """``app`` with ``routes`` (from `link_routes`) answering ``/q/...`` beside it.
 
     A link request passes no page token (the link is its own capability) but the same Host
-    check: a Host header not in ``hosts()`` (``host:port`` values) gets 421.
+    check: a Host header that `dsh_user_questions.links.host_allowed` refuses for ``hosts()``
+    gets 421.
     """
     from starlette.applications import Starlette
     from starlette.responses import PlainTextResponse
@@ -260,7 +319,7 @@ def with_links(app: Any, routes: list[Any], hosts: Callable[[], Collection[str]]
     async def dispatch(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"].startswith("/q/"):
             host = dict(scope["headers"]).get(b"host", b"").decode("latin-1").lower()
-            if host not in hosts():
+            if not host_allowed(host, hosts()):
                 await refused(scope, receive, send)
                 return
             await links(scope, receive, send)

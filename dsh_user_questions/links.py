@@ -5,6 +5,10 @@ question, no stream of others), so it may be pasted into a chat without handing 
 server's global token. The token in the link names the question and when it expires, and is
 signed with HMAC-SHA256 under the server's secret; `verify_link_token` refuses a tampered,
 foreign or expired token with a `LinkError` that says which.
+
+The page servers that serve links (the web provider, ``dsh-inbox serve``) decide here which
+``Host`` and ``Origin`` headers reach them (`host_allowed`, `origin_allowed`): one rule for the
+page, its posts and the links, behind a reverse proxy or not.
 """
 
 from __future__ import annotations
@@ -14,8 +18,18 @@ import hashlib
 import hmac
 import json
 import time
+import urllib.parse
+from collections.abc import Collection
 
-__all__ = ["LinkError", "make_link_token", "verify_link_token"]
+__all__ = [
+    "LinkError",
+    "host_allowed",
+    "make_link_token",
+    "origin_allowed",
+    "public_host",
+    "public_prefix",
+    "verify_link_token",
+]
 
 
 class LinkError(ValueError):
@@ -62,3 +76,61 @@ def verify_link_token(secret: bytes, token: str, *, now: float | None = None) ->
     if (time.time() if now is None else now) >= expires_at:
         raise LinkError("expired", "this link has expired")
     return question_id
+
+
+def _split_host(host: str) -> tuple[str, str | None]:
+    """``name`` and ``port`` of a ``Host`` value (``[::1]:80``, ``box:80``, ``box``), lowered."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        name, _, rest = host.partition("]")
+        port = rest[1:] if rest.startswith(":") else None
+        return f"{name}]", port or None
+    name, colon, port = host.rpartition(":")
+    if colon and port.isdigit() and ":" not in name:
+        return name, port
+    return host, None
+
+
+def host_allowed(host: str, allowed: Collection[str]) -> bool:
+    """Whether a ``Host`` header value names this server.
+
+    ``allowed`` holds ``name:port`` entries (that port only) and bare ``name`` entries (that
+    name with any port or none: a reverse proxy may send ``Host: name`` or ``name:443``). The
+    port is no protection against DNS rebinding; the name is.
+    """
+    name, port = _split_host(host)
+    if not name:
+        return False
+    return name in allowed or (port is not None and f"{name}:{port}" in allowed)
+
+
+def origin_allowed(origin: str, allowed: Collection[str]) -> bool:
+    """Whether an ``Origin`` header is this server's own page: ``http`` or ``https`` (a TLS
+    proxy in front), on a host `host_allowed` accepts. ``null`` and other schemes are not."""
+    scheme, sep, rest = origin.strip().lower().partition("://")
+    if not sep or scheme not in ("http", "https") or not rest or "/" in rest:
+        return False
+    return host_allowed(rest, allowed)
+
+
+def public_host(public_url: str) -> str:
+    """The host name of ``public_url`` (no port), as an entry of `host_allowed`'s set.
+
+    The address people reach a server by (a reverse proxy, a tunnel) is allowed by name: the
+    proxy may pass ``Host`` with or without a port. Raises `ValueError` for a URL that is not
+    ``http(s)://host[:port][/prefix]``.
+    """
+    parts = urllib.parse.urlsplit(public_url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
+        raise ValueError(
+            f"a public URL must be http(s)://host[:port][/prefix] without a query,"
+            f" got {public_url!r}"
+        )
+    name = parts.hostname.lower()
+    return f"[{name}]" if ":" in name else name
+
+
+def public_prefix(public_url: str) -> str:
+    """The path ``public_url`` puts before every route (``""``, or ``/prefix`` without a
+    trailing slash)."""
+    return urllib.parse.urlsplit(public_url.strip()).path.rstrip("/")

@@ -106,6 +106,19 @@ def _key(_instance: object, _attribute: object, value: str | None) -> None:
         raise ValueError(f"key {_KEY_RULE}, got {value[:80]!r}")
 
 
+_RECOMMENDED_SUFFIX = re.compile(r"\s+\(recommended\)\s*\Z", re.IGNORECASE)
+
+
+def _without_recommended_suffix(label: str) -> str | None:
+    """``label`` without a final ``" (Recommended)"`` (any case), or None when it has none.
+
+    Claude Code, and many models, mark the suggested option so; `AskUserQuestionOption.from_dict`
+    and the tool read such a label as the option without the suffix, ``recommended``.
+    """
+    found = _RECOMMENDED_SUFFIX.search(label)
+    return None if found is None or found.start() == 0 else label[: found.start()]
+
+
 @attrs.frozen
 class AskUserQuestionOption:
     """One option a question offers: the label the answer echoes, and what picking it means.
@@ -117,6 +130,11 @@ class AskUserQuestionOption:
     ``preview`` is markdown shown when the option is focused or expanded (a code snippet, a
     mock-up of a layout: what choosing it would look like); like every model-written text, a
     provider shows it inert (`rules.inert_text` with ``multiline=True``).
+
+    In the wire form, a label ending in ``" (Recommended)"`` of an option that does not say
+    ``recommended`` itself is read as the label without the suffix, ``recommended=True``
+    (`_without_recommended_suffix`); ``to_dict`` writes ``"recommended": false`` for such a label
+    that is not recommended, so every option reads back as it was.
     """
 
     label: str = attrs.field(validator=_str)
@@ -134,6 +152,8 @@ class AskUserQuestionOption:
             data["preview"] = self.preview
         if self.recommended:
             data["recommended"] = True
+        elif _without_recommended_suffix(self.label) is not None:
+            data["recommended"] = False  # read back as written, not as a recommendation
         return data
 
     @classmethod
@@ -387,6 +407,10 @@ def _read_option(data: object, keys: _Keys, problems: _Problems) -> AskUserQuest
     recommended = _boolean(obj, "recommended", keys, problems)
     if len(problems) > before or label is None:
         return None
+    if "recommended" not in obj:
+        plain = _without_recommended_suffix(label)
+        if plain is not None:
+            label, recommended = plain, True
     return AskUserQuestionOption(label, description, preview=preview, recommended=recommended)
 
 

@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 
+from ._confusables import skeleton
 from .errors import UserQuestionError
 from .payloads import (
     AskUserQuestionAnswer,
@@ -41,6 +42,7 @@ __all__ = [
     "is_diff_review",
     "is_plan_review",
     "label_key",
+    "label_skeleton",
     "redact_secrets",
     "reserved_label",
 ]
@@ -48,18 +50,8 @@ __all__ = [
 MAX_CUSTOM_CHARS = 10_000
 """The longest free text (``custom``) one answer item may carry, on every surface."""
 
-RESERVED_LABELS: dict[str, str] = {
-    "other": "Other",
-    "others": "Other",
-    "other please specify": "Other",
-    "something else": "Other",
-    "none of the above": "Other",
-    "skip": "Skip",
-    "skip this": "Skip",
-    "skip question": "Skip",
-    "skip this question": "Skip",
-}
-"""Folded labels (see `label_key`) that mean a choice every UI adds itself, and which one."""
+RESERVED_LABELS: dict[str, str] = {"other": "Other", "skip": "Skip"}
+"""The labels every UI adds itself, as `reserved_label` folds them, and the choice each is."""
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # In custom text: C0 and C1 controls and DEL (tab and newline are typed text), and the bidi
@@ -105,31 +97,39 @@ def label_key(label: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", label).casefold().split())
 
 
-_TRAILING_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
-_PUNCTUATION = re.compile(r"[\W_]+")
+_NOT_LETTERS = re.compile(r"[\W_]+")
 
 
 def reserved_label(label: str) -> str | None:
-    """``"Other"`` or ``"Skip"`` when ``label`` means a choice the UI adds itself, else None.
+    """``"Other"`` or ``"Skip"`` when ``label`` *is* a choice the UI adds itself, else None.
 
-    Compared after NFKC and case folding, with a trailing parenthesis (``"Other (please
-    specify)"``) and punctuation (``"Other:"``, ``"Skip."``) trimmed: ``"Others"``,
-    ``"Other"`` in fullwidth letters and ``"skip this question"`` are all reserved. The tool
-    and `check_request` both use this one test.
+    Compared after NFKC and case folding, without spaces and punctuation: ``"Other"``,
+    ``" skip. "``, ``"OTHER:"`` and ``"Other"`` in fullwidth letters are reserved; a label that
+    says more is an ordinary choice the model offers (``"Skip tests"``, ``"None of the
+    above"``, ``"Something else"``, ``"Other (please specify)"``). The tool and
+    `check_request` both use this one test.
     """
-    folded = unicodedata.normalize("NFKC", label).casefold()
-    plain = " ".join(_PUNCTUATION.sub(" ", folded).split())
-    found = RESERVED_LABELS.get(plain)
-    if found is None:
-        trimmed = _TRAILING_PAREN.sub("", folded)
-        if trimmed != folded:
-            found = RESERVED_LABELS.get(" ".join(_PUNCTUATION.sub(" ", trimmed).split()))
-    return found
+    return RESERVED_LABELS.get(
+        _NOT_LETTERS.sub("", unicodedata.normalize("NFKC", label).casefold())
+    )
+
+
+def label_skeleton(label: str) -> str:
+    """The form in which two labels look the same to a reader: their UTS #39 skeleton.
+
+    Unicode's confusables (``pop`` and ``pop`` in Cyrillic letters, ``npm`` and ``npm`` with a
+    zero-width space) and ASCII's own (``l``, ``I`` and ``1``; ``0`` and ``O``) share one
+    skeleton, taken after case folding and with spaces collapsed, as `label_key` reads them.
+    `check_request` refuses two labels of one question with one skeleton; a provider may use
+    it to tell whether two labels it draws would look alike.
+    """
+    return " ".join(skeleton(label).casefold().split())
 
 
 def _question_problems(question: AskUserQuestionItem) -> Iterator[str]:
     # The request rules that protect what an answer means, for every caller of ask().
     seen: dict[str, int] = {}
+    looks: dict[str, int] = {}
     recommended = 0
     for index, option in enumerate(question.options):
         label = option.label
@@ -148,6 +148,11 @@ def _question_problems(question: AskUserQuestionItem) -> Iterator[str]:
             )
         else:
             seen[key] = index
+            look = label_skeleton(label)
+            if look in looks:
+                yield _looks_alike(index, label, looks[look], question.options[looks[look]].label)
+            else:
+                looks[look] = index
         recommended += option.recommended
     if recommended > 1 and not question.multi_select:
         yield f"recommends {recommended} options; a single-select question recommends at most one"
@@ -155,6 +160,15 @@ def _question_problems(question: AskUserQuestionItem) -> Iterator[str]:
         yield "is secret and has options; a secret question takes free text only"
     if question.secret and question.multi_select:
         yield "is secret and multi_select; a secret question takes free text only"
+
+
+def _looks_alike(index: int, label: str, first: int, first_label: str) -> str:
+    # The labels with ASCII escapes: quoted as written, the two would look the same here too.
+    return (
+        f"option {index} {json.dumps(label)} looks the same as option {first}"
+        f" {json.dumps(first_label)} (labels must not look alike: Unicode confusables, l, I"
+        " and 1, 0 and O)"
+    )
 
 
 def is_diff_review(question: AskUserQuestionItem) -> bool:

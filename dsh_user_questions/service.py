@@ -303,6 +303,19 @@ class UserQuestionService:
                     leftover.add_done_callback(self._leftovers.discard)
                 flight.end(taken)
 
+    def ask_sync(
+        self, request: AskUserQuestionRequest, timeout: float | None = None
+    ) -> AskUserQuestionAnswer:
+        """`ask` for synchronous code: from any thread, with or without a running loop there.
+
+        The ask runs on this service's question loop (a daemon thread started on the first
+        call), the calling thread waiting; from that loop's own thread, on a fresh loop in a
+        helper thread. Raises as `ask` does; see ``dsh_user_questions._sync``.
+        """
+        from ._sync import run_sync
+
+        return run_sync(self, lambda: self.ask(request, timeout))
+
     def receipt(self, request: AskUserQuestionRequest) -> Receipt:
         """The `Receipt` of the ask whose provider got ``request``: "a receipt means taken".
 

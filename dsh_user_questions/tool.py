@@ -10,11 +10,13 @@ spaces, no option labelled "Other" (the UI always adds one), either no options o
 ``secret`` question without options, and no unpaired surrogates in any text.
 
 ``recommended`` is data, not a choice: it is shown, never picked for the user (a skip stays a
-skip). A label that still ends ``(Recommended)`` is just a label and works as before.
+skip). A label ending `` (Recommended)`` (as Claude Code writes it) is read as the label
+without it, recommended, unless the option says ``recommended`` itself.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -49,6 +51,7 @@ from ._tool_types import (
 )
 from .errors import HarnessError, UserQuestionError
 from .payloads import (
+    KEY_PATTERN,
     AskUserQuestionAnswer,
     AskUserQuestionItem,
     AskUserQuestionOption,
@@ -82,6 +85,7 @@ __all__ = [
     "ResponsesTool",
     "ToolResult",
     "anthropic_tool",
+    "durable_key",
     "format_answer",
     "gemini_tool",
     "input_schema",
@@ -89,6 +93,7 @@ __all__ = [
     "openai_responses_tool",
     "openai_tool",
     "read_arguments",
+    "result_of",
     "run",
 ]
 
@@ -246,14 +251,13 @@ class ToolResult:
     def from_error(cls, err: HarnessError) -> ToolResult:
         """The result of a failed call: ``Error: <message>`` and the error's name and code.
 
-        The name of every `UserQuestionError` (whatever its family subclass) is
-        ``"UserQuestionError"``: the one stable name a harness routes on, with the code.
+        The name is the exception's class name (``AskCancelledError``, ``InvalidRequestError``,
+        ``StoreError``...: the family of `errors`), the code its exact outcome.
         """
-        name = "UserQuestionError" if isinstance(err, UserQuestionError) else type(err).__name__
         return cls(
             content=f"Error: {err.message}",
             is_error=True,
-            error={"name": name, "code": str(getattr(err.code, "value", err.code))},
+            error={"name": type(err).__name__, "code": str(getattr(err.code, "value", err.code))},
         )
 
     def to_anthropic(self, tool_use_id: str) -> AnthropicToolResult:
@@ -288,6 +292,65 @@ def format_answer(answer: AskUserQuestionAnswer) -> str:
     return json.dumps({"answers": items}, ensure_ascii=False, separators=(",", ":"))
 
 
+def result_of(
+    questions: tuple[AskUserQuestionItem, ...],
+    outcome: AskUserQuestionAnswer | HarnessError,
+    *,
+    reveal_secrets: bool = False,
+) -> ToolResult:
+    """What the model gets for an ask of ``questions`` that ended with ``outcome``.
+
+    The one place an answer becomes the model's text (`run` and every adapter come through
+    here): an answer gives its compact JSON (`format_answer`), each secret question's text
+    replaced by `rules.SECRET_PLACEHOLDER` unless ``reveal_secrets``, and the clear texts in
+    `ToolResult.secrets`; a `HarnessError` gives `ToolResult.from_error`.
+    """
+    if isinstance(outcome, HarnessError):
+        return ToolResult.from_error(outcome)
+    if not any(question.secret for question in questions):
+        return ToolResult(format_answer(outcome))
+    secret_ids = {question.id for question in questions if question.secret}
+    secrets = {
+        item.id: item.custom
+        for item in outcome.answers
+        if item.id in secret_ids and item.custom is not None
+    }
+    shown = outcome if reveal_secrets else redact_secrets(questions, outcome)
+    return ToolResult(format_answer(shown), secrets=secrets)
+
+
+def durable_key(framework: str, run_id: str | None, tool_call_id: str | None) -> str:
+    """The ``key`` of a durable tool call's question: its run's identity and its call's id.
+
+    Every adapter's durable mode makes its keys here: ``<framework>:<run id>:<tool call id>``
+    (e.g. ``langgraph:<thread id>:<tool call id>``), so two runs that reuse a tool call id
+    (scripted and test models do, and so may a model across runs) never share a record, and
+    the same call asked again after a crash attaches to its own. When that text is outside
+    `payloads.KEY_PATTERN` (other characters, or too long) the key is
+    ``<framework>:sha256:<hex digest of both ids>``: stable all the same.
+
+    ``run_id`` is the framework's own run identity (LangGraph's thread id, pydantic-ai's run
+    id, the run id the caller gives the Agents SDK adapter). Raises `ValueError` when it or
+    ``tool_call_id`` is missing or empty: a key made of the call id alone would collide.
+    """
+    if not run_id or not isinstance(run_id, str):
+        raise ValueError(
+            f"a durable {framework} ask_user_question call needs its run's identity for its"
+            f" key, and it has none (run id {run_id!r}): a key of the tool call id alone could"
+            " hand one run's answer to another"
+        )
+    if not tool_call_id or not isinstance(tool_call_id, str):
+        raise ValueError(
+            f"a durable {framework} ask_user_question call needs its tool call id for its key"
+            f" (got {tool_call_id!r})"
+        )
+    key = f"{framework}:{run_id}:{tool_call_id}"
+    if KEY_PATTERN.fullmatch(key):
+        return key
+    both = f"{len(run_id)}:{run_id}:{tool_call_id}".encode("utf-8", "surrogatepass")
+    return f"{framework}:sha256:{hashlib.sha256(both).hexdigest()}"
+
+
 class _Context(Protocol):
     def get(self, name: str) -> Any | None: ...
 
@@ -298,19 +361,24 @@ async def run(
     *,
     agent: object | None = None,
     signal: AbortSignal | None = None,
+    key: str | None = None,
     timeout: float | None = None,
     reveal_secrets: bool = False,
+    raise_for: tuple[type[HarnessError], ...] = (),
 ) -> ToolResult:
     """Run the tool: validate ``arguments``, ask through ``ctx.user_questions``, report.
 
+    The one path from a model's call to its result: every adapter, live and durable, calls it.
     ``arguments`` is the JSON text the model sent or the value already parsed from it. Every
-    value gives a `ToolResult`: the compact answer JSON, or ``Error: <message>`` for invalid
-    arguments (``INVALID_ARGS``) and every `HarnessError` of the ask (a context without the
-    user-questions service is ``NO_PROVIDER``). ``timeout`` (seconds) ends an unanswered ask
-    with ``ASK_TIMED_OUT``, whose text tells the model the user did not answer in time.
-    Cancelling the awaiting task propagates `asyncio.CancelledError`; any other exception from
-    a provider propagates unchanged, as from `UserQuestionService.ask`, for the harness's own
-    error handling.
+    value gives a `ToolResult` (made by `result_of`): the compact answer JSON, or
+    ``Error: <message>`` for invalid arguments (``INVALID_ARGS``) and every `HarnessError` of
+    the ask (a context without the user-questions service is ``NO_PROVIDER``), except those of
+    the classes in ``raise_for``, which raise (a durable adapter leaves its call pending on
+    them). ``key`` is the request's key (`durable_key`), for a durable provider's one record per
+    call. ``timeout`` (seconds) ends an unanswered ask with ``ASK_TIMED_OUT``, whose text tells
+    the model the user did not answer in time. Cancelling the awaiting task propagates
+    `asyncio.CancelledError`; any other exception from a provider propagates unchanged, as from
+    `UserQuestionService.ask`, for the harness's own error handling.
 
     **Secrets.** A question the model marks ``"secret": true`` is typed masked and its answer
     goes to the harness, not the model: the result's ``content`` carries
@@ -319,23 +387,19 @@ async def run(
     ``reveal_secrets=True`` puts the clear text in ``content`` too, for a harness that wants the
     model to see it.
     """
+    questions: tuple[AskUserQuestionItem, ...] = ()
     try:
         questions = read_arguments(arguments)
         service = ctx.get("user_questions")
         if service is None:
             raise UserQuestionError.no_provider()
-        answer = await service.ask(
-            AskUserQuestionRequest(questions=questions, agent=agent, signal=signal, timeout=timeout)
+        outcome: AskUserQuestionAnswer | HarnessError = await service.ask(
+            AskUserQuestionRequest(
+                questions=questions, agent=agent, signal=signal, timeout=timeout, key=key
+            )
         )
     except HarnessError as err:
-        return ToolResult.from_error(err)
-    if not any(question.secret for question in questions):
-        return ToolResult(format_answer(answer))
-    secret_ids = {question.id for question in questions if question.secret}
-    secrets = {
-        item.id: item.custom
-        for item in answer.answers
-        if item.id in secret_ids and item.custom is not None
-    }
-    shown = answer if reveal_secrets else redact_secrets(questions, answer)
-    return ToolResult(format_answer(shown), secrets=secrets)
+        if isinstance(err, raise_for):
+            raise
+        outcome = err
+    return result_of(questions, outcome, reveal_secrets=reveal_secrets)

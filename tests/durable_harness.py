@@ -4,10 +4,12 @@
 ``thread-1`` of a LangGraph graph whose scripted model asks one question, on the checkpointer
 ``CHECKPOINT`` (a SQLite file path, or a ``postgresql://`` URL), with `answer_interrupts`.
 ``durable_harness.py openai-agents STATE``: the Agents SDK's durable tool; the interrupted
-run's ``RunState`` is kept in the file ``STATE``; a second run answers and resumes it.
+run's ``RunState`` is kept in the file ``STATE`` (its run id ``run-1``); a second run answers
+and resumes it.
 ``durable_harness.py pydantic-ai HISTORY``: runs a pydantic-ai agent with the deferred tool,
 keeping its message history in the file ``HISTORY`` (``ModelMessagesTypeAdapter``), and answers
-its deferred calls with `answer_deferred`; a second run with the history file resumes it.
+its deferred calls with `answer_deferred` (the history names the run, for the keys); a second
+run with the history file resumes it.
 
 Either way the questions go to the inbox (``DSH_USER_QUESTIONS_PROVIDER=inbox``,
 ``DSH_USER_QUESTIONS_INBOX``); the model appends every tool result it is given to the file
@@ -119,7 +121,7 @@ async def pydantic_ai(history_file: str) -> None:
             history = result.all_messages()
             _write(path, ModelMessagesTypeAdapter.dump_json(history))
             requests = result.output
-        results = await answer_deferred(requests, ctx)
+        results = await answer_deferred(requests, ctx, messages=history)
         result = await agent.run(message_history=history, deferred_tool_results=results)
         say(event="done", output=result.output)
 
@@ -162,7 +164,7 @@ async def openai_agents(state_file: str) -> None:
             saved = result.to_state().to_string(context_serializer=lambda _ctx: {}).encode()
             _write(path, saved)
         state = await RunState.from_string(agent, saved.decode(), context_override=ctx)
-        state = await answer_interruptions(state, ctx)
+        state = await answer_interruptions(state, ctx, run_id="run-1")
         result = await Runner.run(agent, state, context=ctx, run_config=offline)
         say(event="done", output=result.final_output)
 

@@ -299,3 +299,41 @@ async def test_a_new_process_on_the_same_thread_reattaches_to_the_same_key(
     assert provider.asked == ["langgraph:thread-1:call-0-0"] * 2
     assert [s["content"] for s in model.seen] == [await _tool_run_text(GOOD, ANSWER)]
     assert len([m for m in final["messages"] if m.type == "human"]) == 1
+
+
+class TestResumeByHand:
+    """Issue 26: the graph relays what tool.run gives; docs/langgraph.md's hand-written resume."""
+
+    async def test_a_tool_result_resume_gives_the_model_exactly_its_text(
+        self, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+    ) -> None:
+        """Resume with resume_value(await tool.run(..., key=...)), as the docs show."""
+        graph, model = _graph("tool_node", GOOD)
+        await graph.ainvoke(START_INPUT, _config())
+        snapshot = await graph.aget_state(_config())
+        scripted_provider.push(ANSWER)
+        resume = {}
+        for pending in snapshot.interrupts:
+            result = await tool.run(
+                dsh_context, {"questions": pending.value["questions"]}, key=pending.value["key"]
+            )
+            resume[pending.id] = resume_value(result)
+        await graph.ainvoke(Command(resume=resume), _config())
+        assert [s["content"] for s in model.seen] == [await _tool_run_text(GOOD, ANSWER)]
+        assert scripted_provider.requests[0].key == "langgraph:thread-1:call-0-0"
+
+    async def test_an_error_tool_result_is_an_error_tool_message(self) -> None:
+        """A failed tool result resumes as a ToolMessage with status="error" and its text."""
+        graph, model = _graph("tool_node", GOOD)
+        await graph.ainvoke(START_INPUT, _config())
+        failed = tool.result_of((), UserQuestionError.cancelled())
+        await graph.ainvoke(Command(resume=resume_value(failed)), _config())
+        assert model.seen == [{"id": "call-0-0", "status": "error", "content": failed.content}]
+
+    def test_the_hashed_key_is_the_one_earlier_releases_made(self) -> None:
+        """Records keyed by an earlier release's hashed form are found again after an upgrade."""
+        import hashlib
+
+        thread, call = "thread with spaces", "call_9"
+        both = f"{len(thread)}:{thread}:{call}".encode()
+        assert key_of(thread, call) == "langgraph:sha256:" + hashlib.sha256(both).hexdigest()

@@ -84,11 +84,11 @@ async def test_a_run_pauses_serialises_and_resumes_with_the_keyed_answer(
     saved = first.to_state().to_string(context_serializer=lambda _ctx: {})
 
     state = await RunState.from_string(agent, saved, context_override=dsh_context)
-    state = await answer_interruptions(state, dsh_context)
-    assert provider.asked == ["call-0"]
+    state = await answer_interruptions(state, dsh_context, run_id="run-1")
+    assert provider.asked == ["openai-agents:run-1:call-0"]
     resumed = await Runner.run(agent, state, context=dsh_context, run_config=OFFLINE)
     assert json.loads(resumed.final_output) == [ANSWER_TEXT]
-    assert provider.asked == ["call-0", "call-0"]  # the tool asked the same key: same record
+    assert provider.asked == ["openai-agents:run-1:call-0"]  # the tool did not run again
     assert seen == [[ANSWER_TEXT]]
 
 
@@ -108,10 +108,10 @@ async def test_a_cancelled_question_is_the_tools_error_text(dsh_context: Harness
     dsh_context.user_questions.register_provider(provider)
     agent, seen = _agent(GOOD)
     first = await Runner.run(agent, "go", context=dsh_context, run_config=OFFLINE)
-    state = await answer_interruptions(first, dsh_context)
+    state = await answer_interruptions(first, dsh_context, run_id="run-1")
     await Runner.run(agent, state, context=dsh_context, run_config=OFFLINE)
     assert seen == [[f"Error: {UserQuestionError.cancelled().message}"]]
-    assert provider.asked == ["call-0"]  # rejected: the tool did not run again
+    assert provider.asked == ["openai-agents:run-1:call-0"]  # the tool did not run again
 
 
 async def test_the_live_tool_is_unchanged(

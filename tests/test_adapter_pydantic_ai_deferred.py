@@ -95,7 +95,7 @@ async def test_the_whole_cycle_with_saved_history(
     scripted_provider.push(ANSWER)
     results = await answer_deferred(requests, dsh_context)
     (request,) = scripted_provider.requests
-    assert request.key == "call-0-0"
+    assert request.key == f"pydantic-ai:{first.run_id}:call-0-0"  # the run and the call
     assert results.calls == {"call-0-0": tool.format_answer(request_answer := _answer())}
     assert request_answer.to_dict() == ANSWER
 
@@ -144,7 +144,7 @@ async def test_parallel_calls_are_asked_concurrently_each_with_its_key(
 
     scripted_provider.push(answer, answer)
     results = await answer_deferred(result.output, dsh_context)
-    assert sorted(started) == ["call-0-0", "call-0-1"]
+    assert sorted(started) == [f"pydantic-ai:{result.run_id}:call-0-{i}" for i in (0, 1)]
     assert set(results.calls) == {"call-0-0", "call-0-1"}
 
 
@@ -194,16 +194,19 @@ async def test_other_tools_calls_are_left_out(
         ]
     )
     scripted_provider.push(ANSWER)
-    results = await answer_deferred(requests, dsh_context)
+    results = await answer_deferred(requests, dsh_context, run_id="run-1")
     assert isinstance(results, DeferredToolResults)
     assert list(results.calls) == ["q1"]
 
 
-def test_keys_are_the_tool_call_ids() -> None:
-    assert key_of("call_abc-123") == "call_abc-123"
-    odd = key_of("id with spaces")
-    assert odd.startswith("sha256:")
-    assert odd == key_of("id with spaces")
+def test_keys_are_the_run_and_the_tool_call() -> None:
+    """key_of is tool.durable_key of the run and the call: never the call id alone."""
+    assert key_of("run-1", "call_abc-123") == "pydantic-ai:run-1:call_abc-123"
+    odd = key_of("run-1", "id with spaces")
+    assert odd.startswith("pydantic-ai:sha256:")
+    assert odd == tool.durable_key("pydantic-ai", "run-1", "id with spaces")
+    with pytest.raises(ValueError, match="run's identity"):
+        key_of(None, "call_abc-123")
 
 
 def test_a_deferred_tool_takes_no_context() -> None:

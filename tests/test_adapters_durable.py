@@ -162,3 +162,148 @@ def test_a_run_killed_while_waiting_resumes_and_the_model_gets_the_answer_once(
     records = _records(env)
     assert [r["id"] for r in records] == [record["id"]]  # never asked twice
     assert records[0]["state"] == "answered"
+
+
+class TestOneInboxInProcess:
+    """Issue 26, with the real inbox on a SQLite file, in one process.
+
+    Two runs that reuse a tool call id (pydantic-ai's ``TestModel``, whose call id is always
+    ``pyd_ai_tool_call_id__ask_user_question``; the Agents SDK with a scripted model reusing
+    ``call_id``): the second run's question must reach the inbox as a new pending record (with
+    keys of the call id alone it was handed the first run's answer). And a secret through
+    LangGraph: the model and the checkpoint tables get the placeholder.
+    """
+
+    @pytest.fixture
+    async def inbox_ctx(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+        from dsh_user_questions.harness import HarnessContext
+
+        monkeypatch.setenv("DSH_USER_QUESTIONS_PROVIDER", "inbox")
+        monkeypatch.setenv("DSH_USER_QUESTIONS_INBOX", f"sqlite:///{tmp_path / 'inbox.db'}")
+        monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+        async with HarnessContext() as ctx:
+            ctx.load_entrypoints()
+            yield ctx
+
+    @staticmethod
+    async def _answered(asking: Any, custom: str, seen_ids: set[str]) -> Any:
+        """Answer the one new pending record while ``asking`` waits; its result."""
+        import asyncio
+
+        from dsh_user_questions_inbox import open_inbox
+
+        task = asyncio.ensure_future(asking)
+        with open_inbox() as inbox:
+            deadline = time.monotonic() + WAIT
+            while True:
+                fresh = [r for r in inbox.records(state="pending") if r.id not in seen_ids]
+                if fresh:
+                    break
+                assert not task.done(), f"answered without asking anyone: {task.result()!r}"
+                assert time.monotonic() < deadline, "the run never asked"
+                await asyncio.sleep(0.05)  # the inbox has no event to await from here
+            (record,) = fresh
+            seen_ids.add(record.id)
+            question = record.request["questions"][0]["id"]
+            answer = {"answers": [{"id": question, "selected": [], "custom": custom}]}
+            inbox.answer(record.id, answer, surface="test")
+        return await asyncio.wait_for(task, WAIT)
+
+    async def test_two_pydantic_ai_test_model_runs(self, inbox_ctx: Any) -> None:
+        """The second TestModel run is asked, not handed the first run's answer."""
+        pytest.importorskip("pydantic_ai")
+        from pydantic_ai import Agent, DeferredToolRequests
+        from pydantic_ai.models.test import TestModel
+
+        from dsh_user_questions.adapters.pydantic_ai import answer_deferred, ask_user_question_tool
+
+        agent = Agent(
+            TestModel(),
+            output_type=[str, DeferredToolRequests],
+            tools=[ask_user_question_tool(deferred=True)],
+        )
+        seen_ids: set[str] = set()
+        outputs = []
+        for custom in ("first", "second"):
+            run = await agent.run("go")
+            results = await self._answered(answer_deferred(run.output, inbox_ctx), custom, seen_ids)
+            (output,) = results.calls.values()
+            outputs.append(output)
+        assert ['"custom":"first"' in outputs[0], '"custom":"second"' in outputs[1]] == [True, True]
+        assert len(seen_ids) == 2
+
+    async def test_two_agents_sdk_runs_reusing_a_call_id(self, inbox_ctx: Any) -> None:
+        """The second run (another run_id, the same call_id) is asked and gets its own answer."""
+        pytest.importorskip("agents")
+        from agents import Agent, RunConfig, Runner
+        from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+        from dsh_user_questions import tool
+        from dsh_user_questions.adapters.openai_agents import (
+            answer_interruptions,
+            ask_user_question_tool,
+        )
+
+        question = {"questions": [{"id": "name", "question": "Project name?"}]}
+        seen_ids: set[str] = set()
+        outputs = []
+        for run_id, custom in (("run-1", "first"), ("run-2", "second")):
+            model = ScriptedModel(
+                [
+                    [function_call(tool.NAME, json.dumps(question), call_id="call-1")],
+                    ModelStep.respond(lambda _call: [assistant_message("done")]),
+                ]
+            )
+            agent = Agent(name="a", model=model, tools=[ask_user_question_tool(durable=True)])
+            offline = RunConfig(tracing_disabled=True)
+            paused = await Runner.run(agent, "go", context=inbox_ctx, run_config=offline)
+            state = await self._answered(
+                answer_interruptions(paused, inbox_ctx, run_id=run_id), custom, seen_ids
+            )
+            done = await Runner.run(agent, state, context=inbox_ctx, run_config=offline)
+            outputs.append(
+                [
+                    i.output
+                    for i in done.new_items
+                    if getattr(i, "type", "") == "tool_call_output_item"
+                ]
+            )
+        assert len(seen_ids) == 2
+        assert '"custom":"first"' in str(outputs[0])
+        assert '"custom":"second"' in str(outputs[1])
+
+    async def test_a_secret_through_langgraph_and_the_inbox(
+        self, inbox_ctx: Any, tmp_path: Path
+    ) -> None:
+        """The real inbox, a SQLite checkpointer: the model and the tables see the placeholder."""
+        pytest.importorskip("langgraph.checkpoint.sqlite")
+        sys.path.insert(0, str(Path(__file__).parent))
+        from _langgraph_graphs import ScriptedChatModel, tool_node_graph
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        from dsh_user_questions import rules
+        from dsh_user_questions.adapters.langgraph import answer_interrupts, ask_user_question_tool
+
+        clear = "npm_s3cr3t_0123abcd"
+        question = {"questions": [{"id": "token", "question": "Your npm token?", "secret": True}]}
+        model = ScriptedChatModel(script=[question], seen=[])
+        kept: list[dict[str, str]] = []
+        checkpoints = tmp_path / "checkpoints"
+        checkpoints.mkdir()
+        async with AsyncSqliteSaver.from_conn_string(str(checkpoints / "c.db")) as saver:
+            graph = tool_node_graph(model, ask_user_question_tool(), saver)
+            config: Any = {"configurable": {"thread_id": "t1"}}
+            asking = answer_interrupts(
+                graph,
+                {"messages": [("user", "go")]},
+                config,
+                inbox_ctx,
+                on_secrets=lambda _key, secrets: kept.append(dict(secrets)),
+            )
+            await self._answered(asking, clear, set())
+        assert kept == [{"token": clear}]
+        (seen,) = model.seen
+        assert rules.SECRET_PLACEHOLDER in seen["content"]
+        assert clear not in seen["content"]
+        stored = b"".join(p.read_bytes() for p in sorted(checkpoints.iterdir()))
+        assert clear.encode() not in stored

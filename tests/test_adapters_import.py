@@ -14,8 +14,14 @@ FRAMEWORKS = (
     "agents",
     "langchain_core",
     "langgraph",
+    "llm",
+    "smolagents",
+    "autogen_agentchat",
+    "crewai",
+    "agno",
     "openai",
     "pydantic",
+    "claude_agent_sdk",
 )
 
 
@@ -42,6 +48,17 @@ def test_the_core_imports_no_framework() -> None:
         ("dsh_user_questions.adapters.openai_agents", "agents", "openai-agents"),
         ("dsh_user_questions.adapters.langchain", "langchain_core", "langchain"),
         ("dsh_user_questions.adapters.langgraph", "langgraph", "langgraph"),
+        ("dsh_user_questions.adapters.llm", "llm", "llm"),
+        ("dsh_user_questions.adapters.smolagents", "smolagents", "smolagents"),
+        ("dsh_user_questions.adapters.autogen", "autogen_agentchat", "autogen"),
+        ("dsh_user_questions.adapters.crewai", "crewai", "crewai"),
+        ("dsh_user_questions.adapters.agno", "agno", "agno"),
+        ("dsh_user_questions.adapters.google_adk", "google.adk", "google-adk"),
+        (
+            "dsh_user_questions.adapters.claude_agent_sdk",
+            "claude_agent_sdk",
+            "claude-agent-sdk",
+        ),
         ("dsh_user_questions.mcp", "mcp", "mcp"),
     ],
 )

@@ -102,7 +102,10 @@ async def test_pydantic_ai_durable_cycle(
     scope: dict[str, Any] = {"ctx": dsh_context, "model": FunctionModel(model)}
     await _run_async_block(_block("pydantic-ai, durable"), scope)
     assert capsys.readouterr().out == ANSWER_TEXT + "\n"
-    assert [r.key for r in scripted_provider.requests] == ["call-1"]
+    (request,) = scripted_provider.requests
+    assert request.key is not None
+    assert request.key.startswith("pydantic-ai:")  # the run's id, then the call's
+    assert request.key.endswith(":call-1")
 
 
 async def test_openai_agents_durable_cycle(
@@ -122,7 +125,7 @@ async def test_openai_agents_durable_cycle(
     model = ScriptedModel(
         [[function_call(tool.NAME, json.dumps(GOOD), call_id="call-1")], ModelStep.respond(finish)]
     )
-    scripted_provider.push(ANSWER, ANSWER)  # a durable provider answers the same key again
+    scripted_provider.push(ANSWER)
     scope: dict[str, Any] = {"ctx": dsh_context, "model": model}
     from agents import set_tracing_disabled
 
@@ -132,7 +135,7 @@ async def test_openai_agents_durable_cycle(
     finally:
         set_tracing_disabled(False)
     assert capsys.readouterr().out == ANSWER_TEXT + "\n"
-    assert [r.key for r in scripted_provider.requests] == ["call-1", "call-1"]
+    assert [r.key for r in scripted_provider.requests] == ["openai-agents:build-42:call-1"]
 
 
 async def test_langgraph_block(
@@ -153,3 +156,49 @@ async def test_langgraph_block(
     await _run_async_block(_block("LangGraph"), scope)
     assert capsys.readouterr().out == ANSWER_TEXT + "\n"
     assert [r.key for r in scripted_provider.requests] == ["langgraph:build-42:call-0-0"]
+
+
+class TestLangGraphExtra:
+    """Issue 26: ``pip install 'dsh-user-questions[langgraph]'`` gives what the example imports."""
+
+    def test_the_extra_holds_every_distribution_the_example_imports(self) -> None:
+        """Each module the README's LangGraph block imports comes from the [langgraph] extra,
+        the package itself or the checkpointer the README says to add."""
+        pytest.importorskip("langchain.agents", reason="needs langchain")
+        pytest.importorskip("langgraph.checkpoint.sqlite", reason="needs the SQLite checkpointer")
+        import configparser
+
+        from packaging.requirements import Requirement
+        from packaging.utils import canonicalize_name
+
+        config = configparser.ConfigParser()
+        config.read(README.with_name("setup.cfg"), encoding="utf-8")
+        extra = config["options.extras_require"]["langgraph"]
+        allowed = {canonicalize_name(Requirement(line).name) for line in extra.split() if line}
+        allowed |= {"dsh-user-questions", "langgraph-checkpoint-sqlite"}  # named beside it
+        modules = re.findall(r"^from ([\w.]+) import", _block("LangGraph"), re.M)
+        owners = {module: _owner(module) for module in modules}
+        assert owners.keys() >= {"langchain.agents", "langgraph.checkpoint.sqlite.aio"}
+        assert {m: o for m, o in owners.items() if o not in allowed} == {}
+
+
+def _owner(module: str) -> str:
+    """The (canonical) name of the distribution whose files hold ``module``."""
+    import importlib.metadata
+    import importlib.util
+
+    from packaging.utils import canonicalize_name
+
+    spec = importlib.util.find_spec(module)
+    assert spec is not None, module
+    assert spec.origin is not None, module
+    origin = Path(spec.origin).resolve()
+    if origin.is_relative_to(README.parent):
+        return "dsh-user-questions"  # this tree, on the path
+    top = module.split(".")[0]
+    for name in importlib.metadata.packages_distributions().get(top, []):
+        dist = importlib.metadata.distribution(name)
+        for file in dist.files or ():
+            if file.name == origin.name and Path(str(dist.locate_file(file))).resolve() == origin:
+                return str(canonicalize_name(name))
+    raise AssertionError(f"no installed distribution holds {module}")

@@ -442,7 +442,7 @@ def test_list_providers_with_none_says_what_to_install(cli_none: Cli) -> None:
 
 DEMO_ANSWER = {
     "answers": [
-        {"id": "pkg", "selected": ["uv (Recommended)"]},
+        {"id": "pkg", "selected": ["uv"]},
         {"id": "checks", "selected": ["ruff", "pytest"]},
     ]
 }
@@ -457,7 +457,7 @@ def test_demo_asks_two_questions_then_a_plan_review(cli: Cli) -> None:
     assert lines[0] == "agent: I will set up a new Python project. Two decisions are yours."
     assert lines[1].startswith('agent -> ask_user_question {"questions":[{"id":"pkg"')
     assert lines[2:] == [
-        'tool  -> {"answers":[{"id":"pkg","selected":["uv (Recommended)"]},'
+        'tool  -> {"answers":[{"id":"pkg","selected":["uv"]},'
         '{"id":"checks","selected":["ruff","pytest"]}]}',
         "agent: Here is my plan; may I leave plan mode and carry it out?",
         "plan review -> approved",

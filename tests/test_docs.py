@@ -51,6 +51,8 @@ def test_a_documented_example_prints_what_the_page_says(
     """The example runs as written, in a process of its own, and prints the page's text."""
     if "import mcp" in code:
         pytest.importorskip("mcp")
+    if "claude_agent_sdk" in code:
+        pytest.importorskip("claude_agent_sdk")
     script = tmp_path / "example.py"
     script.write_text(code, encoding="utf-8")
     done = subprocess.run(

@@ -10,7 +10,13 @@ import httpx
 import pytest
 
 from dsh_user_questions.link_page import LinkedQuestion, link_routes, link_url, with_links
-from dsh_user_questions.links import make_link_token
+from dsh_user_questions.links import (
+    host_allowed,
+    make_link_token,
+    origin_allowed,
+    public_host,
+    public_prefix,
+)
 from dsh_user_questions.rules import check_answer
 from dsh_user_questions.testing import make_question, make_request
 
@@ -115,7 +121,10 @@ async def test_a_refused_answer_shows_the_problems_and_the_form_again(
 
 
 async def test_close_without_answering(client: httpx.AsyncClient) -> None:
-    closed = await client.post(path("q-2"), data={"action": "cancel"})
+    """Close asks once more; the confirmation closes the question."""
+    asked = await client.post(path("q-2"), data={"action": "cancel"})
+    assert "Close without answering?" in asked.text
+    closed = await client.post(path("q-2"), data={"action": "close"})
     assert "You closed the question." in closed.text
     assert "closed without an answer" in closed.text
 
@@ -145,3 +154,135 @@ async def test_only_links_pass_without_the_token_and_only_for_allowed_hosts(
     assert (await client.get("/anything")).text == "the page behind its token"
     refused = await client.get(path("q-1"), headers={"Host": "evil.example"})
     assert refused.status_code == 421
+
+
+def h1_count(page: httpx.Response) -> int:
+    return page.text.count("<h1>")
+
+
+class TestTheLinkPageTellsTheTruth:
+    """The form sends what it shows, refuses what it cannot send, and every page has a title."""
+
+    async def test_a_pick_beside_typed_words_on_a_single_select_is_refused(
+        self, client: httpx.AsyncClient, questions: Questions
+    ) -> None:
+        """A single-select pick plus typed words is refused with the reason (nothing sent);
+        the form comes back with both kept, so one can be changed."""
+        sent = await client.post(
+            path("q-1"), data={"q0": "1", "q0-custom": "my words", "action": "answer"}
+        )
+        assert sent.status_code == 422
+        assert "you chose \u201cnpm\u201d and typed your own words" in sent.text
+        assert questions.answers == []
+        assert 'value="1" checked' in sent.text
+        assert ">my words</textarea>" in sent.text
+
+    async def test_other_sends_the_typed_words_only(
+        self, client: httpx.AsyncClient, questions: Questions
+    ) -> None:
+        """Choosing Other sends the typed words as the answer, no option."""
+        sent = await client.post(
+            path("q-1"), data={"q0": "other", "q0-custom": "my words", "action": "answer"}
+        )
+        assert "Your answer was recorded." in sent.text
+        assert questions.answers == [
+            ("q-1", {"answers": [{"id": "pkg", "selected": [], "custom": "my words"}]})
+        ]
+
+    async def test_other_without_words_is_refused(
+        self, client: httpx.AsyncClient, questions: Questions
+    ) -> None:
+        """Other chosen with the box empty is refused, saying what is missing."""
+        sent = await client.post(path("q-1"), data={"q0": "other", "action": "answer"})
+        assert sent.status_code == 422
+        assert "type your answer below Other" in sent.text
+        assert questions.answers == []
+
+    async def test_an_empty_send_is_refused(
+        self, client: httpx.AsyncClient, questions: Questions
+    ) -> None:
+        """Send with nothing chosen or typed is refused, not recorded as a skip."""
+        sent = await client.post(path("q-1"), data={"q0-custom": "  ", "action": "answer"})
+        assert sent.status_code == 422
+        assert "Nothing to send" in sent.text
+        assert questions.answers == []
+
+    async def test_close_asks_for_confirmation_first(
+        self, client: httpx.AsyncClient, questions: Questions
+    ) -> None:
+        """One tap on Close leaves the question pending and asks; only the confirmation
+        closes it."""
+        asked = await client.post(path("q-2"), data={"action": "cancel"})
+        assert "Yes, close it" in asked.text
+        assert questions.linked["q-2"].outcome is None
+        await client.post(path("q-2"), data={"action": "close"})
+        assert questions.linked["q-2"].outcome == "cancelled"
+
+    async def test_every_page_has_exactly_one_h1(self, client: httpx.AsyncClient) -> None:
+        """The form, its refusal, the confirmation, the outcome and each bad-link page have a
+        level-one heading."""
+        pages = [
+            await client.get(path("q-1")),
+            await client.post(path("q-1"), data={"action": "answer"}),
+            await client.post(path("q-1"), data={"action": "cancel"}),
+            await client.get(path("q-1")[:-3] + "xyz"),
+            await client.get(path("q-1", expires_at=time.time() - 1)),
+            await client.get(path("nobody")),
+            await client.post(path("q-1"), data={"q0": "0", "action": "answer"}),
+            await client.get(path("q-1")),
+        ]
+        assert [h1_count(page) for page in pages] == [1] * len(pages)
+        assert "This question has been answered." in pages[-1].text
+
+
+class TestHostsAndOrigins:
+    """One rule for the Host and Origin a page server accepts, behind a proxy or not."""
+
+    @pytest.mark.parametrize(
+        ("host", "ok"),
+        [
+            ("box.example", True),
+            ("box.example:443", True),
+            ("BOX.example:8443", True),
+            ("127.0.0.1:8765", True),
+            ("127.0.0.1", False),
+            ("127.0.0.1:9999", False),
+            ("[::1]:8765", True),
+            ("[::1]", False),
+            ("evil.example", False),
+            ("box.example.evil.example", False),
+            ("", False),
+        ],
+    )
+    def test_a_bare_name_allows_any_port_a_name_with_a_port_that_port(
+        self, host: str, ok: bool
+    ) -> None:
+        """``box.example`` allows that name with any port or none; ``name:port`` that port."""
+        allowed = {"box.example", "127.0.0.1:8765", "[::1]:8765"}
+        assert host_allowed(host, allowed) is ok
+
+    @pytest.mark.parametrize(
+        ("origin", "ok"),
+        [
+            ("https://box.example", True),
+            ("http://box.example:8080", True),
+            ("https://127.0.0.1:8765", True),
+            ("null", False),
+            ("https://evil.example", False),
+            ("ftp://box.example", False),
+            ("https://box.example/path", False),
+        ],
+    )
+    def test_an_origin_is_http_or_https_on_an_allowed_host(self, origin: str, ok: bool) -> None:
+        """A TLS proxy's ``https://`` origin passes like ``http://``; other origins do not."""
+        assert origin_allowed(origin, {"box.example", "127.0.0.1:8765"}) is ok
+
+    def test_a_public_url_gives_its_host_name_and_prefix(self) -> None:
+        """The public URL's host is allowed by name; its path is the prefix; a URL that is
+        not http(s) is a ValueError naming it."""
+        assert public_host("https://Box.Example:8443/questions/") == "box.example"
+        assert public_host("https://[::1]:8443") == "[::1]"
+        assert public_prefix("https://box.example:8443/questions/") == "/questions"
+        assert public_prefix("https://box.example") == ""
+        with pytest.raises(ValueError, match="ftp://box"):
+            public_host("ftp://box")

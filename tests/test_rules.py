@@ -153,21 +153,35 @@ def test_check_request_refuses_options_an_answer_could_not_tell_apart(
     [
         "Other",
         "other:",
-        "Others",
-        "Other (please specify)",
+        " O ther ",
         "\uff2f\uff54\uff48\uff45\uff52",
         "SKIP",
+        "Skip.",
     ],
 )
 def test_reserved_label_reads_common_spellings(label: str) -> None:
-    """Other and Skip are found after NFKC, case folding, punctuation and a trailing
-    parenthesis."""
+    """Other and Skip themselves are found after NFKC, case folding, spaces and
+    punctuation."""
     assert reserved_label(label) in ("Other", "Skip")
 
 
-@pytest.mark.parametrize("label", ["Other tools", "Otherwise", "Skipper", "pnpm (Recommended)"])
+@pytest.mark.parametrize(
+    "label",
+    [
+        "Other tools",
+        "Otherwise",
+        "Skipper",
+        "pnpm (Recommended)",
+        "Skip tests",
+        "None of the above",
+        "Something else",
+        "Others",
+        "Other (please specify)",
+        "Skip this question",
+    ],
+)
 def test_reserved_label_leaves_ordinary_labels(label: str) -> None:
-    """A label that only contains the word is an ordinary choice."""
+    """A label that says more than "Other" or "Skip" is an ordinary choice the model offers."""
     assert reserved_label(label) is None
 
 

@@ -160,7 +160,7 @@ async def test_the_tool_tells_the_model_the_user_did_not_answer_in_time(
     result = await asyncio.wait_for(tool.run(dsh_context, arguments, timeout=0.05), 30)
     assert result.is_error
     assert result.content == f"Error: {TIMED_OUT}"
-    assert result.error == {"name": "UserQuestionError", "code": "ASK_TIMED_OUT"}
+    assert result.error == {"name": "AskTimedOutError", "code": "ASK_TIMED_OUT"}
     assert "judgment" not in result.content
 
 

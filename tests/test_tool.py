@@ -17,8 +17,10 @@ from dsh_user_questions import (
     UserQuestionError,
     UserQuestionErrorCode,
     plugin,
+    rules,
     tool,
 )
+from dsh_user_questions.errors import StoreError
 from dsh_user_questions.harness import AbortController, Agent, HarnessContext
 from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider
 
@@ -213,7 +215,7 @@ async def test_request_carries_every_field_agent_and_signal(
                 "header": "Package manager",
                 "question": "Which package manager?",
                 "options": [
-                    {"label": "pnpm (Recommended)", "description": "Fast"},
+                    {"label": "pnpm", "description": "Fast", "recommended": True},
                     {"label": "npm"},
                 ],
                 "multi_select": True,
@@ -238,12 +240,24 @@ async def test_arguments_as_text_bytes_or_parsed(
 # Failures of the ask ---------------------------------------------------------------------------
 
 
+# The class of each outcome's error: ToolResult.error["name"] (README: the exception's class).
+ERROR_NAMES = {
+    "NO_PROVIDER": "ProviderSetupError",
+    "ASK_CANCELLED": "AskCancelledError",
+    "ASK_ABORTED": "AskAbortedError",
+    "CALLER_NOT_LIVE": "CallerRefusedError",
+    "DELEGATED_CALLER": "CallerRefusedError",
+    "BAD_ANSWER": "BadAnswerError",
+    "INVALID_ARGS": "InvalidRequestError",
+}
+
+
 def error_result(message: str, code: str) -> tool.ToolResult:
     """The expected result of a failed call."""
     return tool.ToolResult(
         content=f"Error: {message}",
         is_error=True,
-        error={"name": "UserQuestionError", "code": code},
+        error={"name": ERROR_NAMES[code], "code": code},
     )
 
 
@@ -304,7 +318,7 @@ async def test_delegated_caller_result(
     registry.enter(parent)
     registry.enter(child, owner=parent)
     result = await tool.run(dsh_context, args_of(), agent=child)
-    assert result.error == {"name": "UserQuestionError", "code": "DELEGATED_CALLER"}
+    assert result.error == {"name": "CallerRefusedError", "code": "DELEGATED_CALLER"}
     assert result.content.startswith("Error: human interaction is unavailable while")
 
 
@@ -314,7 +328,7 @@ async def test_bad_answer_result(
     """A provider's answer naming an option never offered gives BAD_ANSWER."""
     scripted_provider.push({"answers": [{"id": "pkg", "selected": ["yarn"]}]})
     result = await tool.run(dsh_context, args_of())
-    assert result.error == {"name": "UserQuestionError", "code": "BAD_ANSWER"}
+    assert result.error == {"name": "BadAnswerError", "code": "BAD_ANSWER"}
     assert result.content.startswith("Error: the user-questions provider gave a bad answer: ")
 
 
@@ -628,9 +642,9 @@ def test_valid_arguments_become_payloads() -> None:
     """read_arguments turns valid arguments into AskUserQuestionItem payloads."""
     [item] = tool.read_arguments(args_of(pkg(multi_select=True)))
     assert (item.id, item.header, item.multi_select) == ("pkg", "Package manager", True)
-    assert [(o.label, o.description) for o in item.options] == [
-        ("pnpm (Recommended)", "Fast"),
-        ("npm", None),
+    assert [(o.label, o.description, o.recommended) for o in item.options] == [
+        ("pnpm", "Fast", True),
+        ("npm", None, False),
     ]
     assert (item.detail, item.intent) == (None, None)
 
@@ -708,7 +722,7 @@ def test_run_never_raises(arguments: object) -> None:
     finally:
         loop.close()
     if result.is_error:
-        assert result.error == {"name": "UserQuestionError", "code": "INVALID_ARGS"}
+        assert result.error == {"name": "InvalidRequestError", "code": "INVALID_ARGS"}
         assert result.content.startswith("Error: invalid arguments: ")
         assert "\x1b" not in result.content
         # the fallback for validators that disagree never shows
@@ -849,7 +863,7 @@ async def test_custom_text_with_a_lone_surrogate_is_a_bad_answer(
     arguments = args_of({"id": "name", "question": "Project name?"})
     scripted_provider.push({"answers": [{"id": "name", "selected": [], "custom": "demo\udc80"}]})
     result = await tool.run(dsh_context, arguments)
-    assert result.error == {"name": "UserQuestionError", "code": "BAD_ANSWER"}
+    assert result.error == {"name": "BadAnswerError", "code": "BAD_ANSWER"}
     assert "unpaired surrogate" in result.content
     assert "name" in result.content
     result.content.encode("utf-8")
@@ -870,3 +884,50 @@ def test_the_answer_rules_refuse_a_lone_surrogate_in_custom() -> None:
         [question], {"answers": [{"id": "name", "custom": "ok \U0001f600"}]}
     )
     assert paired.answers[0].custom == "ok \U0001f600"
+
+
+class TestOnePath:
+    """Issue 26: `run` is the one path (with a key), `result_of` the one answer-to-text step."""
+
+    async def test_the_error_name_is_the_exceptions_class_name(
+        self, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+    ) -> None:
+        """A cancelled ask's result names AskCancelledError, as the README says."""
+        scripted_provider.push(UserQuestionError.cancelled())
+        result = await tool.run(dsh_context, args_of())
+        assert result.error == {"name": "AskCancelledError", "code": "ASK_CANCELLED"}
+
+    async def test_the_key_reaches_the_request(
+        self, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+    ) -> None:
+        """run(key=...) asks with that key, for a durable provider's one record per call."""
+        scripted_provider.push(answer(AskUserQuestionAnswerItem(id="pkg", selected=("npm",))))
+        await tool.run(dsh_context, args_of(), key="fw:run-1:call-1")
+        (request,) = scripted_provider.requests
+        assert request.key == "fw:run-1:call-1"
+
+    async def test_raise_for_raises_those_failures_and_no_other(
+        self, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+    ) -> None:
+        """The classes in raise_for propagate; every other failure is still the result."""
+        scripted_provider.push(UserQuestionError.store_unusable("gone"))
+        with pytest.raises(UserQuestionError) as caught:
+            await tool.run(dsh_context, args_of(), raise_for=(StoreError,))
+        assert caught.value.code == "STORE_UNUSABLE"
+        scripted_provider.push(UserQuestionError.cancelled())
+        result = await tool.run(dsh_context, args_of(), raise_for=(StoreError,))
+        assert result.error == {"name": "AskCancelledError", "code": "ASK_CANCELLED"}
+
+    def test_result_of_an_answer_hides_a_secret(self) -> None:
+        """result_of gives the placeholder to the model and the clear text to the harness."""
+        questions = tool.read_arguments(
+            {"questions": [{"id": "token", "question": "Token?", "secret": True}]}
+        )
+        answered = AskUserQuestionAnswer.from_dict(
+            {"answers": [{"id": "token", "selected": [], "custom": "s3cr3t"}]}
+        )
+        result = tool.result_of(questions, answered)
+        assert "s3cr3t" not in result.content
+        assert rules.SECRET_PLACEHOLDER in result.content
+        assert result.secrets == {"token": "s3cr3t"}
+        assert "s3cr3t" in tool.result_of(questions, answered, reveal_secrets=True).content

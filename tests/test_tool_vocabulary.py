@@ -155,18 +155,22 @@ async def test_a_skip_never_becomes_the_recommended_option(
     assert request.questions[0].options[0].recommended is True
 
 
-async def test_a_label_ending_recommended_keeps_working(
+async def test_a_label_ending_recommended_reads_as_recommended(
     dsh_context: HarnessContext, scripted_provider: ScriptedProvider
 ) -> None:
-    """The old way, "(Recommended)" in the label, is still just a label, as before."""
-    label = "pnpm (Recommended)"
-    scripted_provider.push({"answers": [{"id": "pkg", "selected": [label]}]})
+    """A label ending " (Recommended)" (Claude Code's way) is the option without the suffix,
+    recommended; the answer names the label without it."""
+    scripted_provider.push({"answers": [{"id": "pkg", "selected": ["pnpm"]}]})
     result = await tool.run(
-        dsh_context, {"questions": [choice({"label": label}, {"label": "npm"})]}
+        dsh_context,
+        {"questions": [choice({"label": "pnpm (Recommended)"}, {"label": "npm"})]},
     )
-    assert result.content == '{"answers":[{"id":"pkg","selected":["pnpm (Recommended)"]}]}'
+    assert result.content == '{"answers":[{"id":"pkg","selected":["pnpm"]}]}'
     [request] = scripted_provider.requests
-    assert [o.recommended for o in request.questions[0].options] == [False, False]
+    assert [(o.label, o.recommended) for o in request.questions[0].options] == [
+        ("pnpm", True),
+        ("npm", False),
+    ]
 
 
 # Secrets ---------------------------------------------------------------------------------------

@@ -1,10 +1,14 @@
-"""Claude Code's vocabulary read faithfully: option previews (issue 28, point 3)."""
+"""Claude Code's vocabulary read faithfully (issue 28, point 3) and one look-alike rule (issue
+29, point 3): previews, " (Recommended)", the reserved labels, labels that look alike."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dsh_user_questions import (
     AskUserQuestionOption,
@@ -12,8 +16,14 @@ from dsh_user_questions import (
     UserQuestionError,
     UserQuestionErrorCode,
     WireFormatError,
+    _confusables,
+    plugin,
+    rules,
     tool,
 )
+from dsh_user_questions.harness import HarnessContext
+from dsh_user_questions.rules import check_request
+from dsh_user_questions.testing import ScriptedProvider, make_question, make_request
 
 LAYOUT = "```\n+--------+\n| header |\n+--------+\n```\n\tand a tab"
 
@@ -114,3 +124,212 @@ class TestPreview:
             {"questions": [tool_question({"label": "a", "preview": None}, {"label": "b"})]}
         )
         assert question.options[0].preview is None
+
+
+def options_of(*labels: str) -> tuple[AskUserQuestionOption, ...]:
+    """Options with these labels."""
+    return tuple(AskUserQuestionOption(label) for label in labels)
+
+
+async def refused(*labels: str) -> UserQuestionError:
+    """The error ``ask()`` raises for one question offering ``labels`` (nobody is asked)."""
+    provider = ScriptedProvider()
+    async with HarnessContext() as ctx:
+        ctx.register(plugin)
+        ctx.user_questions.register_provider(provider)
+        with pytest.raises(UserQuestionError) as caught:
+            await ctx.user_questions.ask(make_request(make_question(options=options_of(*labels))))
+    assert provider.requests == []
+    return caught.value
+
+
+class TestLookAlikeLabels:
+    """Labels of one question that look the same are refused by ``ask()``, naming both."""
+
+    @pytest.mark.parametrize(
+        ("first", "second"),
+        [
+            ("pop", "\u0440\u043e\u0440"),  # Cyrillic er, o, er
+            ("cluster-l", "cluster-I"),
+            ("cluster-1", "cluster-l"),
+            ("backup-0", "backup-O"),
+            ("npm", "npm\u200b"),  # a zero-width space
+            ("npm", "n\u0440m"),
+            ("modern", "rnodern"),
+            ("paypal", "\u0440\u0430\u0443\u0440\u0430l"),
+        ],
+    )
+    async def test_a_look_alike_pair_is_bad_question(self, first: str, second: str) -> None:
+        """The second label of a look-alike pair is refused, the message naming both."""
+        error = await refused(first, second)
+        assert error.code == UserQuestionErrorCode.BAD_QUESTION
+        problem = (
+            f"option 1 {json.dumps(second)} looks the same as option 0 {json.dumps(first)}"
+            " (labels must not look alike: Unicode confusables, l, I and 1, 0 and O)"
+        )
+        assert error.problems == (problem,)
+        assert str(error) == f'question "pkg" {problem}'
+
+    @pytest.mark.parametrize(
+        "labels",
+        [
+            ("\u0434\u0430", "\u043d\u0435\u0442"),  # Cyrillic yes and no
+            ("caf\u00e9", "cafe"),
+            ("pop", "pip", "top"),
+            ("backup-1", "backup-2"),
+        ],
+    )
+    def test_labels_that_differ_at_a_glance_pass(self, labels: tuple[str, ...]) -> None:
+        """Labels that a reader tells apart pass the rule."""
+        check_request(make_request(make_question(options=options_of(*labels))))
+
+    def test_the_tool_refuses_a_pair_at_its_path(self) -> None:
+        """The tool reports a look-alike label at its path, naming the first one's path."""
+        assert tool_problems({"label": "backup-0"}, {"label": "backup-O"}) == (
+            "questions[0].options[1].label: looks the same as questions[0].options[0].label"
+            ' ("backup-O" and "backup-0"; labels must not look alike: Unicode confusables, l,'
+            " I and 1, 0 and O)",
+        )
+
+    def test_the_skeleton_is_shared_by_case_and_spaces(self) -> None:
+        """``label_skeleton`` reads labels as ``label_key`` does, and look-alikes as one."""
+        assert rules.label_skeleton(" Cluster-I ") == rules.label_skeleton("cluster-l")
+        assert rules.label_skeleton("\u0420\u043e\u0440") == rules.label_skeleton("pop")
+
+    def test_the_ascii_table_is_the_datas(self) -> None:
+        """The ASCII look-alikes kept in code are exactly those of Unicode's data."""
+        from confusable_homoglyphs import confusables
+
+        found = {}
+        for code in range(0x21, 0x7F):
+            char = chr(code)
+            for hit in confusables.is_confusable(char, greedy=True) or ():
+                glyphs = [g["c"] for g in hit["homoglyphs"]]
+                if len(glyphs) == 1 and glyphs[0].isascii():
+                    found[char] = glyphs[0]
+        assert found == _confusables.ASCII_PROTOTYPES
+
+
+class TestReservedLabels:
+    """Only the UI's own choices themselves ("Other", "Skip") are reserved."""
+
+    @pytest.mark.parametrize("label", ["Other", "skip", " SKIP. ", "Other:", "O ther"])
+    async def test_the_uis_own_choices_are_refused_quoting_the_label(self, label: str) -> None:
+        """A label that is "Other" or "Skip" is BAD_QUESTION, quoting the model's own label."""
+        error = await refused("pnpm", label)
+        assert error.code == UserQuestionErrorCode.BAD_QUESTION
+        meaning = "Other" if "o" in label.lower() else "Skip"
+        assert error.problems == (
+            f"option 1 {json.dumps(label)} reads as the UI's own {json.dumps(meaning)} choice,"
+            " which every UI adds itself; leave it out",
+        )
+
+    @pytest.mark.parametrize(
+        "label", ["Skip tests", "None of the above", "Something else", "Other (please specify)"]
+    )
+    def test_labels_saying_more_are_ordinary(self, label: str) -> None:
+        """A label that says more than the UI's own choice is the model's to offer."""
+        check_request(make_request(make_question(options=options_of("pnpm", label))))
+        [question] = tool.read_arguments(
+            {"questions": [tool_question({"label": "a"}, {"label": label})]}
+        )
+        assert question.options[1].label == label
+
+
+class TestRecommendedSuffix:
+    """A label ending " (Recommended)" reads as ``recommended=True`` without the suffix."""
+
+    def test_from_dict_reads_the_suffix(self) -> None:
+        """from_dict drops the suffix (any case) and marks the option recommended."""
+        for label in ("pnpm (Recommended)", "pnpm (recommended)", "pnpm  (Recommended) "):
+            option = AskUserQuestionOption.from_dict({"label": label})
+            assert (option.label, option.recommended) == ("pnpm", True)
+
+    def test_an_explicit_flag_keeps_the_label(self) -> None:
+        """An option that says ``recommended`` itself keeps its label as written."""
+        option = AskUserQuestionOption.from_dict(
+            {"label": "pnpm (Recommended)", "recommended": False}
+        )
+        assert (option.label, option.recommended) == ("pnpm (Recommended)", False)
+
+    def test_every_option_reads_back_as_it_was(self) -> None:
+        """to_dict then from_dict gives the same option, suffix or not, recommended or not."""
+        for option in (
+            AskUserQuestionOption("pnpm (Recommended)"),
+            AskUserQuestionOption("pnpm (Recommended)", recommended=True),
+            AskUserQuestionOption("pnpm", recommended=True),
+            AskUserQuestionOption("(Recommended)"),
+        ):
+            assert AskUserQuestionOption.from_dict(option.to_dict()) == option
+
+    def test_the_tool_reads_the_suffix(self) -> None:
+        """The tool's arguments read the suffix the same way, strict-mode nulls included."""
+        [question] = tool.read_arguments(
+            {
+                "questions": [
+                    tool_question(
+                        {"label": "Sidebar (Recommended)", "recommended": None}, {"label": "Tabs"}
+                    )
+                ]
+            }
+        )
+        assert [(o.label, o.recommended) for o in question.options] == [
+            ("Sidebar", True),
+            ("Tabs", False),
+        ]
+
+    def test_two_suffixed_options_of_a_single_select_are_invalid(self) -> None:
+        """Two " (Recommended)" labels on a single-select break the one-recommended rule."""
+        assert tool_problems({"label": "a (Recommended)"}, {"label": "b (Recommended)"}) == (
+            "questions[0].options[1].recommended: must not be true:"
+            " questions[0].options[0].recommended is already true, and a single-select question"
+            " recommends at most one option",
+        )
+
+
+_CYRILLIC_TWINS = {"a": "\u0430", "c": "\u0441", "e": "\u0435", "o": "\u043e", "p": "\u0440"}
+
+
+class TestLookAlikeProperties:
+    """The look-alike rule on any label a model may write (Hypothesis)."""
+
+    @given(
+        st.text(alphabet="aceop", min_size=1, max_size=12),
+        st.lists(st.booleans(), min_size=12, max_size=12),
+        st.booleans(),
+    )
+    def test_a_label_and_its_disguised_copy_are_never_both_offered(
+        self, word: str, swaps: list[bool], invisible: bool
+    ) -> None:
+        """A label and a copy with Cyrillic twins or a zero-width space put in are refused."""
+        copy = "".join(_CYRILLIC_TWINS[c] if s else c for c, s in zip(word, swaps, strict=False))
+        copy += "\u200b" if invisible else ""
+        if copy == word:
+            return
+        with pytest.raises(UserQuestionError) as caught:
+            check_request(make_request(make_question(options=options_of(word, copy))))
+        assert caught.value.code == UserQuestionErrorCode.BAD_QUESTION
+
+    @given(st.lists(st.text(min_size=1, max_size=12), min_size=2, max_size=5))
+    def test_the_rule_never_crashes(self, labels: list[str]) -> None:
+        """Any labels are accepted or refused as BAD_QUESTION, never an exception of another
+        kind; a refusal names options by their place."""
+        refused: UserQuestionError | None = None
+        try:
+            check_request(make_request(make_question(options=options_of(*labels))))
+        except UserQuestionError as error:
+            refused = error
+        if refused is not None:
+            assert refused.code == UserQuestionErrorCode.BAD_QUESTION
+            assert all(problem.startswith("option ") for problem in refused.problems)
+
+
+def test_mcp_choices_that_look_alike_are_told_apart_by_their_values() -> None:
+    """An MCP elicitation whose titles look alike is asked with labels the rule accepts."""
+    mcp = pytest.importorskip("dsh_user_questions.mcp")
+    choices = [{"const": "b0", "title": "backup-0"}, {"const": "bO", "title": "backup-O"}]
+    [question] = mcp.questions_for_elicitation(
+        "m", {"type": "object", "properties": {"pick": {"type": "string", "oneOf": choices}}}
+    )
+    assert [option.label for option in question.options] == ["backup-0", "backup-O (bO)"]
+    check_request(make_request(question))

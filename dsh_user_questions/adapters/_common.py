@@ -3,13 +3,41 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from .. import tool
-from ..errors import UserQuestionErrorCode
+from ..errors import (
+    AskAbortedError,
+    CallerRefusedError,
+    HarnessError,
+    ProviderSetupError,
+    StoreError,
+    UserQuestionErrorCode,
+)
 
 T = TypeVar("T")
+
+OnSecrets = Callable[[str, Mapping[str, str]], object]
+"""The harness's hook for secret answers: called with the call's name (its durable key, or the
+tool call id of a live call) and the clear texts by question id. The model gets the
+placeholder; this is the only way out of the adapter for the clear text."""
+
+KEEP_PENDING: tuple[type[HarnessError], ...] = (
+    AskAbortedError,
+    StoreError,
+    ProviderSetupError,
+    CallerRefusedError,
+)
+"""The failures that leave a durable call pending (the harness's own abort, no usable provider
+or store, a caller that may not ask): the durable adapters raise them, and a later call asks
+again with the same keys. Every other failure is the call's result, for the model."""
+
+
+def hand_secrets(result: tool.ToolResult, name: str | None, on_secrets: OnSecrets | None) -> None:
+    """Give ``result``'s secret answers to the harness's hook (nothing without one)."""
+    if on_secrets is not None and result.secrets:
+        on_secrets(name or "", result.secrets)
 
 
 def is_invalid_arguments(result: tool.ToolResult) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import tool
-from ._common import context_of, missing_framework
+from ._common import OnSecrets, context_of, hand_secrets, missing_framework
 from ._langchain_tool import WholeArgumentsTool
 
 try:
@@ -40,16 +40,19 @@ def ask_user_question_tool(
     *,
     agent: object | None = None,
     signal: Any | None = None,
+    on_secrets: OnSecrets | None = None,
 ) -> StructuredTool:
     """The ``ask_user_question`` tool for LangChain chat models and agents.
 
     ``ctx`` is the harness context; ``None`` takes it from the run's
     ``config["configurable"]["harness"]``. ``agent`` and ``signal`` go into every ask (``None``
     takes ``"agent"`` / ``"signal"`` from the run's ``configurable`` when given).
+    ``on_secrets`` gets the clear text of each secret answer (the model gets the placeholder):
+    ``on_secrets(tool_call_id, {question id: text})``.
     """
 
     async def ask_user_question(
-        arguments: object, _tool_call_id: str | None, *, dsh_run_config: RunnableConfig
+        arguments: object, tool_call_id: str | None, *, dsh_run_config: RunnableConfig
     ) -> str:
         configurable = dsh_run_config.get("configurable") or {}
         harness = ctx if ctx is not None else context_of(configurable.get("harness"), _HOW)
@@ -59,6 +62,7 @@ def ask_user_question_tool(
             agent=agent if agent is not None else configurable.get("agent"),
             signal=signal if signal is not None else configurable.get("signal"),
         )
+        hand_secrets(result, tool_call_id, on_secrets)
         if result.is_error:
             raise ToolException(result.content)
         return result.content

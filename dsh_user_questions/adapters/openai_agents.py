@@ -18,31 +18,34 @@ the pending ask.
 
 **Durable.** ``ask_user_question_tool(durable=True)`` makes a valid call a tool approval:
 the run ends with ``result.interruptions`` and its `RunState` serialises
-(``result.to_state().to_string()``). `answer_interruptions` asks each pending question
-through the service with the tool call's id as its ``key`` and approves the call (or, for a
-question's own failure such as ``ASK_CANCELLED``, rejects it with the tool's error text as the
-output); the resumed run (``Runner.run(agent, state, ...)``) then calls the tool, which asks
-with the same key, and a durable provider (the inbox) hands back the stored answer at once.
-Live providers ignore keys: with them the resumed run asks again, so durable mode is for a
-durable provider.
+(``result.to_state().to_string()``). `answer_interruptions(state, ctx, run_id=...)` asks every
+pending question at once, each through `tool.run` with the key `tool.durable_key` makes of
+``run_id`` and the tool call's id, and settles each call with the tool's text for the model as
+its output (the SDK's ``reject(..., rejection_message=...)``, which sends that exact text):
+the resumed run (``Runner.run(agent, state, ...)``) gives the model that text and never runs
+the tool again. The SDK's `RunState` has no public run identity, so ``run_id`` is yours: one
+per run, the same after a restart (e.g. the id you keep the saved state under);
+`answer_interruptions` refuses to ask without one.
+
+**Secrets.** The model, the `RunState` and what you save of it get
+`rules.SECRET_PLACEHOLDER` for a secret answer; the clear text goes only to the
+``on_secrets`` hook (``on_secrets(key or tool call id, {question id: text})``).
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from .. import tool
-from ..errors import (
-    AskAbortedError,
-    CallerRefusedError,
-    HarnessError,
-    ProviderSetupError,
-    StoreError,
-    UserQuestionError,
+from ..errors import UserQuestionError
+from ._common import (
+    KEEP_PENDING,
+    OnSecrets,
+    context_of,
+    gather_all,
+    hand_secrets,
+    missing_framework,
 )
-from ..payloads import KEY_PATTERN, AskUserQuestionRequest
-from ._common import context_of, missing_framework
 
 try:
     from agents import FunctionTool, RunContextWrapper, RunResult, RunState
@@ -50,36 +53,17 @@ try:
 except ImportError as err:  # pragma: no cover - depends on what is installed
     raise missing_framework("openai_agents", "openai-agents", err) from err
 
-__all__ = ["answer_interruptions", "ask_user_question_tool", "key_of"]
+__all__ = ["FRAMEWORK", "answer_interruptions", "ask_user_question_tool", "key_of"]
+
+FRAMEWORK = "openai-agents"
+"""The framework's name in this adapter's keys (`tool.durable_key`)."""
 
 _HOW = "run with Runner.run(agent, input, context=ctx) (or a context that has it as .harness)"
-_KEEP_PENDING = (AskAbortedError, StoreError, ProviderSetupError, CallerRefusedError)
 
 
-def key_of(call_id: str) -> str:
-    """The ``key`` of a durable call's question: its tool call's id (hashed if no key form)."""
-    if KEY_PATTERN.fullmatch(call_id):
-        return call_id
-    return "sha256:" + hashlib.sha256(call_id.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-async def _run(
-    harness: Any, arguments: object, *, key: str | None, agent: object, signal: Any
-) -> tool.ToolResult:
-    if key is None:
-        return await tool.run(harness, arguments, agent=agent, signal=signal)
-    # tool.run with the request's key: the same checks, ask and result text.
-    try:
-        questions = tool.read_arguments(arguments)
-        service = harness.get("user_questions")
-        if service is None:
-            raise UserQuestionError.no_provider()
-        answer = await service.ask(
-            AskUserQuestionRequest(questions=questions, agent=agent, signal=signal, key=key)
-        )
-    except HarnessError as err:
-        return tool.ToolResult.from_error(err)
-    return tool.ToolResult(tool.format_answer(answer))
+def key_of(run_id: str | None, call_id: str) -> str:
+    """The ``key`` of a durable call's question: `tool.durable_key` of the run and the call."""
+    return tool.durable_key(FRAMEWORK, run_id, call_id)
 
 
 def _valid(arguments: object) -> bool:
@@ -97,28 +81,29 @@ def ask_user_question_tool(
     signal: Any | None = None,
     strict: bool = True,
     durable: bool = False,
+    on_secrets: OnSecrets | None = None,
 ) -> FunctionTool:
     """The ``ask_user_question`` tool for an Agents SDK ``Agent``.
 
     ``ctx`` is the harness context; ``None`` takes it from the run context. ``agent`` and
     ``signal`` go into every ask (``None`` takes ``.agent`` / ``.signal`` of the run context
     when it has them). ``strict`` chooses OpenAI's strict mode and its schema variant.
-    ``durable=True`` pauses the run on every valid call (a tool approval; see the module) and
-    asks with the tool call's id as the key.
+    ``durable=True`` pauses the run on every valid call (a tool approval) for
+    `answer_interruptions` to ask (see the module). ``on_secrets`` gets the clear text of each
+    secret answer the tool itself receives (the model gets the placeholder).
     """
 
     # Annotated ToolContext, the SDK passes the tool call's context (with its id).
     async def invoke(run: ToolContext[Any], arguments: str) -> str:
         given = run.context
         harness = ctx if ctx is not None else context_of(given, _HOW)
-        call_id = run.tool_call_id
-        result = await _run(
+        result = await tool.run(
             harness,
             arguments,
-            key=key_of(call_id) if durable else None,
             agent=agent if agent is not None else getattr(given, "agent", None),
             signal=signal if signal is not None else getattr(given, "signal", None),
         )
+        hand_secrets(result, run.tool_call_id, on_secrets)
         return result.content
 
     async def needs_approval(_run: RunContextWrapper[Any], arguments: Any, _call_id: str) -> bool:
@@ -138,44 +123,49 @@ async def answer_interruptions(
     run: RunResult | RunState[Any, Any],
     ctx: Any,
     *,
+    run_id: str | None = None,
     agent: object | None = None,
     signal: Any | None = None,
+    on_secrets: OnSecrets | None = None,
 ) -> RunState[Any, Any]:
     """Ask the questions a durable tool paused the run on; the state to resume with.
 
-    ``run`` is the interrupted run's result or its (deserialised) `RunState`. Each pending
-    ``ask_user_question`` approval is asked through ``ctx.user_questions`` with its key
-    (`key_of` the call id): after a crash, asking again attaches to the same record. An answer
-    approves the call (the resumed run's tool gets the stored answer by its key); a question's
-    own failure (``ASK_CANCELLED``, ``ASK_TIMED_OUT``, ``NOT_INTERACTIVE``...) rejects it with
-    the tool's ``Error: ...`` text as its output. The harness's abort, an unusable store, no
-    provider and a refused caller raise and leave the calls pending. Other tools' approvals are
-    left to you. Resume with ``Runner.run(agent, state, context=...)``.
+    ``run`` is the interrupted run's result or its (deserialised) `RunState`; ``run_id`` names
+    the run (required: the SDK's state has no public identity of its own; keep it with the
+    saved state). Every pending ``ask_user_question`` approval is asked at once through
+    `tool.run`, its key `key_of(run_id, call id)`: after a crash, asking again attaches to the
+    same record, and another run reusing a call id gets a record of its own. Each call is then
+    settled with the tool's text for the model as its output (the answer JSON, a secret's text
+    replaced by `rules.SECRET_PLACEHOLDER` and handed to ``on_secrets(key, {question id:
+    text})`` only; or a question's own failure, ``Error: ...``), so the resumed run never runs
+    the tool again. The harness's abort, an unusable store, no provider and a refused caller
+    raise and leave the calls pending. Other tools' approvals are left to you. Resume with
+    ``Runner.run(agent, state, context=...)``.
     """
+    if not run_id:
+        raise ValueError(
+            "answer_interruptions needs run_id=: the Agents SDK's RunState has no public run"
+            " identity, and a key of the tool call id alone could hand one run's answer to"
+            " another (give each run an id of its own, the same after a restart)"
+        )
     state: RunState[Any, Any] = run.to_state() if isinstance(run, RunResult) else run
     service = ctx.get("user_questions")
     if service is None:
         raise UserQuestionError.no_provider()
-    for item in state.get_interruptions():
-        if item.tool_name != tool.NAME:
-            continue
+    pending = [item for item in state.get_interruptions() if item.tool_name == tool.NAME]
+
+    async def one(item: Any) -> str:
         raw: Any = item.raw_item
         arguments = raw.get("arguments") if isinstance(raw, dict) else raw.arguments
         call_id = raw.get("call_id") if isinstance(raw, dict) else raw.call_id
-        try:
-            questions = tool.read_arguments(arguments)
-            await service.ask(
-                AskUserQuestionRequest(
-                    questions=questions, agent=agent, signal=signal, key=key_of(str(call_id))
-                )
-            )
-        except _KEEP_PENDING:
-            raise
-        except HarnessError as err:
-            if getattr(err, "code", None) == "INVALID_ARGS":
-                state.approve(item)  # the tool reports it to the model
-            else:
-                state.reject(item, rejection_message=tool.ToolResult.from_error(err).content)
-            continue
-        state.approve(item)
+        key = key_of(run_id, str(call_id))
+        result = await tool.run(
+            ctx, arguments, agent=agent, signal=signal, key=key, raise_for=KEEP_PENDING
+        )
+        hand_secrets(result, key, on_secrets)
+        return result.content
+
+    outputs = await gather_all(one(item) for item in pending)
+    for item, output in zip(pending, outputs, strict=True):
+        state.reject(item, rejection_message=output)
     return state

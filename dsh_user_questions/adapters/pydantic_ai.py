@@ -16,28 +16,34 @@ cancels the pending ask.
 
 **Deferred (durable).** ``ask_user_question_tool(deferred=True)`` asks nobody: a valid call
 ends the run with pydantic-ai's `DeferredToolRequests` (``CallDeferred``, kind
-``"question"``). Save the run's messages (``ModelMessagesTypeAdapter``), get the answers with
-`answer_deferred` (each asked through the service with the tool call's id as its ``key``, so
-a durable provider such as the inbox keeps one record per call across crashes), and run the
-agent again with ``message_history=`` and ``deferred_tool_results=``.
+``"question"``, its metadata the run's ``run_id``). Save the run's messages
+(``ModelMessagesTypeAdapter``), get the answers with `answer_deferred` and run the agent again
+with ``message_history=`` and ``deferred_tool_results=``. Each call is asked through
+`tool.run` with the key `tool.durable_key` makes of the run's ``run_id`` and the tool call's id,
+so a durable provider such as the inbox keeps one record per call across crashes, and two runs
+that reuse a tool call id (pydantic-ai's ``TestModel`` always does) never share one.
+
+**Secrets.** The model gets `rules.SECRET_PLACEHOLDER` for a secret answer, and so do the
+results and the history you save; the clear text goes only to the ``on_secrets`` hook of
+`ask_user_question_tool` (live) or `answer_deferred` (deferred), with the call's name and the
+texts by question id: keep it where the harness's own tools read it.
 """
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 from .. import _json, tool
-from ..errors import (
-    AskAbortedError,
-    CallerRefusedError,
-    HarnessError,
-    ProviderSetupError,
-    StoreError,
-    UserQuestionError,
+from ..errors import UserQuestionError
+from ._common import (
+    KEEP_PENDING,
+    OnSecrets,
+    context_of,
+    gather_all,
+    hand_secrets,
+    missing_framework,
 )
-from ..payloads import KEY_PATTERN, AskUserQuestionRequest
-from ._common import context_of, gather_all, missing_framework
 
 try:
     from pydantic_ai import (
@@ -53,14 +59,12 @@ try:
 except ImportError as err:  # pragma: no cover - depends on what is installed
     raise missing_framework("pydantic_ai", "pydantic-ai", err) from err
 
-__all__ = ["answer_deferred", "ask_user_question_tool", "key_of"]
+__all__ = ["FRAMEWORK", "answer_deferred", "ask_user_question_tool", "key_of"]
+
+FRAMEWORK = "pydantic-ai"
+"""The framework's name in this adapter's keys (`tool.durable_key`)."""
 
 _HOW = "run the agent with deps=ctx (or deps that have it as .harness)"
-
-# The failures that leave a deferred call pending (the harness's own abort, no usable provider
-# or store, a caller that may not ask): `answer_deferred` raises them, and a later call asks
-# again with the same keys. Every other failure is the call's result, for the model.
-_KEEP_PENDING = (AskAbortedError, StoreError, ProviderSetupError, CallerRefusedError)
 
 
 def _checked(arguments: Any) -> dict[str, Any]:
@@ -79,11 +83,14 @@ def _checked(arguments: Any) -> dict[str, Any]:
 _VALIDATOR = SchemaValidator(core_schema.no_info_plain_validator_function(_checked))
 
 
-def _question() -> CallDeferred:
+def _question(run: RunContext[Any]) -> CallDeferred:
+    # The run's identity travels with the call, for its key (`answer_deferred`).
+    run_id = getattr(run, "run_id", None)
+    metadata = {"run_id": run_id} if isinstance(run_id, str) and run_id else None
     try:
-        return CallDeferred(kind="question")
-    except TypeError:  # pydantic-ai before CallDeferred's kind: an external call
-        return CallDeferred()
+        return CallDeferred(metadata, kind="question")
+    except TypeError:  # pragma: no cover - pydantic-ai before CallDeferred's kind
+        return CallDeferred(metadata)
 
 
 def ask_user_question_tool(
@@ -93,6 +100,7 @@ def ask_user_question_tool(
     signal: Any | None = None,
     max_retries: int | None = None,
     deferred: bool = False,
+    on_secrets: OnSecrets | None = None,
 ) -> Tool[Any]:
     """The ``ask_user_question`` tool for a pydantic-ai ``Agent``.
 
@@ -100,17 +108,21 @@ def ask_user_question_tool(
     ``signal`` go into every ask (``None`` takes ``deps.agent`` / ``deps.signal`` when the deps
     have them). ``max_retries`` overrides the agent's retry budget for invalid arguments.
     ``deferred=True`` makes every valid call end the run with `DeferredToolRequests` instead of
-    asking (``ctx``, ``agent`` and ``signal`` then belong to `answer_deferred`).
+    asking (``ctx``, ``agent``, ``signal`` and ``on_secrets`` then belong to
+    `answer_deferred`). ``on_secrets`` gets the clear text of each secret answer (the model
+    gets the placeholder): ``on_secrets(tool_call_id, {question id: text})``.
     """
-    if deferred and (ctx is not None or agent is not None or signal is not None):
+    if deferred and (
+        ctx is not None or agent is not None or signal is not None or on_secrets is not None
+    ):
         raise TypeError(
-            "a deferred ask_user_question_tool asks nobody: give ctx, agent and signal to"
-            " answer_deferred instead"
+            "a deferred ask_user_question_tool asks nobody: give ctx, agent, signal and"
+            " on_secrets to answer_deferred instead"
         )
 
     async def ask_user_question(run: RunContext[Any], **arguments: Any) -> str:
         if deferred:
-            raise _question()
+            raise _question(run)
         deps = run.deps
         harness = ctx if ctx is not None else context_of(deps, _HOW)
         result = await tool.run(
@@ -119,6 +131,7 @@ def ask_user_question_tool(
             agent=agent if agent is not None else getattr(deps, "agent", None),
             signal=signal if signal is not None else getattr(deps, "signal", None),
         )
+        hand_secrets(result, run.tool_call_id, on_secrets)
         if result.is_error:
             raise ToolFailed(result.content)
         return result.content
@@ -136,51 +149,88 @@ def ask_user_question_tool(
     return made
 
 
-def key_of(tool_call_id: str) -> str:
-    """The ``key`` of the ask for a deferred call: its tool call's id (hashed if no key form)."""
-    if KEY_PATTERN.fullmatch(tool_call_id):
-        return tool_call_id
-    return "sha256:" + hashlib.sha256(tool_call_id.encode("utf-8", "surrogatepass")).hexdigest()
+def key_of(run_id: str | None, tool_call_id: str) -> str:
+    """The ``key`` of a deferred call's ask: `tool.durable_key` of the run and the call."""
+    return tool.durable_key(FRAMEWORK, run_id, tool_call_id)
+
+
+def _run_ids(messages: Sequence[Any]) -> dict[str, str]:
+    # The run that made each tool call: the run_id of the model response holding it.
+    found: dict[str, str] = {}
+    for message in messages:
+        run_id = getattr(message, "run_id", None)
+        if getattr(message, "kind", None) != "response" or not run_id:
+            continue
+        for part in message.parts:
+            if getattr(part, "part_kind", None) == "tool-call":
+                found[part.tool_call_id] = run_id
+    return found
+
+
+def _run_id_of(
+    requests: DeferredToolRequests, tool_call_id: str, given: str | None, found: dict[str, str]
+) -> str:
+    if given:
+        return given
+    metadata = requests.metadata.get(tool_call_id) or {}
+    stamped = metadata.get("run_id")
+    if isinstance(stamped, str) and stamped:
+        return stamped
+    if tool_call_id in found:
+        return found[tool_call_id]
+    raise ValueError(
+        f"answer_deferred cannot tell which run made the tool call {tool_call_id!r}, so it has"
+        " no durable key for it: pass the requests the run returned (their metadata names the"
+        " run), messages= (the run's messages or the saved history), or run_id="
+    )
 
 
 async def answer_deferred(
     requests: DeferredToolRequests,
     ctx: Any,
     *,
+    messages: Sequence[Any] | None = None,
+    run_id: str | None = None,
     agent: object | None = None,
     signal: Any | None = None,
+    on_secrets: OnSecrets | None = None,
 ) -> DeferredToolResults:
     """Ask every deferred ``ask_user_question`` call of ``requests``; their results.
 
-    Each call is asked through ``ctx.user_questions`` (concurrently), its ``key`` the tool
-    call's id (`key_of`): asked again after a crash, a durable provider attaches to the same
-    record and an answer given meanwhile comes back at once. An answer is the call's result as
-    the live tool would return it; ``ASK_CANCELLED``, ``ASK_TIMED_OUT``, ``NOT_INTERACTIVE``,
-    ``BAD_ANSWER`` and the request's own errors are its `ToolFailed`. The harness's own abort
-    (``ASK_ABORTED``), an unusable store (``STORE_UNUSABLE``), no provider and a refused
-    caller raise instead, and leave the calls pending for a later call. Calls of other tools
-    and approvals are left out: add their results yourself (``results.update(...)``).
+    Each call goes through `tool.run` (concurrently) with its key, `key_of` the run that made it
+    and its tool call id: asked again after a crash, a durable provider attaches to the same
+    record and an answer given meanwhile comes back at once; another run's call of the same id
+    is another record. The run is ``run_id`` when given, else the one the tool stamped in the
+    requests' metadata, else the ``run_id`` of the model response holding the call in
+    ``messages`` (the saved history, for requests rebuilt from it); with none of them it raises
+    `ValueError` and asks nobody.
+
+    An answer is the call's result as the live tool would return it (a secret's text replaced
+    by `rules.SECRET_PLACEHOLDER`; the clear text goes to ``on_secrets(key, {question id:
+    text})`` only); ``ASK_CANCELLED``, ``ASK_TIMED_OUT``, ``NOT_INTERACTIVE``, ``BAD_ANSWER``
+    and the request's own errors are its `ToolFailed`. The harness's own abort
+    (``ASK_ABORTED``), an unusable store (``STORE_UNUSABLE``), no provider and a refused caller
+    raise instead, and leave the calls pending for a later call. Calls of other tools and
+    approvals are left out: add their results yourself (``results.update(...)``).
     """
     service = ctx.get("user_questions")
     if service is None:
         raise UserQuestionError.no_provider()
     calls = [call for call in requests.calls if call.tool_name == tool.NAME]
+    found = _run_ids(messages or ())
+    keys = [
+        key_of(_run_id_of(requests, call.tool_call_id, run_id, found), call.tool_call_id)
+        for call in calls
+    ]
 
-    async def one(args: Any, tool_call_id: str) -> Any:
-        try:
-            questions = tool.read_arguments(args)
-            answer = await service.ask(
-                AskUserQuestionRequest(
-                    questions=questions, agent=agent, signal=signal, key=key_of(tool_call_id)
-                )
-            )
-        except _KEEP_PENDING:
-            raise
-        except HarnessError as err:
-            return ToolFailed(tool.ToolResult.from_error(err).content)
-        return tool.format_answer(answer)
+    async def one(args: Any, key: str) -> Any:
+        result = await tool.run(
+            ctx, args, agent=agent, signal=signal, key=key, raise_for=KEEP_PENDING
+        )
+        hand_secrets(result, key, on_secrets)
+        return ToolFailed(result.content) if result.is_error else result.content
 
-    outcomes = await gather_all(one(call.args, call.tool_call_id) for call in calls)
+    outcomes = await gather_all(one(call.args, key) for call, key in zip(calls, keys, strict=True))
     return DeferredToolResults(
         calls={call.tool_call_id: outcome for call, outcome in zip(calls, outcomes, strict=True)}
     )

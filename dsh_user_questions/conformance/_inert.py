@@ -69,10 +69,11 @@ LOOKALIKES = AskUserQuestionItem(
     header="zero\u200bwidth",
     question="Lookalike check: install n\u0440m or npm\u200b?",
     detail="p\u0430ckage from r\u0435gistry\u2060 then \ufeffdone",
+    # No two labels look alike (`rules.check_request` refuses such a pair): each is suspect alone.
     options=(
-        AskUserQuestionOption("npm"),
+        AskUserQuestionOption("pnpm"),
         AskUserQuestionOption("n\u0440m", description="a Cyrillic letter inside"),
-        AskUserQuestionOption("npm\u200b", description="a zero-width space after"),
+        AskUserQuestionOption("yarn\u200b", description="a zero-width space after"),
     ),
 )
 """Look-alike letters of another script inside ASCII words, zero-width and format characters."""

@@ -44,7 +44,7 @@ from ..payloads import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
-from ..rules import label_key, reserved_label
+from ..rules import label_key, label_skeleton, reserved_label
 from ._checks import FORMAT_RULES, check_schema, number_rule, problem_with
 
 __all__ = ["UnsupportedElicitation", "elicitation_callback", "questions_for_elicitation"]
@@ -238,10 +238,14 @@ def _choices(name: str, prop: Mapping[str, Any]) -> dict[str, str]:
         label = title.strip() or json.dumps(value)
         if reserved_label(label) is not None:  # the UI's own Other or Skip is another row
             label = LISTED + label
-        # Labels must differ (as `rules.label_key` reads them): a clash keeps both, told apart
-        # by their values, then by their places.
+        # Labels must differ and not look alike (`rules.label_key`, `rules.label_skeleton`): a
+        # clash keeps both, told apart by their values, then by their places.
         for candidate in (label, f"{label} ({value})", f"{label} ({value}) #{len(labels) + 1}"):
-            if all(label_key(candidate) != label_key(seen) for seen in labels):
+            if all(
+                label_key(candidate) != label_key(seen)
+                and label_skeleton(candidate) != label_skeleton(seen)
+                for seen in labels
+            ):
                 label = candidate
                 break
         labels[label] = value

@@ -170,15 +170,21 @@ class InboxBoard:
                         if record.state is State.PENDING:
                             self._emit_soon(BoardEvent("added", wire_of(record)))
                         else:
-                            outcome = outcome_of(record)
-                            self._emit_soon(
-                                BoardEvent("resolved", {"id": record.id, "outcome": outcome})
-                            )
+                            self._emit_soon(BoardEvent("resolved", self._resolved(record)))
                 except Exception:
                     _log_failure("the inbox board failed to read changes; going on")
                     self._stop.wait(1.0)
         finally:
             listening.close()
+
+    def _resolved(self, record: QuestionRecord) -> dict[str, Any]:
+        """A settled record as the pages hear of it: with ``by`` when another surface than
+        these pages settled it (``link`` for a one-question link)."""
+        data: dict[str, Any] = {"id": record.id, "outcome": outcome_of(record)}
+        surface = record.surface
+        if surface is not None and surface != self._surface:
+            data["by"] = "link" if surface.endswith("-link") else surface
+        return data
 
     def _emit_soon(self, event: BoardEvent) -> None:
         loop = self._loop

@@ -8,6 +8,9 @@ A claim is a row ``(question, kind)`` in ``dsh_inbox_notices``: ``first`` for th
 ``dsh-inbox serve --public-url URL`` writes its public address and a link secret into
 ``dsh_inbox_settings``, so any process on the store can put a one-question answer link into
 its notification (the store is the trust boundary: whoever can read it can answer anyway).
+The address counts only while it is served: the server renews it every `LINKS_RENEW_EVERY`
+seconds and withdraws it when it stops, and an address not renewed for `LINKS_FRESH_FOR`
+seconds (a server killed without its clean stop) is no longer put into notifications.
 """
 
 from __future__ import annotations
@@ -26,7 +29,12 @@ from ._link_page import asker, link_for
 from ._record import QuestionRecord, State
 from ._store import Inbox
 
-__all__ = ["Notices", "QuestionNotifier"]
+__all__ = ["LINKS_FRESH_FOR", "LINKS_RENEW_EVERY", "Notices", "QuestionNotifier"]
+
+LINKS_RENEW_EVERY = 30.0
+"""Seconds between two renewals of the published public URL by its server."""
+LINKS_FRESH_FOR = 120.0
+"""Seconds a published public URL counts as served after its last renewal."""
 
 _log = logging.getLogger(__name__)
 
@@ -57,10 +65,17 @@ class Notices:
 
     def publish_links(self, public_url: str) -> bytes:
         """Record ``public_url`` and this store's link secret (made once); return the secret."""
-        current = self.link_settings()
-        secret = current[1] if current is not None else secrets.token_bytes(32)
-        encoded = base64.b64encode(secret).decode("ascii")
-        for name, value in (("link_secret", encoded), ("public_url", public_url)):
+        # The secret is kept whatever became of the URL: links sent earlier open again.
+        encoded = self._settings().get("link_secret")
+        if encoded is None:
+            encoded = base64.b64encode(secrets.token_bytes(32)).decode("ascii")
+        secret = base64.b64decode(encoded)
+        settings = (
+            ("link_secret", encoded),
+            ("public_url", public_url),
+            ("public_url_at", repr(time.time())),
+        )
+        for name, value in settings:
             self.inbox._engine.write(
                 "INSERT INTO dsh_inbox_settings (name, value) VALUES (:name, :value)"
                 " ON CONFLICT (name) DO UPDATE SET value = :value",
@@ -68,15 +83,35 @@ class Notices:
             )
         return secret
 
-    def link_settings(self) -> tuple[str, bytes] | None:
-        """The published public URL and link secret, or ``None`` when no server published one."""
+    def _settings(self) -> Mapping[str, str]:
         rows = self.inbox._engine.read(
             "SELECT name, value FROM dsh_inbox_settings"
-            " WHERE name IN ('public_url', 'link_secret')",
+            " WHERE name IN ('public_url', 'link_secret', 'public_url_at')",
             {},
         )
-        found: Mapping[str, str] = {str(name): str(value) for name, value in rows}
+        return {str(name): str(value) for name, value in rows}
+
+    def withdraw_links(self, public_url: str) -> None:
+        """Stop publishing ``public_url`` (its server stops); another server's is left alone.
+
+        The link secret stays: links sent earlier work again once a server publishes them.
+        """
+        self.inbox._engine.write(
+            "DELETE FROM dsh_inbox_settings WHERE name = 'public_url' AND value = :value",
+            {"value": public_url},
+        )
+
+    def link_settings(self, *, now: float | None = None) -> tuple[str, bytes] | None:
+        """The served public URL and link secret, or ``None`` when no server serves links now
+        (none published one, it was withdrawn, or not renewed for `LINKS_FRESH_FOR` seconds)."""
+        found = self._settings()
         if "public_url" not in found or "link_secret" not in found:
+            return None
+        try:
+            renewed = float(found.get("public_url_at", ""))
+        except ValueError:  # written by a server from before renewals: not known to be served
+            return None
+        if (time.time() if now is None else now) - renewed > LINKS_FRESH_FOR:
             return None
         return found["public_url"], base64.b64decode(found["link_secret"])
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import secrets
 import signal
@@ -18,6 +19,7 @@ import urllib.parse
 from collections.abc import Callable, Collection
 from typing import Any
 
+from ._notices import LINKS_RENEW_EVERY, Notices
 from ._record import State
 from ._retention import retention_seconds
 from ._store import Inbox
@@ -29,6 +31,7 @@ ENV_TOKEN = "DSH_USER_QUESTIONS_INBOX_TOKEN"
 DEFAULT_PORT = 8765
 _PRUNE_EVERY = 3600.0  # seconds between two prunes of records past the retention
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+_log = logging.getLogger(__name__)
 
 
 def token_from(given: str | None) -> str:
@@ -56,10 +59,21 @@ def token_from(given: str | None) -> str:
     return token
 
 
-def _hosts(host: str, port: int, extra: Collection[str]) -> frozenset[str]:
-    names = {*(_LOOPBACK if host in ("127.0.0.1", "localhost", "::1") else ()), *extra}
+def _hosts(
+    host: str, port: int, extra: Collection[str], public_url: str | None = None
+) -> frozenset[str]:
+    """The Host values served: the bound names with the port, and by name with any port or
+    none the ``--allowed-host`` names and the public URL's host (see
+    `dsh_user_questions.links.host_allowed`)."""
+    from dsh_user_questions.links import public_host
+
+    names = {*(_LOOPBACK if host in ("127.0.0.1", "localhost", "::1") else ())}
     names.add(f"[{host}]" if ":" in host else host)
-    return frozenset(f"{name.lower()}:{port}" for name in names if name)
+    hosts = {f"{name.lower()}:{port}" for name in names if name}
+    hosts.update(name.strip().lower() for name in extra if name.strip())
+    if public_url is not None:
+        hosts.add(public_host(public_url))
+    return frozenset(hosts)
 
 
 def serve(
@@ -89,13 +103,14 @@ def serve(
         return 1
     if public_url is not None:
         parts = urllib.parse.urlsplit(public_url)
-        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
             print(
                 "dsh-inbox: --public-url must be an http(s) URL without a query,"
                 f" got {public_url!r}",
                 file=sys.stderr,
             )
             return 2
+        public_url = public_url.rstrip("/")
     return asyncio.run(
         _serve(inbox, host, port, token_from(token), allowed_hosts, surface, public_url)
     )
@@ -126,7 +141,7 @@ async def _serve(
         await board.close("the server could not start")
         return 1
     bound = sock.getsockname()[1]
-    hosts = _hosts(host, bound, allowed_hosts)
+    hosts = _hosts(host, bound, allowed_hosts, public_url)
     limits = Limits()
     table = ConnectionTable(limits)
     app = create_app(
@@ -137,42 +152,59 @@ async def _serve(
         connections=table,
         server_name="the inbox server",
     )
+    notices = None
     if public_url is not None:
-        public_host = urllib.parse.urlsplit(public_url).netloc.lower()
-        hosts = hosts | {public_host}
-        app = _with_links(app, inbox, public_url, lambda: hosts, surface)
+        from dsh_user_questions.links import public_prefix
+        from dsh_user_questions_web.app import under_prefix
+
+        notices = Notices(inbox)
+        app = _with_links(app, inbox, notices, public_url, lambda: hosts, surface)
+        app = under_prefix(app, public_prefix(public_url))
     server = await start_server(app, sock, limits, table=table, name="dsh-inbox-serve")
+    # Before the address is printed: whoever read it may stop the server at once, cleanly.
+    stop = asyncio.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     shown = f"[{shown}]" if ":" in shown else shown
     print(f"dsh-inbox: serving http://{shown}:{bound}/{token}/", flush=True)
     if public_url is not None:
-        print(
-            f"dsh-inbox: answer links in notifications open {public_url.rstrip('/')}/q/...",
-            flush=True,
-        )
-    stop = asyncio.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+        print(f"dsh-inbox: answer links in notifications open {public_url}/q/...", flush=True)
+        print(f"dsh-inbox: the page is also at {public_url}/{token}/", flush=True)
     pruning = loop.create_task(_prune_now_and_then(inbox))
+    keeping = None
+    if notices is not None and public_url is not None:
+        keeping = loop.create_task(_keep_links_published(notices, public_url))
     try:
         await stop.wait()
     finally:
         pruning.cancel()
+        if keeping is not None:
+            keeping.cancel()
+        if notices is not None and public_url is not None:
+            # Links to this address stop working with this server: notifications sent from
+            # now on say how to answer without one, until a server publishes links again.
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(notices.withdraw_links, public_url)
         await board.close("the inbox server is stopping; it will be back at the same address")
         await server.stop()
     return 0
 
 
 def _with_links(
-    app: Any, inbox: Inbox, public_url: str, hosts: Callable[[], frozenset[str]], surface: str
+    app: Any,
+    inbox: Inbox,
+    notices: Notices,
+    public_url: str,
+    hosts: Callable[[], frozenset[str]],
+    surface: str,
 ) -> Any:
     """``app`` with ``/q/<token>`` (one-question links) served beside it, host-checked."""
     from dsh_user_questions.link_page import with_links
 
     from ._link_page import link_routes
-    from ._notices import Notices
 
-    secret = Notices(inbox).publish_links(public_url)
+    secret = notices.publish_links(public_url)
     routes = link_routes(
         secret=lambda: secret,
         get=inbox.get,
@@ -181,6 +213,17 @@ def _with_links(
         to_thread=asyncio.to_thread,
     )
     return with_links(app, routes, hosts)
+
+
+async def _keep_links_published(notices: Notices, public_url: str) -> None:
+    # The published address counts as served only while it is renewed (see Notices): a server
+    # killed without its clean stop leaves links that notifications soon stop carrying.
+    while True:
+        await asyncio.sleep(LINKS_RENEW_EVERY)
+        try:
+            await asyncio.to_thread(notices.publish_links, public_url)
+        except Exception:  # the store is away for now: the next round tries again
+            _log.warning("renewing the published public URL failed", exc_info=True)
 
 
 async def _prune_now_and_then(inbox: Inbox) -> None:

@@ -152,9 +152,12 @@ async def test_a_secret_question_is_typed_masked(store: Inbox, client: httpx.Asy
 
 
 async def test_closing_through_the_link_cancels(store: Inbox, client: httpx.AsyncClient) -> None:
-    """The close button cancels the question."""
+    """The close button asks once more; the confirmation cancels the question."""
     record = store.add(pkg_request(), harness="h")
     path = path_of(link_for("https://inbox.example", SECRET, record))
-    page = await client.post(path, data={"action": "cancel"})
+    asked = await client.post(path, data={"action": "cancel"})
+    assert "Yes, close it" in asked.text
+    assert store.get(record.id).state is State.PENDING  # type: ignore[union-attr]
+    page = await client.post(path, data={"action": "close"})
     assert "closed without an answer" in page.text
     assert store.get(record.id).state is State.CANCELLED  # type: ignore[union-attr]

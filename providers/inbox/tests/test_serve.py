@@ -91,15 +91,16 @@ def test_a_question_asked_by_a_harness_is_shown_and_answered_on_the_page(
 def test_an_answer_from_another_surface_resolves_the_question_on_the_page(
     inbox: Inbox, server: Server
 ) -> None:
-    """Answered through the store elsewhere: the page hears resolved, and a late click gets 409
-    saying it was already answered."""
+    """Answered through the store elsewhere: the page hears resolved, by that surface, and a
+    late click gets 409 saying it was already answered."""
     events = Events(server)
     try:
         events.next("snapshot")
         record = inbox.add(PKG, harness="h")
         assert events.next("added")["id"] == record.id
         inbox.answer(record.id, pick("npm"), surface="cli")
-        assert events.next("resolved") == {"id": record.id, "outcome": "answered"}
+        resolved = events.next("resolved")
+        assert resolved == {"id": record.id, "outcome": "answered", "by": "cli"}
     finally:
         events.close()
     status, body = server.post("answer", {"id": record.id, "answer": pick("pnpm")})

@@ -26,7 +26,13 @@ PACKAGE_MANAGER: dict[str, Any] = {
             "question": "Which package manager should the project use?",
             "detail": "The repository has **no lockfile** yet; CI runs `npm ci` today.",
             "options": [
-                {"label": "pnpm (Recommended)", "description": "Fast, disk-efficient installs"},
+                # Said as a label, as the README's screen shows it (without the flag, the
+                # suffix reads as "recommended": true).
+                {
+                    "label": "pnpm (Recommended)",
+                    "description": "Fast, disk-efficient installs",
+                    "recommended": False,
+                },
                 {"label": "npm", "description": "Ships with Node.js"},
                 {"label": "yarn"},
             ],

@@ -137,14 +137,14 @@ def test_a_resize_keeps_an_approve_already_earned(terminal):
 
 def test_the_record_shows_invisible_and_look_alike_labels_as_stand_ins(terminal):
     """The answer record in the scrollback shows a label as the form did: ``npm<U+200B>`` and
-    ``n<U+0440>m``, never three rows that all read "npm"."""
-    options = [{"label": "npm"}, {"label": "npm\u200b"}, {"label": "n\u0440m"}]
+    ``n<U+0440>m-cli``, never rows that read "npm" and "npm-cli"."""
+    options = [{"label": "pnpm"}, {"label": "npm\u200b"}, {"label": "n\u0440m-cli"}]
     term = terminal({"questions": [question(options=options)]})
     term.wait_for(HINT)
     term.press("3")
     result = term.outcome()
-    assert result["answer"] == {"answers": [{"id": "pkg", "selected": ["n\u0440m"]}]}
-    assert "\u2192 n<U+0440>m" in result["screen"], result["screen"]
+    assert result["answer"] == {"answers": [{"id": "pkg", "selected": ["n\u0440m-cli"]}]}
+    assert "\u2192 n<U+0440>m-cli" in result["screen"], result["screen"]
     term = terminal({"questions": [question(options=options)]})
     term.wait_for(HINT)
     term.press("2")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Collection
 
+from dsh_user_questions.links import host_allowed, origin_allowed
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -26,7 +27,9 @@ SECURITY_HEADERS = [
 class Guard:
     """ASGI middleware: Host (403), token (401), Origin / Fetch-Metadata (403), size (413).
 
-    ``allowed_hosts()`` are the ``host:port`` values the Host header may carry; the token is
+    ``allowed_hosts()`` are the values the Host header may carry (``name:port``, or a bare
+    ``name`` with any port; see `dsh_user_questions.links.host_allowed`), and an Origin must
+    be ``http`` or ``https`` on one of them (a TLS proxy in front); the token is
     the first path segment of every route. A refused request's connection is closed after
     its answer; ``on_trusted(client)`` is told of each request that passed (the server then
     keeps that connection over ones that never showed the token).
@@ -73,16 +76,14 @@ class Guard:
         headers = {key.decode("latin-1"): value for key, value in scope["headers"]}
         host = headers.get("host", b"").decode("latin-1").lower()
         allowed = self._allowed_hosts()
-        if host not in allowed:
+        if not host_allowed(host, allowed):
             return PlainTextResponse("forbidden: unexpected Host header", status_code=403)
         raw: bytes = scope.get("raw_path") or scope["path"].encode("utf-8", "replace")
         given = raw.split(b"?", 1)[0].split(b"/", 2)[1] if raw.startswith(b"/") else b""
         if not secrets.compare_digest(b"/" + given, self._prefix):
             return PlainTextResponse("unauthorized: the URL's token is missing or wrong", 401)
         origin = headers.get("origin")
-        if origin is not None and origin.decode("latin-1").lower() not in {
-            f"http://{name}" for name in allowed
-        }:
+        if origin is not None and not origin_allowed(origin.decode("latin-1"), allowed):
             return PlainTextResponse("forbidden: cross-origin request", status_code=403)
         fetch_site = headers.get("sec-fetch-site", b"").decode("latin-1")
         if scope["method"] != "GET" and fetch_site not in ("", "same-origin", "none"):

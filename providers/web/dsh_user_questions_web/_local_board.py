@@ -139,9 +139,10 @@ class LocalBoard:
         self._listeners[key] = listener
         return lambda: self._listeners.pop(key, None) and None
 
-    async def submit(self, ask_id: str, answer: object) -> Receipt:
+    async def submit(self, ask_id: str, answer: object, *, by: str | None = None) -> Receipt:
         """Hand ``answer`` over if the ask is pending, valid and still awaited; ``accepted``
-        only once the asker has it (the core's receipt)."""
+        only once the asker has it (the core's receipt). ``by`` names where the answer came
+        from when not from a page (``"link"``: the one-question link); the pages are told."""
         ask = self._pending.get(ask_id)
         if ask is None:
             return Receipt.not_pending(ask_id, self._settled.get(ask_id))
@@ -159,12 +160,15 @@ class LocalBoard:
         delivery = ask.delivery = asyncio.get_running_loop().create_future()
         ask.future.set_result(checked)
         # Shielded: a poster that goes away does not leave the ask half handed over.
-        outcome = await asyncio.shield(asyncio.ensure_future(self._deliver(ask, delivery)))
+        delivering = self._deliver(ask, delivery, by)
+        outcome = await asyncio.shield(asyncio.ensure_future(delivering))
         if outcome == "answered":
             return Receipt.accepted(ask_id)
         return Receipt.not_pending(ask_id, outcome)
 
-    async def _deliver(self, ask: PendingAsk, delivery: asyncio.Future[Outcome]) -> Outcome:
+    async def _deliver(
+        self, ask: PendingAsk, delivery: asyncio.Future[Outcome], by: str | None
+    ) -> Outcome:
         taken = True
         if ask.taken is not None:
             try:
@@ -173,19 +177,19 @@ class LocalBoard:
                 taken = False
                 _log.warning("the harness did not confirm the answer to %s in time", ask.id)
         outcome: Outcome = "answered" if taken else "withdrawn"
-        self._settle(ask.id, outcome)
+        self._settle(ask.id, outcome, by)
         delivery.set_result(outcome)
         return outcome
 
-    async def cancel(self, ask_id: str) -> Receipt:
-        """Close the ask: the agent gets ``ASK_CANCELLED``."""
+    async def cancel(self, ask_id: str, *, by: str | None = None) -> Receipt:
+        """Close the ask: the agent gets ``ASK_CANCELLED`` (``by``: as for `submit`)."""
         ask = self._pending.get(ask_id)
         if ask is None:
             return Receipt.not_pending(ask_id, self._settled.get(ask_id))
         if ask.future.done():
             self._settle(ask_id, "withdrawn")
             return Receipt.not_pending(ask_id, "withdrawn")
-        self._settle(ask_id, "cancelled")
+        self._settle(ask_id, "cancelled", by)
         ask.future.set_exception(UserQuestionError.cancelled())
         return Receipt.cancelled(ask_id)
 
@@ -195,13 +199,16 @@ class LocalBoard:
 
     # -- inside -------------------------------------------------------------------------------
 
-    def _settle(self, ask_id: str, outcome: Outcome) -> None:
+    def _settle(self, ask_id: str, outcome: Outcome, by: str | None = None) -> None:
         if self._pending.pop(ask_id, None) is None:
             return
         self._settled[ask_id] = outcome
         while len(self._settled) > _HISTORY:
             self._settled.popitem(last=False)
-        self._emit(BoardEvent("resolved", {"id": ask_id, "outcome": outcome}))
+        data = {"id": ask_id, "outcome": outcome}
+        if by is not None:
+            data["by"] = by
+        self._emit(BoardEvent("resolved", data))
 
     def _emit(self, event: BoardEvent) -> None:
         for listener in list(self._listeners.values()):

@@ -4,8 +4,9 @@ markdown-it-py parses CommonMark with tables and strikethrough, raw HTML off. Th
 HTML but a JSON tree the page turns into elements from a fixed list of tags: a node is a string
 (a text node) or ``[tag, {attribute: value}, *children]``. Ordered lists keep their start number
 and every item its own number (``value``), so "drop step 10" points at the step shown as 10.
-Links keep an ``href`` only for ``http``, ``https`` and ``mailto`` targets; any other target is
-shown as text after the link's words. Images become their alt text. Headings move down two
+Links keep an ``href`` only for ``http``, ``https`` and ``mailto`` targets; every target is
+shown as text after the link's words (words reading like an address may point elsewhere),
+unless the words are that target. Images become their alt text. Headings move down two
 levels, under the card's own heading. Every text node is `dsh_user_questions.rules.inert_text`
 (code keeps its line breaks), so the page shows the same stand-ins as every other surface.
 """
@@ -52,6 +53,11 @@ def _children(node: SyntaxTreeNode) -> list[Node]:
     return out
 
 
+def _plain(nodes: list[Node]) -> str:
+    """The text of rendered nodes, without their tags."""
+    return "".join(node if isinstance(node, str) else _plain(node[2:]) for node in nodes)
+
+
 def _convert(node: SyntaxTreeNode) -> list[Node]:
     kind = node.type
     if kind == "text":
@@ -89,9 +95,15 @@ def _convert(node: SyntaxTreeNode) -> list[Node]:
     if kind == "link":
         href = str(node.attrs.get("href", ""))
         words = _children(node)
+        target = inert_text(f" ({href})")
         if href.lower().startswith(_SAFE_SCHEMES):
-            return [["a", {"href": href}, *words]]
-        return [*words, inert_text(f" ({href})")]
+            # The words may read like another address: the target is always shown beside
+            # them, unless they are the target itself.
+            said = _plain(words).strip()
+            if said in (href, href.removeprefix("mailto:")):
+                return [["a", {"href": href}, *words]]
+            return [["a", {"href": href}, *words], target]
+        return [*words, target]
     if kind == "image":
         return _children(node)
     if node.tag in _SAME:

@@ -47,8 +47,9 @@ def page_form(ask: Mapping[str, Any]) -> dict[str, Any]:
 
     Every model-written text the page shows comes from here, made inert on the server by
     `dsh_user_questions.rules.inert_text` (the stand-ins every surface shows): ``agentShown``
-    and, per question, ``shown`` (``question``, ``header``, ``options`` with ``label`` and
-    ``description``); the wire fields stay as written, so an answer names an option exactly.
+    and, per question, ``shown`` (``question``, ``header``, ``options`` with ``label``,
+    ``description`` and, for an option with a preview, ``previewDoc``: its markdown rendered,
+    see `._markdown`); the wire fields stay as written, so an answer names an option exactly.
     A detail is also rendered: ``detailDoc`` (its markdown, see `._markdown`) and, for a
     ``diff-review`` question, ``diffDoc`` (see `._diff`). A detail the markdown renderer cannot
     take (emphasis nested thousands deep overflows the parser's recursion) gets no
@@ -84,11 +85,23 @@ def _shown(question: Mapping[str, Any]) -> dict[str, Any]:
             {
                 "label": _text(option.get("label"), multiline=True),
                 "description": _text(option.get("description"), multiline=True),
+                **_preview(option.get("preview")),
             }
             for option in options
             if isinstance(option, Mapping)
         ],
     }
+
+
+def _preview(preview: object) -> dict[str, Any]:
+    """An option's preview as the page shows it: ``previewDoc``, its markdown rendered (inert
+    text, safe tags only), or its inert text in a code block when the renderer cannot take it."""
+    if not isinstance(preview, str) or not preview:
+        return {}
+    try:
+        return {"previewDoc": render(preview)}
+    except RecursionError:
+        return {"previewDoc": [["pre", {}, ["code", {}, inert_text(preview, multiline=True)]]]}
 
 
 class _Page:

@@ -7,13 +7,14 @@ get the connection bounds of `Limits`; any ASGI server works, without them.
 
 Routes, all under ``/<token>/``: the page (``""``, ``app.js``, ``app.css``), ``events``
 (server-sent events: ``snapshot`` ``{"stream", "n", "pending": [ask...]}`` first on every
-connection, then ``added`` (an ask), ``resolved`` (``{"id", "outcome"}``), ``ping``
-(``{"n"}``) and ``bye`` (``{"reason"}``, then the stream ends)), ``state`` (the snapshot as
-JSON), and the posts ``answer`` (``{"id", "answer"}``), ``cancel`` (``{"id"}``) and ``alive``
-(``{"id": stream, "n"}``: the page read heartbeat ``n``; a stream that does not confirm one
-within `Limits.write_timeout` is dropped, see `dsh_user_questions_web._stream`). An ask as
-the page gets it is the board's wire form plus what the page shows of it, made inert on the
-server (see `dsh_user_questions_web._stream.page_form`).
+connection, then ``added`` (an ask), ``resolved`` (``{"id", "outcome"}``, and ``"by"`` when
+settled elsewhere, see `BoardEvent`), ``ping`` (``{"n"}``) and ``bye`` (``{"reason"}``, then
+the stream ends)), ``state`` (the snapshot as JSON), and the posts ``answer`` (``{"id",
+"answer"}``), ``cancel`` (``{"id"}``) and ``alive`` (``{"id": stream, "n"}``: the page read
+heartbeat ``n``; a stream that does not confirm one within `Limits.write_timeout` is
+dropped, see `dsh_user_questions_web._stream`). An ask as the page gets it is the board's
+wire form plus what the page shows of it, made inert on the server (see
+`dsh_user_questions_web._stream.page_form`).
 
 Every client input gets a 4xx answer, never a 500: ``400`` for a body that is not JSON, is
 nested too deep, or is not ``{id, answer}`` with a well-formed id; ``408`` for a body sent too
@@ -42,7 +43,7 @@ from .board import QuestionBoard, Receipt
 from .limits import Limits
 from .server import ConnectionTable
 
-__all__ = ["PageApp", "create_app"]
+__all__ = ["PageApp", "create_app", "under_prefix"]
 
 _ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
@@ -119,7 +120,8 @@ def create_app(
         return Response(page, media_type="text/html; charset=utf-8")
 
     async def to_index(_request: Request) -> Response:
-        return RedirectResponse(f"{base}/", status_code=307)
+        # Relative, so it stays under a reverse proxy's path prefix.
+        return RedirectResponse(f"{token}/", status_code=307)
 
     async def app_js(_request: Request) -> Response:
         return Response(script, media_type="text/javascript; charset=utf-8")
@@ -228,6 +230,33 @@ def create_app(
         on_trusted=connections.trust if connections is not None else None,
     )
     return PageApp(guard, hub)
+
+
+def under_prefix(app: Any, prefix: str) -> Any:
+    """``app`` also answering under the path ``prefix`` (``/questions``; ``""``: as is).
+
+    For a reverse proxy that passes its path prefix on (nginx ``proxy_pass`` without a URI): a
+    request under ``prefix`` reaches ``app`` without it; any
+    other request (a proxy that strips the prefix, a local visit) reaches ``app`` unchanged.
+    The page's own addresses are relative, so both work.
+    """
+    prefix = prefix.rstrip("/")
+    if not prefix:
+        return app
+    raw_prefix = prefix.encode("utf-8")
+
+    async def stripped(scope: Any, receive: Any, send: Any) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and (path == prefix or path.startswith(prefix + "/")):
+            raw = scope.get("raw_path")
+            scope = {**scope, "path": path[len(prefix) :] or "/"}
+            if isinstance(raw, bytes) and raw.startswith(raw_prefix):
+                scope["raw_path"] = raw[len(raw_prefix) :] or b"/"
+            else:
+                scope.pop("raw_path", None)
+        await app(scope, receive, send)
+
+    return stripped
 
 
 async def _read_body(request: Request, limit: int) -> bytes | None:

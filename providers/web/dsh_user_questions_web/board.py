@@ -32,8 +32,10 @@ class BoardEvent:
     """One change on a board, pushed to every open page.
 
     ``name`` is ``"added"`` (``data`` is the ask in wire form), ``"resolved"`` (``{"id",
-    "outcome"}``) or ``"closed"`` (``{"reason"}``: the board is going away; pages are told why
-    and their streams end). Events are idempotent for the page: an ``added`` for an ask it
+    "outcome"}``, and ``"by"`` when it was settled elsewhere than on a page: ``"link"`` for a
+    one-question link, or the name of the surface that settled it, e.g. ``"cli"``) or
+    ``"closed"`` (``{"reason"}``: the board is going away; pages are told why and their streams
+    end). Events are idempotent for the page: an ``added`` for an ask it
     already shows and a ``resolved`` for one it never saw are ignored, so a board may deliver an
     event that a snapshot taken just after subscribing already reflects.
     """

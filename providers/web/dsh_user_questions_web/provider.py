@@ -236,7 +236,9 @@ class WebProvider:
 
     async def _serve(self) -> None:
         # Loaded here, not at import: loading the plugin stays as light as the core.
-        from .app import create_app
+        from dsh_user_questions.links import public_host, public_prefix
+
+        from .app import create_app, under_prefix
         from .server import ConnectionTable, bind_socket, start_server
 
         if not _is_loopback(self._host):
@@ -252,10 +254,10 @@ class WebProvider:
         allowed = {f"{name}:{port}" for name in _LOOPBACK_NAMES}
         if not _is_wildcard(self._host):
             allowed.add(f"[{self._host}]:{port}" if ":" in self._host else f"{self._host}:{port}")
-        for name in self._extra_hosts:
-            allowed.add(name if _has_port(name) else f"{name}:{port}")
+        # A bare extra name is allowed with any port or none (a proxy may send either).
+        allowed.update(self._extra_hosts)
         if self._public_url is not None:
-            allowed.add(urllib.parse.urlsplit(self._public_url).netloc)
+            allowed.add(public_host(self._public_url))
         self._allowed = frozenset(name.lower() for name in allowed)
         table = ConnectionTable(self._limits)
         app = self._app = create_app(
@@ -273,14 +275,22 @@ class WebProvider:
                 secret=lambda: self._link_secret,
                 get=self._linked,
                 answer=self._answer_linked,
-                cancel=self._board.cancel,
+                cancel=lambda ask_id: self._board.cancel(ask_id, by="link"),
             )
             served = with_links(app, routes, lambda: self._allowed)
+        if self._public_url is not None:
+            served = under_prefix(served, public_prefix(self._public_url))
         server = await start_server(served, sock, self._limits, table=table, on_end=self._ended)
         self._server = server
         self._bound_port = port
         if self._announce:
             print(f"dsh-user-questions-web: answer questions at {self.url}", file=sys.stderr)
+            if self._public_url is not None:
+                print(
+                    "dsh-user-questions-web: or, from elsewhere, at"
+                    f" {self._public_url}/{self._token}/",
+                    file=sys.stderr,
+                )
 
     def _ended(self) -> None:
         # The server stopped serving, cleanly or because its loop is ending: nobody can
@@ -418,7 +428,7 @@ class WebProvider:
         return LinkedQuestion(request=None, asker="your agent", outcome=outcome)
 
     async def _answer_linked(self, ask_id: str, answer: dict[str, Any]) -> str | None:
-        taken = await self._board.submit(ask_id, answer)
+        taken = await self._board.submit(ask_id, answer, by="link")
         if taken.status == "rejected":
             raise UserQuestionError.bad_answer(*taken.problems)
         return None if taken.status == "accepted" else str(taken.outcome or "not pending")
@@ -453,7 +463,7 @@ def _checked_public_url(url: str | None) -> str | None:
     if url is None:
         return None
     parts = urllib.parse.urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
         raise ValueError(
             f"a public URL must be http(s)://host[:port][/path] without query or fragment,"
             f" got {url!r}"
@@ -486,8 +496,3 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-def _has_port(name: str) -> bool:
-    tail = name.rsplit("]", 1)[-1]
-    return ":" in tail

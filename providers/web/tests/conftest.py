@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 import httpx
 import pytest
+from axe_playwright_python.async_playwright import Axe
 from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
@@ -208,3 +209,21 @@ async def page(open_page: OpenPage, web: WebProvider) -> Page:
 def card(page: Page, ask_id: str) -> Locator:
     """The card of one ask."""
     return page.locator(f'article[data-ask-id="{ask_id}"]')
+
+
+async def no_sideways_scroll(page: Page, state: str) -> None:
+    """The document is never wider than the window."""
+    widths = await page.evaluate(
+        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert widths[0] <= widths[1], f"{state}: the page scrolls sideways ({widths})"
+
+
+async def no_axe_violations(page: Page, state: str) -> None:
+    """axe-core (bundled by the axe-playwright-python package) finds nothing in this state."""
+    results = await Axe().run(page)
+    violations = [
+        (v["id"], [node["target"] for node in v["nodes"]][:3])
+        for v in results.response["violations"]
+    ]
+    assert violations == [], f"{state}: {violations}"

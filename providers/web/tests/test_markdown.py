@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsh_user_questions_web._markdown import render
+from dsh_user_questions_web._stream import page_form
 
 ALLOWED = {
     "p", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em",
@@ -57,3 +58,56 @@ def test_raw_html_stays_text() -> None:
     assert render("<b>bold</b> and <script>x</script>") == [
         ["p", {}, "<b>bold</b> and <script>x</script>"]
     ]
+
+
+class TestLinkTargets:
+    """A rendered link shows where it points: its words may read like another address."""
+
+    def test_a_link_shows_its_target_beside_its_words(self) -> None:
+        """Words that look like one address, pointing at another, show the real target."""
+        assert render("[https://github.com/org/repo](https://evil.example/x)") == [
+            [
+                "p",
+                {},
+                ["a", {"href": "https://evil.example/x"}, "https://github.com/org/repo"],
+                " (https://evil.example/x)",
+            ]
+        ]
+
+    def test_a_link_whose_words_are_its_target_is_shown_once(self) -> None:
+        """An autolink or a mail link reading its own address is not repeated."""
+        assert render("<https://example.com/a>") == [
+            ["p", {}, ["a", {"href": "https://example.com/a"}, "https://example.com/a"]]
+        ]
+        assert render("[me@example.com](mailto:me@example.com)") == [
+            ["p", {}, ["a", {"href": "mailto:me@example.com"}, "me@example.com"]]
+        ]
+
+    def test_an_unsafe_target_is_text_after_the_words(self) -> None:
+        """An ftp: link is no link, its target shown as text."""
+        assert render("[click](ftp://files.example/f)") == [
+            ["p", {}, "click", " (ftp://files.example/f)"]
+        ]
+
+
+class TestOptionPreviews:
+    """An option's preview reaches the page rendered on the server, inert, like a detail."""
+
+    def test_a_preview_is_rendered_and_inert(self) -> None:
+        """``previewDoc`` is the preview's markdown tree, control characters as stand-ins; an
+        option without a preview has none."""
+        question = {
+            "id": "layout",
+            "question": "Which layout?",
+            "options": [
+                {"label": "grid", "preview": "**Grid**\n\n```\n| a | b |\x1b[2J\n```"},
+                {"label": "list"},
+            ],
+        }
+        shown = page_form({"id": "ask-1", "questions": [question]})["questions"][0]["shown"]
+        grid, plain = shown["options"]
+        assert ["strong", {}, "Grid"] in grid["previewDoc"][0]
+        code = grid["previewDoc"][1][2][2]
+        assert "\x1b" not in code
+        assert code.startswith("| a | b |")
+        assert "previewDoc" not in plain

@@ -86,7 +86,9 @@ async def test_one_notification_per_question_with_a_link_to_that_question_only(
         )
         again = await client.get(link)
         assert "This question has been answered." in again.text
-        closed = await client.post(link_of(got[1]), data={"action": "cancel"})
+        asked = await client.post(link_of(got[1]), data={"action": "cancel"})
+        assert "Close without answering?" in asked.text
+        closed = await client.post(link_of(got[1]), data={"action": "close"})
         assert "You closed the question." in closed.text
     with pytest.raises(UserQuestionError) as info:
         await asyncio.wait_for(second, 10)

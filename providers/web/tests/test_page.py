@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from axe_playwright_python.async_playwright import Axe
-from conftest import OpenPage, card, item, request, start_ask
+from conftest import (
+    OpenPage,
+    card,
+    item,
+    no_axe_violations,
+    no_sideways_scroll,
+    request,
+    start_ask,
+)
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionOption
 from dsh_user_questions.harness import Agent
 from dsh_user_questions.plan_review import plan_review_question, read_plan_review
@@ -39,24 +46,6 @@ A very long unbroken token: `{long_token}`
 
 [the docs](https://example.invalid/docs) and [a trap](javascript:alert(1)) and <b>raw</b>
 """.replace("{long_token}", "a" * 90)
-
-
-async def no_sideways_scroll(page: Page, state: str) -> None:
-    """The document is never wider than the window."""
-    widths = await page.evaluate(
-        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
-    )
-    assert widths[0] <= widths[1], f"{state}: the page scrolls sideways ({widths})"
-
-
-async def no_axe_violations(page: Page, state: str) -> None:
-    """axe-core (bundled by the axe-playwright-python package) finds nothing in this state."""
-    results = await Axe().run(page)
-    violations = [
-        (v["id"], [node["target"] for node in v["nodes"]][:3])
-        for v in results.response["violations"]
-    ]
-    assert violations == [], f"{state}: {violations}"
 
 
 async def check_state(page: Page, state: str) -> None:

@@ -132,10 +132,10 @@ async def test_configured_port_is_used(unused_tcp_port: int) -> None:
 async def test_bare_token_path_redirects_to_the_page(
     web: WebProvider, client: httpx.AsyncClient
 ) -> None:
-    """/<token> redirects to /<token>/ so the page's relative links resolve."""
+    """/<token> redirects to <token>/, relative so a proxy's path prefix stays."""
     response = await client.get(f"{origin_of(web)}/{web.token}")
     assert response.status_code == 307
-    assert response.headers["location"] == f"/{web.token}/"
+    assert response.headers["location"] == f"{web.token}/"
 
 
 # ---- security ----
@@ -694,3 +694,49 @@ async def test_the_page_lives_as_long_as_the_last_context_using_it(
         assert not provider.running
     finally:
         await provider.stop()
+
+
+class TestBehindAProxy:
+    """What a reverse proxy sends passes: a bare allowed name with any port, an https origin,
+    the public URL's path prefix; everything else is still refused."""
+
+    async def test_a_bare_allowed_name_passes_with_or_without_a_port(self) -> None:
+        """``allowed_hosts=["box.local"]`` lets ``Host: box.local`` and ``box.local:443`` in,
+        and a post whose Origin is ``https://box.local``; another origin is still 403."""
+        provider = WebProvider(announce=False, allowed_hosts=["box.local"])
+        await provider.start()
+        try:
+            async with httpx.AsyncClient(base_url=provider.url or "") as client:
+                for host in ("box.local", "box.local:443"):
+                    response = await client.get("state", headers={"Host": host})
+                    assert response.status_code == 200, host
+                asking = await start_ask(provider, request())
+                body = {"id": asking.id}
+                evil = {"Host": "box.local", "Origin": "https://evil.example"}
+                assert (await client.post("cancel", json=body, headers=evil)).status_code == 403
+                own = {"Host": "box.local", "Origin": "https://box.local"}
+                assert (await client.post("cancel", json=body, headers=own)).status_code == 200
+            with pytest.raises(UserQuestionError) as info:
+                await asking.result()
+            assert info.value.code == "ASK_CANCELLED"
+        finally:
+            await provider.stop()
+
+    async def test_the_public_urls_prefix_and_host_are_served(self) -> None:
+        """With ``public_url="https://proxy.example/agent"`` the page answers under /agent (a
+        proxy passing the prefix on) and without it, for Host proxy.example with any port."""
+        provider = WebProvider(announce=False, public_url="https://proxy.example/agent")
+        await provider.start()
+        try:
+            origin = (provider.url or "").removesuffix(f"/{provider.token}/")
+            async with httpx.AsyncClient(base_url=origin) as client:
+                for path in (f"/agent/{provider.token}/state", f"/{provider.token}/state"):
+                    for host in ("proxy.example", "proxy.example:8443"):
+                        response = await client.get(path, headers={"Host": host})
+                        assert response.status_code == 200, (path, host)
+                refused = await client.get(
+                    f"/agent/{provider.token}/state", headers={"Host": "other.example"}
+                )
+                assert refused.status_code == 403
+        finally:
+            await provider.stop()

@@ -87,6 +87,30 @@
     return out;
   }
 
+  // An option's preview (markdown the server rendered, inert): shown for the option that has
+  // the focus, else the one checked. Only questions with a previewed option get the box.
+  function optionPreview(question, list) {
+    const shown = question.shown && Array.isArray(question.shown.options) ? question.shown.options : [];
+    if (!shown.some((option) => option && Array.isArray(option.previewDoc))) return null;
+    const title = el("p", { className: "preview-title" });
+    const body = el("div", { className: "preview-body" });
+    const box = el("div", { className: "preview", role: "region", "aria-label": "Preview of the option", tabindex: "0", hidden: true }, title, body);
+    const inputs = [...list.querySelectorAll("input.choice")];
+    const show = (n) => {
+      const nodes = n >= 0 && shown[n] && Array.isArray(shown[n].previewDoc) ? shown[n].previewDoc : null;
+      box.hidden = nodes === null;
+      body.replaceChildren(nodes ? doc(nodes) : "");
+      title.textContent = nodes ? `Preview: ${visible(shownOption(question, n, "label"))}` : "";
+    };
+    const checked = () => inputs.findIndex((input) => input.checked);
+    inputs.forEach((input, n) => {
+      input.addEventListener("focus", () => show(n));
+      input.addEventListener("change", () => show(input.checked ? n : checked()));
+    });
+    show(checked());
+    return box;
+  }
+
   function doc(nodes) {
     const fragment = document.createDocumentFragment();
     for (const node of nodes || []) fragment.append(docNode(node));
@@ -624,6 +648,8 @@
         otherText,
       );
       fieldset.append(list);
+      const preview = optionPreview(question, list);
+      if (preview) fieldset.append(preview);
       fieldset.append(
         el(
           "p",
@@ -835,11 +861,21 @@
     ensureCurrent(state.currentId === null);
   }
 
+  // Where an answer or a close came from when it was not a page: the one-question link of a
+  // notification, the command line, or another surface named by the server.
+  const WHERE = { link: "through its link from a notification", cli: "from the command line" };
+  function settledElsewhere(data) {
+    if (typeof data.by !== "string" || !data.by || !["answered", "cancelled"].includes(data.outcome)) return null;
+    const where = WHERE[data.by] || `elsewhere (${data.by.slice(0, 40)})`;
+    return `This question was ${data.outcome === "answered" ? "answered" : "closed"} ${where}.`;
+  }
+
   function onResolved(data) {
     if (!state.asks.has(data.id)) return;
     if (data.id === state.currentId) {
       const texts = OUTCOME_TEXT[data.outcome] || ["This question was settled.", "This question was settled."];
-      notice(texts[state.sent.has(data.id) ? 0 : 1], data.outcome, data.id);
+      const elsewhere = settledElsewhere(data);
+      notice(state.sent.has(data.id) ? texts[0] : elsewhere || texts[1], data.outcome, data.id);
     }
     state.sent.delete(data.id);
     drop(data.id, true);

@@ -1,0 +1,184 @@
+"""The Claude Agent SDK's ``can_use_tool`` callback: Claude Code's questions and plan approvals.
+
+One line: ``ClaudeAgentOptions(can_use_tool=can_use_tool(ctx))``. Claude Code's own tools
+reach the host through this callback:
+
+- ``AskUserQuestion`` is read as Claude writes it (questions without ids, ``multiSelect``,
+  ``header``, options with ``description`` and ``preview``, a label ending " (Recommended)"),
+  asked through ``ctx.user_questions``, and allowed with Claude Code's answer shape:
+  ``updated_input={**input, "answers": {<question text>: <label, labels joined by ", ", or
+  the human's own words>}}``; a question the human skipped has no entry. An option Claude
+  labels "Skip" or "Other" is Claude's own choice: the human sees it as "Skip (Claude's
+  option)", apart from the UI's own skip, and the answer names it "Skip", as Claude offered
+  it. A header longer than `tool.MAX_HEADER_LENGTH` is shortened, not refused.
+- ``ExitPlanMode`` (its input has the ``plan``) is our plan review
+  (`dsh_user_questions.plan_review`): approve allows the call; keep planning denies it with
+  the human's feedback as the message; talk instead (``ASK_CANCELLED``) denies it saying the
+  user wants to talk first. A plan that does not start with a level-1 heading gets one.
+- Every other tool goes to ``then`` (your own callback). Without ``then`` it is **denied**:
+  that is what the SDK does without a callback, where Claude Code denies a call that would
+  need the user's permission, rather than allowing it.
+
+A failed ask is a `PermissionResultDeny` whose message is the tool's ``Error: ...`` text
+(`tool.ToolResult.from_error`), as a model reads it from ``ask_user_question``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, cast
+
+import attrs
+
+from .. import plan_review
+from ..errors import HarnessError, UserQuestionError
+from ..payloads import AskUserQuestionRequest, WireFormatError
+from ..rules import reserved_label
+from ..tool import MAX_HEADER_LENGTH, ToolResult
+from ._common import missing_framework
+
+try:
+    from claude_agent_sdk import (
+        PermissionResultAllow,
+        PermissionResultDeny,
+        ToolPermissionContext,
+    )
+except ImportError as err:  # pragma: no cover - exercised by tests/test_adapters_import.py
+    raise missing_framework("claude_agent_sdk", "claude-agent-sdk", err) from err
+
+__all__ = ["CanUseTool", "can_use_tool"]
+
+CanUseTool = Callable[
+    [str, dict[str, Any], ToolPermissionContext],
+    Awaitable[PermissionResultAllow | PermissionResultDeny],
+]
+"""The SDK's ``can_use_tool`` callback type."""
+
+_CLAUDES_OWN = " (Claude's option)"
+
+
+def can_use_tool(ctx: Any, *, then: CanUseTool | None = None) -> CanUseTool:
+    """The ``can_use_tool`` callback answering Claude Code's questions through ``ctx``."""
+
+    async def callback(
+        tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
+    ) -> PermissionResultAllow | PermissionResultDeny:
+        if tool_name == "AskUserQuestion":
+            return await _ask(ctx, tool_input)
+        if tool_name == "ExitPlanMode" and isinstance(tool_input.get("plan"), str):
+            return await _review(ctx, tool_input)
+        if then is not None:
+            return await then(tool_name, tool_input, context)
+        return PermissionResultDeny(message=f"permission to use {tool_name} was not granted")
+
+    return callback
+
+
+async def _ask(
+    ctx: Any, tool_input: dict[str, Any]
+) -> PermissionResultAllow | PermissionResultDeny:
+    try:
+        request, offered = _read(tool_input)
+        answer = await _service(ctx).ask(request)
+    except HarnessError as err:
+        return PermissionResultDeny(message=ToolResult.from_error(err).content)
+    answers: dict[str, str] = {}
+    for question, (text, labels) in zip(request.questions, offered, strict=True):
+        for item in answer.answers:
+            if item.id == question.id:
+                words = [labels[label] for label in item.selected]
+                words += [] if item.custom is None else [item.custom]
+                if words:
+                    answers[text] = ", ".join(words)
+    return PermissionResultAllow(updated_input={**tool_input, "answers": answers})
+
+
+def _read(tool_input: Mapping[str, Any]) -> tuple[AskUserQuestionRequest, list[Any]]:
+    """The request Claude's input asks, and per question its text and Claude's labels."""
+    raw = tool_input.get("questions")
+    questions = (
+        [_question(index, q) for index, q in enumerate(raw)] if isinstance(raw, list) else raw
+    )
+    try:
+        request = AskUserQuestionRequest.from_dict({"questions": questions})
+    except WireFormatError as err:
+        raise UserQuestionError.invalid_args(*err.problems) from err
+    offered, items = [], []
+    for question, claudes in zip(
+        request.questions, cast("list[Mapping[str, Any]]", raw), strict=True
+    ):
+        options = [
+            attrs.evolve(option, label=option.label + _CLAUDES_OWN)
+            if reserved_label(option.label)
+            else option
+            for option in question.options
+        ]
+        labels = [option["label"] for option in claudes.get("options") or ()]
+        offered.append(
+            (question.question, dict(zip((o.label for o in options), labels, strict=True)))
+        )
+        items.append(attrs.evolve(question, options=options))
+    return attrs.evolve(request, questions=items), offered
+
+
+def _question(index: int, question: object) -> object:
+    if not isinstance(question, Mapping):
+        return question
+    header = question.get("header")
+    if isinstance(header, str) and len(header) > MAX_HEADER_LENGTH:
+        header = header[: MAX_HEADER_LENGTH - 1].rstrip() + "\u2026"
+    read = {
+        "id": f"q{index + 1}",
+        "question": question.get("question"),
+        "header": header,
+        "options": [_option(option) for option in question.get("options") or ()],
+        "multiSelect": question.get("multiSelect"),
+    }
+    return {key: value for key, value in read.items() if value is not None}
+
+
+def _option(option: object) -> object:
+    if not isinstance(option, Mapping):
+        return option
+    return {
+        key: value
+        for key, value in (
+            ("label", option.get("label")),
+            ("description", option.get("description")),
+            ("preview", option.get("preview", option.get("markdown"))),
+        )
+        if value is not None
+    }
+
+
+async def _review(
+    ctx: Any, tool_input: dict[str, Any]
+) -> PermissionResultAllow | PermissionResultDeny:
+    plan: str = tool_input["plan"]
+    if not plan.strip():
+        return PermissionResultDeny(message="Error: the plan is empty; there is nothing to review")
+    try:
+        try:
+            plan_review.plan_review_question(plan)
+        except ValueError:  # not a plan under a level-1 heading: give it one
+            plan = f"# Plan\n\n{plan}"
+        outcome = await plan_review.review_plan(_service(ctx), plan)
+    except HarnessError as err:
+        return PermissionResultDeny(message=ToolResult.from_error(err).content)
+    if outcome.approved:
+        return PermissionResultAllow(updated_input=dict(tool_input))
+    if outcome.talk_instead:
+        return PermissionResultDeny(
+            message="The user wants to talk about the plan first: stop and wait for their"
+            " next message (still in plan mode)."
+        )
+    return PermissionResultDeny(
+        message=outcome.feedback or "The user did not approve the plan: keep planning."
+    )
+
+
+def _service(ctx: Any) -> Any:
+    service = ctx.get("user_questions")
+    if service is None:
+        raise UserQuestionError.no_provider()
+    return service

@@ -1,0 +1,49 @@
+"""``ask_user_question`` as a smolagents `Tool`, to use instead of ``UserInputTool``.
+
+One line: ``ToolCallingAgent(tools=[AskUserQuestionTool(ctx)], model=...)`` (or a
+``CodeAgent``, which calls it as ``ask_user_question(questions=[...])``). The tool's inputs are
+the tool's own JSON Schema; its output is the tool's own text: the answer JSON, or
+``Error: <message>`` (invalid arguments list every problem, so the model can call again).
+smolagents calls tools synchronously (in worker threads for parallel calls): each ask runs on
+the context's question loop (see `UserQuestionService.ask_sync`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from .. import tool
+from .._sync import run_tool
+from ._common import missing_framework
+
+try:
+    from smolagents import Tool  # type: ignore[import-untyped]
+except ImportError as err:  # pragma: no cover - depends on what is installed
+    raise missing_framework("smolagents", "smolagents", err) from err
+
+__all__ = ["AskUserQuestionTool"]
+
+
+class AskUserQuestionTool(Tool):  # type: ignore[misc]  # smolagents ships no types
+    """The ``ask_user_question`` tool asking through ``ctx.user_questions``.
+
+    ``agent`` and ``signal`` go into every ask.
+    """
+
+    name = tool.NAME
+    description = tool.DESCRIPTION
+    inputs: ClassVar[dict[str, dict[str, Any]]] = {
+        key: {"description": key, **value}
+        for key, value in tool.input_schema()["properties"].items()
+    }
+    output_type = "string"
+    skip_forward_signature_validation = True
+
+    def __init__(self, ctx: Any, *, agent: object | None = None, signal: Any | None = None):
+        super().__init__()
+        self.ctx = ctx
+        self.agent = agent
+        self.signal = signal
+
+    def forward(self, **arguments: Any) -> str:
+        return run_tool(self.ctx, arguments, agent=self.agent, signal=self.signal).content

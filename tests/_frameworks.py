@@ -1,0 +1,90 @@
+"""What the agent-framework adapter tests share: the model's arguments, a scripted context, a
+real pseudo-terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dsh_user_questions import plugin
+from dsh_user_questions.harness import HarnessContext
+from dsh_user_questions.testing import ScriptedProvider
+
+QUESTION: dict[str, Any] = {
+    "id": "pkg",
+    "question": "Which package manager?",
+    "header": "Tooling",
+    "options": [
+        {"label": "pnpm", "description": "Fast, disk-efficient"},
+        {"label": "npm", "description": "The default"},
+    ],
+}
+ARGUMENTS: dict[str, Any] = {"questions": [QUESTION]}
+"""What a model sends to ``ask_user_question``."""
+
+PNPM: dict[str, Any] = {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
+"""The human's answer, as a script step."""
+
+PNPM_TEXT = '{"answers":[{"id":"pkg","selected":["pnpm"]}]}'
+"""The tool's result text for that answer."""
+
+
+def scripted(*steps: Any) -> tuple[HarnessContext, ScriptedProvider]:
+    """A fresh context whose provider plays ``steps``."""
+    ctx = HarnessContext()
+    ctx.register(plugin)
+    provider = ScriptedProvider(*steps)
+    ctx.user_questions.register_provider(provider)
+    return ctx, provider
+
+
+def closing(ctx: HarnessContext) -> None:
+    """Close ``ctx`` from synchronous code."""
+    asyncio.run(ctx.aclose())
+
+
+def run_in_terminal(
+    argv: list[str], tmp_path: Path, keys: list[str], wait_text: str, **env: str
+) -> str:
+    """Run ``argv`` in a pseudo-terminal with the installed terminal provider, press ``keys``
+    once ``wait_text`` shows on the screen, and return everything it wrote."""
+    pexpect = pytest.importorskip("pexpect")
+    pyte = pytest.importorskip("pyte")
+    pytest.importorskip("dsh_user_questions_terminal")
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("DSH_USER_QUESTIONS_")}
+    environ.update(
+        TERM="xterm-256color", LC_ALL="C.UTF-8", DSH_USER_QUESTIONS_PROVIDER="terminal", **env
+    )
+    child = pexpect.spawn(
+        argv[0],
+        argv[1:],
+        cwd=str(tmp_path),
+        env=environ,
+        dimensions=(24, 80),
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=60,
+    )
+    screen = pyte.Screen(80, 24)
+    stream = pyte.Stream(screen)
+    transcript = ""
+    try:
+        while wait_text not in "\n".join(screen.display):
+            data = child.read_nonblocking(65536, timeout=60)
+            transcript += data
+            stream.feed(data)
+        for key in keys:
+            child.send(key)
+        while True:
+            try:
+                transcript += child.read_nonblocking(65536, timeout=60)
+            except pexpect.EOF:
+                break
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0, transcript
+    return transcript
