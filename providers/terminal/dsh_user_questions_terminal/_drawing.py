@@ -34,6 +34,7 @@ STYLE = Style.from_dict(
         "frame.border": "fg:ansicyan",
         "frame.label": "bold",
         "md.code": "fg:ansiyellow",
+        "preview.title": "fg:ansicyan bold",
         "md.prefix": "fg:ansibrightblack",
         "md.url": "fg:ansibrightblack",
         "md.rule": "fg:ansibrightblack",
@@ -147,10 +148,10 @@ def recap(pages: Sequence[Page], width: int) -> FormattedText:
             2,
         )
         if page.plan:
-            lines += [
-                [("class:md.prefix", "  \u2502 "), ("", text)]
-                for text in lines_to_plain(page.detail)
-            ]
+            bar: Fragment = ("class:md.prefix", "  \u2502 ")
+            for text in lines_to_plain(page.detail):
+                # Wrapped at spaces here: the terminal would cut a long line mid-word.
+                lines += wrap_line([bar, ("", text)], width, lead=bar)
         answer = describe_answer(page.answer, secret=page.secret, shown=page.shown_labels)
         lines += wrap_line([("class:recap", "  \u2192 "), ("", answer)], width, 4)
     return FormattedText(join(lines))

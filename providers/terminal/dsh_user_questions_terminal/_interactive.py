@@ -71,6 +71,8 @@ TYPING_SECONDS = 1.0
 
 TOO_SMALL = "Window too small: make it larger to answer"
 
+_PREVIEW_SOURCE = -1_000_000  # the source number of a preview's lines (never a review card's)
+
 _DIGIT_PAUSE = 1.0  # seconds within which a second digit continues a number (1 then 2: row 12)
 
 
@@ -101,6 +103,7 @@ class Form:
         self.feedback_label = ""
         self.confirming = False
         self.notice = ""
+        self.read_first = False  # Enter on Approve before the whole plan was drawn
         self.digits = ""
         self.digit_time = 0.0
         self.shown_at: float | None = None
@@ -158,6 +161,7 @@ class Form:
         self.page = index
         self.text_purpose = None
         self.notice = ""
+        self.read_first = False
         self.digits = ""
         self.shown_at = None
         self.visible = range(0)
@@ -220,7 +224,7 @@ class Form:
         elif page.plan and item.options[row.index].label == page.approve:
             if self._plan_unread(page):
                 self.scroll_detail(+1)
-                self.notice = f"Read the whole {page.what} first: PgDn shows the rest."
+                self.read_first = True  # said until the whole plan has been drawn
                 return
             self._record(AskUserQuestionAnswerItem(id=item.id, selected=[page.approve]))
         elif page.plan:
@@ -433,10 +437,10 @@ class Form:
         self.last = frame
         return frame
 
-    def _layout(self, width: int, height: int) -> _Frame:
+    def _layout(self, width: int, height: int, *, notice: bool = True) -> _Frame:
         frame = _Frame()
         heading = wrap_line(self._heading(), width)
-        hint = self._hint_lines(width, scrolls=False)
+        hint = self._hint_lines(width, scrolls=False, notice=notice)
         field = (1 + self._field_height().preferred) if self.text_purpose else 0
         question = self._question_lines(width)
         cap = max(1, (height - len(heading) - len(hint) - field) // 3)
@@ -454,9 +458,15 @@ class Form:
         if detail and sum(heights) + len(detail) + chrome > available:
             chrome = 2  # the frame (plan) or a blank line and the position line
             frame.scrolls = True
-            hint = self._hint_lines(width, scrolls=True)
+            hint = self._hint_lines(width, scrolls=True, notice=notice)
             available = height - len(heading) - len(hint) - field - len(question)
         rows_room, detail_height = share_height(available, sum(heights), len(detail), chrome)
+        if detail_height < min(3, len(detail)):
+            # A detail (a plan's box) keeps three lines: a notice gives up its room first, else
+            # the window is too small (a one-line window on a plan cannot be read).
+            if notice and self._notice_text():
+                return self._layout(width, height, notice=False)
+            return self._too_small(width, height)
         frame.detail_height = detail_height
         frame.hint = hint
         frame.body = heading + question
@@ -534,7 +544,10 @@ class Form:
             return []
         page = self.current
         inner = width - (4 if page.plan else 2)
-        key = (inner, len(overflow))
+        # The focused option's preview follows the detail (none while text is typed).
+        focused = page.cursor if self.text_purpose is None else -1
+        preview = page.preview(focused)
+        key = (inner, len(overflow), focused if preview else -1)
         if page.wrapped_key != key:
             wrapped = [list(line) for line in overflow]
             sources = [-1 - number for number in range(len(overflow))]
@@ -545,10 +558,40 @@ class Form:
                 pieces = wrap_line(line, inner, lead=continuation(line))
                 wrapped += pieces
                 sources += [number] * len(pieces)
+            preview_start = len(wrapped)
+            if preview:
+                preview_start = self._add_preview(page, focused, preview, inner, wrapped, sources)
             page.set_wrapped(wrapped, sources)
+            if preview and page.wrapped_key[2:] != key[2:]:
+                page.detail_top = preview_start  # another option's preview: show its start
             page.wrapped_key = key
             page.detail_top = min(page.detail_top, max(0, len(wrapped) - 1))
         return page.wrapped
+
+    def _add_preview(
+        self,
+        page: Page,
+        row_index: int,
+        preview: list[Line],
+        inner: int,
+        wrapped: list[Line],
+        sources: list[int],
+    ) -> int:
+        """Append the focused option's preview (a title line, then its markdown behind a bar)
+        to ``wrapped``; the index of its first line."""
+        if wrapped:
+            wrapped.append([])
+            sources.append(_PREVIEW_SOURCE)
+        start = len(wrapped)
+        label = page.rows[row_index].label
+        title: Line = [("class:preview.title", f"Preview \u00b7 {label}")]
+        lines = wrap_line(title, inner)
+        for line in preview:
+            barred: Line = [("class:md.prefix", "\u2502 "), *line]
+            lines += wrap_line(barred, inner, lead=continuation(barred))
+        wrapped += lines
+        sources += [_PREVIEW_SOURCE] * len(lines)
+        return start
 
     def _detail_window(
         self, page: Page, lines: list[Line], frame: _Frame, width: int
@@ -644,10 +687,19 @@ class Form:
             ]
         return [("class:question", "  Your answer:")]
 
-    def _hint_lines(self, width: int, *, scrolls: bool) -> list[Line]:
-        lines = wrap_parts(self._hint_text(scrolls).split(SEP), width, "class:hint")
+    def _notice_text(self) -> str:
+        """The notice above the key hint, while it is true."""
         if self.notice:
-            lines = wrap_line([("class:notice", self.notice)], width) + lines
+            return self.notice
+        if self.read_first and not self.summary and self._plan_unread(self.current):
+            return f"Read the whole {self.current.what} first: PgDn shows the rest."
+        return ""
+
+    def _hint_lines(self, width: int, *, scrolls: bool, notice: bool = True) -> list[Line]:
+        lines = wrap_parts(self._hint_text(scrolls).split(SEP), width, "class:hint")
+        text = self._notice_text() if notice else ""
+        if text:
+            lines = wrap_line([("class:notice", text)], width) + lines
         if self.confirming:
             return wrap_line(
                 [("class:notice", "Discard your answers and cancel? y discard \u00b7 n keep")],
@@ -742,6 +794,24 @@ class _no_session:
         return None
 
 
+def _fresh_line(app: Application[AskUserQuestionAnswer]) -> None:
+    """Move the cursor to the start of a line of its own, below whatever the cursor's line holds
+    (an agent's last sentence streamed without a newline): the form is drawn from there and
+    erased back to there, so that text stays on the screen and in the scrollback.
+
+    A line's worth of spaces, then a carriage return: from the first column they fill the line
+    and the cursor waits at its end (the terminal wraps only at the next character), so the
+    return goes back to the start of that same, empty line; from any other column they wrap to
+    the next line, and the return goes to its start. No question to the terminal is needed.
+    """
+    output = app.output
+    with contextlib.suppress(OSError, ValueError):
+        columns = output.get_size().columns
+        output.enable_autowrap()
+        output.write_raw(" " * max(1, columns) + "\r")
+        output.flush()
+
+
 async def _run_form(
     form: Form, relay: AbortRelay, draws_on_stdout: bool, bell: bool
 ) -> AskUserQuestionAnswer:
@@ -753,6 +823,7 @@ async def _run_form(
             app.exit(exception=UserQuestionError.aborted_by(relay.signal))
 
     def started() -> None:
+        _fresh_line(app)
         form.typed_ahead = drop_type_ahead(app)
         relay.connect(loop, on_abort)
         if bell:  # DSH_USER_QUESTIONS_TERMINAL_BELL: a question is waiting

@@ -314,6 +314,13 @@ def _show(out: TextIO, item: AskUserQuestionItem, index: int, total: int) -> Non
         if option.description:
             text += f" - {inert_text(option.description)}"
         _emit(out, text, indent="  ")
+        if option.preview is not None and option.preview.strip() and not plan:
+            # Nothing is focused here: each option's preview follows it, behind a bar.
+            _emit(
+                out,
+                "\n".join(lines_to_plain(render_markdown(option.preview))),
+                indent="     \u2502 ",
+            )
     _emit(out, _how_to_answer(item, plan))
 
 

@@ -96,7 +96,10 @@ class Page:
         )
         self.detail_top = 0
         self.wrapped: list[Line] = []
-        self.wrapped_key: tuple[int, int] = (-1, -1)
+        self.wrapped_key: tuple[int, ...] = ()
+        # Each option's preview (markdown, rendered when first focused); not on a review card,
+        # whose box is its plan or diff.
+        self._previews: dict[int, list[Line]] = {}
         # Per wrapped line: the source line it comes from (the question's overflow lines and
         # the blank after them have negative numbers), and whether it has been drawn.
         self.sources: list[int] = []
@@ -109,6 +112,18 @@ class Page:
     @property
     def approve(self) -> str | None:
         return self.item.intent.approve if self.plan and self.item.intent else None
+
+    def preview(self, row_index: int) -> list[Line]:
+        """The rendered preview of the option on row ``row_index`` (none: ``[]``)."""
+        row = self.rows[row_index] if 0 <= row_index < len(self.rows) else None
+        if self.plan or row is None or row.kind != "option":
+            return []
+        text = self.item.options[row.index].preview
+        if text is None or not text.strip():
+            return []
+        if row.index not in self._previews:
+            self._previews[row.index] = render_markdown(text)
+        return self._previews[row.index]
 
     def set_wrapped(self, wrapped: list[Line], sources: list[int]) -> None:
         """New wrapped lines (another width): lines of sources already read count as seen."""

@@ -29,11 +29,12 @@ COLUMNS, ROWS = 80, 24
 TIMEOUT = 15.0
 
 
-class _Screen(pyte.Screen):  # type: ignore[misc]
-    """A screen that answers cursor-position requests like a real terminal."""
+class _Screen(pyte.HistoryScreen):  # type: ignore[misc]
+    """A screen that answers cursor-position requests like a real terminal, and keeps the lines
+    scrolled off its top (the scrollback)."""
 
     def __init__(self, reply: Callable[[str], None], rows: int, columns: int) -> None:
-        super().__init__(columns, rows)
+        super().__init__(columns, rows, history=1000)
         self._reply = reply
 
     def write_process_input(self, data: str) -> None:
@@ -85,6 +86,19 @@ class Terminal:
     def text(self) -> str:
         """The screen as text, trailing blanks dropped."""
         return "\n".join(line.rstrip() for line in self.screen.display).rstrip("\n")
+
+    @property
+    def scrollback(self) -> list[str]:
+        """The lines scrolled off the top of the screen, oldest first, trailing blanks dropped."""
+        columns = self.screen.columns
+        return [
+            "".join(line[x].data for x in range(columns)).rstrip()
+            for line in self.screen.history.top
+        ]
+
+    def everything(self) -> list[str]:
+        """The scrollback and then the screen, one string a line."""
+        return self.scrollback + self.text.splitlines()
 
     def wait_for(self, *texts: str) -> str:
         """Read output until every one of ``texts`` is on the screen; return the screen."""

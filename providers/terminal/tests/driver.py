@@ -11,6 +11,8 @@ request in wire form (``multiSelect``, ``intent`` and ``detail`` allowed).
   each with its own event loop.
 - ``--timeout=SECONDS`` asks with that timeout.
 - ``--delay`` waits a second before asking (for keys typed before the prompt shows).
+- ``--before=TEXT`` prints TEXT on stdout without a newline before asking (an agent's last
+  sentence, streamed).
 - ``--log`` logs a line to stderr (through ``logging``) and prints one to stdout every 50 ms
   from a background thread while the ask is open.
 
@@ -123,6 +125,10 @@ async def main(data: object, entrypoints: bool, cancel: bool) -> None:
 if __name__ == "__main__":
     with open(sys.argv[1], encoding="utf-8") as file:
         wire = json.load(file)
+    for arg in sys.argv[2:]:
+        if arg.startswith("--before="):
+            sys.stdout.write(arg.split("=", 1)[1])
+            sys.stdout.flush()
     if "--delay" in sys.argv[2:]:
         time.sleep(1.0)  # keys typed meanwhile wait in the terminal's input queue
     if "--threads" in sys.argv[2:]:

@@ -83,3 +83,23 @@ def test_captured_stdout_still_gets_the_form_on_the_terminal(tmp_path: Path) -> 
     )
     answer = (tmp_path / "answer.json").read_text(encoding="utf-8")
     assert answer == '{"answers":[{"id":"pkg","selected":["pnpm"]}]}\n'
+
+
+class TestTextBeforeTheForm:
+    """What the shell printed before ``dsh-ask`` stays on the screen."""
+
+    def test_a_line_without_a_newline_is_kept(self, tmp_path: Path) -> None:
+        """``printf 'keep this'; dsh-ask q.json``: after the answer, "keep this" is still on the
+        screen, above the record and the printed answer."""
+        write_request(tmp_path)
+        out = run_in_terminal(
+            f"printf 'keep this'; {shlex.quote(str(DSH_ASK))} request.json",
+            tmp_path,
+            ["2"],
+            "Esc cancel",
+        )
+        screen = pyte.Screen(COLUMNS, ROWS)
+        pyte.Stream(screen).feed(out)
+        lines = [line.rstrip() for line in screen.display]
+        assert lines[0] == "keep this"
+        assert lines[1].startswith("\u2714 Package manager")
