@@ -10,6 +10,7 @@ pictures are what this draws now.
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 from html import escape
@@ -19,8 +20,10 @@ from typing import Any
 from conftest import Terminal, plan_review
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-# The repository's docs pictures (absent when the tests run from an unpacked sdist).
+# The repository's docs pictures and examples (absent when the tests run from an unpacked
+# sdist).
 IMAGES = Path(__file__).resolve().parents[3] / "docs" / "img"
+EXAMPLE = IMAGES.parent.parent / "examples" / "package-manager.json"
 START, END = "<!-- screen:start -->", "<!-- screen:end -->"
 
 PACKAGE_MANAGER: dict[str, Any] = {
@@ -250,14 +253,13 @@ def picture(request: dict[str, Any], ready: str, size: tuple[int, int], title: s
 
 
 def pictures() -> dict[str, str]:
-    """The docs' pictures of the terminal form, by file name: the package-manager example at
-    80x24 and at 40x12."""
+    """The docs' pictures of the terminal form, by file name: the repository's
+    examples/package-manager.json at 80x24 and at 40x12."""
+    example = json.loads(EXAMPLE.read_text(encoding="utf-8"))
     title = "The terminal form asking which package manager the project should use"
     return {
-        "terminal-form.svg": picture(PACKAGE_MANAGER, "Esc cancel", (24, 80), f"{title} (80x24)"),
-        "terminal-form-40x12.svg": picture(
-            PACKAGE_MANAGER, "Esc cancel", (12, 40), f"{title} (40x12)"
-        ),
+        "terminal-form.svg": picture(example, "Esc cancel", (24, 80), f"{title} (80x24)"),
+        "terminal-form-40x12.svg": picture(example, "Esc cancel", (12, 40), f"{title} (40x12)"),
     }
 
 
