@@ -6,7 +6,7 @@ import pytest
 from capture_screen import IMAGES, README, pictures, readme_block, screens, svg
 
 
-def test_readme_screens_match_a_fresh_capture():
+def test_readme_screens_match_a_fresh_capture() -> None:
     """README.md shows the screens the prompt draws today (refresh: capture_screen.py --write)."""
     assert readme_block(README.read_text(encoding="utf-8")) == screens()
 
@@ -32,7 +32,7 @@ class _FakeScreen:
 
 
 class TestTheTerminalPictures:
-    def test_svg_keeps_spaces_colours_and_escapes_text(self):
+    def test_svg_keeps_spaces_colours_and_escapes_text(self) -> None:
         """A run of cells becomes one text element at its column: spaces kept (no-break),
         markup escaped, a named colour and reverse video drawn, blank rows below left out."""
         rows = [
@@ -46,7 +46,7 @@ class TestTheTerminalPictures:
         assert '<rect x="12" y="30" width="16.8" height="18" fill="#d4d4d4"/>' in drawn
         assert 'height="60"' in drawn  # two rows and the padding, not five
 
-    def test_committed_pictures_match_a_fresh_capture(self):
+    def test_committed_pictures_match_a_fresh_capture(self) -> None:
         """docs/img's terminal-form pictures are what a real pty run draws today (refresh:
         capture_screen.py --write)."""
         if not IMAGES.is_dir():
