@@ -65,7 +65,10 @@ async def _until(condition: Any, what: str) -> None:
         await asyncio.sleep(0.01)
 
 
-async def _shot(browser: Browser, url: str, width: int, ready: str) -> bytes:
+async def _shot(browser: Browser, url: str, width: int, *ready: str) -> bytes:
+    """A screenshot of ``url`` in a window ``width`` px wide, once every selector of ``ready``
+    matches and the fonts are loaded; an error in the page fails it."""
+    errors: list[object] = []
     context = await browser.new_context(
         viewport={"width": width, "height": SIZES[width]},
         color_scheme="light",
@@ -74,10 +77,15 @@ async def _shot(browser: Browser, url: str, width: int, ready: str) -> bytes:
     )
     try:
         page = await context.new_page()
+        page.on("pageerror", lambda error: errors.append(error))
         await page.goto(url)
-        await page.locator(ready).first.wait_for()
+        for selector in ready:
+            await page.locator(selector).first.wait_for(timeout=WAIT_SECONDS * 1000)
         await page.evaluate("document.fonts.ready.then(() => true)")
-        return await page.screenshot(animations="disabled", caret="hide")
+        shot = await page.screenshot(animations="disabled", caret="hide")
+        if errors:
+            raise AssertionError(f"{url} at {width} px: errors in the page: {errors}")
+        return shot
     finally:
         await context.close()
 
@@ -97,7 +105,11 @@ async def shoot(browser: Browser) -> dict[str, bytes]:
         pictures = {}
         for width in SIZES:
             pictures[f"web-page-{width}.png"] = await _shot(
-                browser, provider.url, width, "article[data-ask-id]"
+                browser,
+                provider.url,
+                width,
+                "article[data-ask-id]",
+                '#connection[data-state="open"]',
             )
             pictures[f"link-page-{width}.png"] = await _shot(browser, links.links[0], width, "h1")
         return pictures
