@@ -30,7 +30,12 @@ except ImportError as err:  # pragma: no cover - depends on what is installed
         " pip install 'dsh-user-questions[mcp]'"
     ) from err
 
-from ._callback import UnsupportedElicitation, elicitation_callback, questions_for_elicitation
+from ._callback import (
+    MAX_ELICITATION_ROUNDS,
+    UnsupportedElicitation,
+    elicitation_callback,
+    questions_for_elicitation,
+)
 from ._provider import ElicitationProvider, elicitation_schema
 from ._server import (
     ANSWER_SCHEMA,
@@ -47,6 +52,7 @@ from ._server import (
 __all__ = [
     "ANSWER_SCHEMA",
     "HTTP_PATH",
+    "MAX_ELICITATION_ROUNDS",
     "PROGRESS_INTERVAL",
     "PROGRESS_INTERVAL_ENV",
     "SERVER_NAME",
