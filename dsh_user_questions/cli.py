@@ -202,10 +202,6 @@ def _mcp(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.provider is not None:
         os.environ[PROVIDER_ENV] = args.provider
-    try:
-        from .mcp import serve_http, serve_stdio
-    except ImportError as err:
-        return _fail(f"{err} (dsh-ask mcp needs the mcp extra)", EXIT_FAILURE)
     wanted = os.environ.get(PROVIDER_ENV, "").strip()
     if wanted and not _entry_point_named(wanted):
         return _fail(
@@ -213,6 +209,10 @@ def _mcp(argv: list[str]) -> int:
             f" {_provider_install_hint(wanted)}",
             EXIT_FAILURE,
         )
+    try:
+        from .mcp import serve_http, serve_stdio
+    except ImportError as err:
+        return _fail(f"{err} (dsh-ask mcp needs the mcp extra)", EXIT_FAILURE)
     ctx = _context()
     if ctx is None:
         return EXIT_FAILURE
@@ -223,18 +223,23 @@ def _mcp(argv: list[str]) -> int:
         host, port = args.http
 
         async def serve(ctx: HarnessContext) -> None:
-            import anyio  # the mcp extra's
-
-            async with anyio.create_task_group() as group:
-                url = await group.start(serve_http, ctx, host, port)
-                _write(sys.stderr, f"dsh-ask mcp: serving MCP (Streamable HTTP) at {url}")
+            await serve_http(ctx, host, port, task_status=_Announce())
 
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C on the terminal ends the server
         try:
             asyncio.run(_serve_then_close(ctx, serve))
-        except OSError as err:  # the address is taken or cannot be bound
-            return _fail(f"cannot serve on {args.http[0]}:{args.http[1]}: {err}", EXIT_FAILURE)
+        except OSError as err:
+            if args.http is None:
+                raise
+            return _fail(f"cannot serve MCP on {args.http[0]}:{args.http[1]}: {err}", EXIT_FAILURE)
     return EXIT_OK
+
+
+class _Announce:
+    """The start value of `serve_http` (its URL), said on stderr once the socket listens."""
+
+    def started(self, value: str | None = None) -> None:
+        _write(sys.stderr, f"dsh-ask mcp: serving MCP (Streamable HTTP) at {value}")
 
 
 def _http_address(text: str) -> tuple[str, int]:
