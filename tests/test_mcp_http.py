@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import socket
 import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
@@ -26,7 +24,15 @@ pytest.importorskip("mcp", reason="the MCP tests need the mcp extra")
 
 import httpx2
 from mcp import Client
-from mcp_helpers import PKG_ARGS, PLAN, TIMEOUT, Server, command_line, install_provider
+from mcp_helpers import (
+    PKG_ARGS,
+    PLAN,
+    TIMEOUT,
+    Server,
+    command_line,
+    install_provider,
+    serving_http,
+)
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from tool_cli_env import _link_tops, build_site, cli_command, cli_env
@@ -132,40 +138,12 @@ def provider_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return install_provider(tmp_path_factory.mktemp("mcp-provider"))
 
 
-def start_http_command(
-    provider_dir: Path, folder: Path, steps: list[dict[str, Any]]
-) -> tuple[subprocess.Popen[str], str]:
-    """``dsh-ask mcp --http 127.0.0.1:0`` with the scripted provider; the process and its URL."""
-    parameters = Server(provider_dir, folder, steps).parameters
-    process = subprocess.Popen(
-        [parameters.command, *parameters.args, "--http", "127.0.0.1:0"],
-        env={**os.environ, **(parameters.env or {})},
-        cwd=folder,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stderr is not None
-    ready, _, _ = select.select([process.stderr], [], [], TIMEOUT)
-    line = process.stderr.readline() if ready else ""
-    prefix = "dsh-ask mcp: serving MCP (Streamable HTTP) at "
-    if not line.startswith(prefix):
-        process.kill()
-        raise AssertionError(f"dsh-ask mcp --http did not start: {line!r}")
-    return process, line[len(prefix) :].strip()
-
-
 @pytest.fixture(scope="module")
 def http_command(provider_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One ``dsh-ask mcp --http`` for the module, every ask answered with `ANSWER`."""
     folder = tmp_path_factory.mktemp("mcp-http")
-    process, url = start_http_command(provider_dir, folder, [{"answer": ANSWER}] * 20)
-    yield url
-    process.terminate()
-    process.wait(TIMEOUT)
-    assert process.stderr is not None
-    process.stderr.close()
+    with serving_http(provider_dir, folder, [{"answer": ANSWER}] * 20) as url:
+        yield url
 
 
 class TestDshAskMcpHttp:
