@@ -43,7 +43,7 @@ from dsh_user_questions.mcp import ANSWER_SCHEMA, HTTP_PATH, VERDICT_SCHEMA, ser
 from dsh_user_questions.testing import ScriptedProvider
 
 ANSWER = {"answers": [{"id": "pkg", "selected": [], "custom": "bun"}]}
-MCP_EXTRA = ("mcp>=2.3", "email-validator", "jsonschema[format-nongpl]")
+MCP_EXTRA = ("mcp>=2.3", "email-validator", "jsonschema[format-nongpl]", "uvicorn")
 """The ``mcp`` extra's requirements (setup.cfg), for a site with the SDK and no provider."""
 
 
