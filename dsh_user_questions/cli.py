@@ -72,12 +72,22 @@ def _clone_root() -> Path | None:
     return root if (root / "providers" / "terminal" / "setup.cfg").is_file() else None
 
 
-def install_hint() -> str:
-    """How to install a provider where this runs: by path from a clone, by name otherwise."""
+def install_hint(name: str | None = None) -> str:
+    """How to install a provider where this runs: by path from a clone, by name otherwise.
+
+    ``name``: the provider asked for (``--provider NAME``), when it is one of this project's;
+    the terminal provider otherwise.
+    """
+    if name not in _OUR_PROVIDERS:
+        name = "terminal"
     root = _clone_root()
     if root is None:
-        return INSTALL_HINT
-    return f"install one, e.g. pip install {shlex.quote(str(root / 'providers' / 'terminal'))}"
+        return f"install one, e.g. pip install dsh-user-questions-{name}"
+    return f"install one, e.g. pip install {shlex.quote(str(root / 'providers' / name))}"
+
+
+_OUR_PROVIDERS: Final = ("terminal", "web", "inbox")
+"""The providers this project ships, each as ``dsh-user-questions-<name>``."""
 
 
 _EPILOG = f"""\
@@ -204,10 +214,13 @@ def _mcp(argv: list[str]) -> int:
         os.environ[PROVIDER_ENV] = args.provider
     wanted = os.environ.get(PROVIDER_ENV, "").strip()
     if wanted and not _entry_point_named(wanted):
+        fix = (
+            install_hint(wanted)
+            if wanted in _OUR_PROVIDERS
+            else "see the installed ones with dsh-ask --list-providers"
+        )
         return _fail(
-            f"no user-questions provider named {wanted!r} is installed;"
-            f" {_provider_install_hint(wanted)}",
-            EXIT_FAILURE,
+            f"no user-questions provider named {wanted!r} is installed; {fix}", EXIT_FAILURE
         )
     try:
         from .mcp import serve_http, serve_stdio
@@ -258,16 +271,6 @@ def _http_address(text: str) -> tuple[str, int]:
 def _entry_point_named(name: str) -> bool:
     """Whether an installed distribution declares a ``dsh`` entry point called ``name``."""
     return any(ep.name == name for ep in metadata.entry_points(group=hookspecs.PROJECT))
-
-
-def _provider_install_hint(name: str) -> str:
-    """How to install the provider ``name``: by path from a clone, by name for ours, else a look."""
-    root = _clone_root()
-    if root is not None and (root / "providers" / name / "setup.cfg").is_file():
-        return f"install it, e.g. pip install {shlex.quote(str(root / 'providers' / name))}"
-    if name in ("terminal", "web", "inbox"):
-        return f"install it, e.g. pip install dsh-user-questions-{name}"
-    return "see the installed ones with dsh-ask --list-providers"
 
 
 async def _serve_then_close(ctx: HarnessContext, serve: Any) -> None:

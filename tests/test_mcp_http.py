@@ -254,7 +254,7 @@ class TestRefusedWithoutItsProvider:
         done = _refused(site, [provider_dir] if with_another else [], "--provider", "web")
         assert done.returncode == 1
         assert done.stderr.startswith(
-            "Error: no user-questions provider named 'web' is installed; install it, e.g."
+            "Error: no user-questions provider named 'web' is installed; install one, e.g."
         )
         said = done.stderr.rstrip("\n")
         assert said.endswith(
