@@ -72,12 +72,22 @@ def _clone_root() -> Path | None:
     return root if (root / "providers" / "terminal" / "setup.cfg").is_file() else None
 
 
-def install_hint() -> str:
-    """How to install a provider where this runs: by path from a clone, by name otherwise."""
+def install_hint(name: str | None = None) -> str:
+    """How to install a provider where this runs: by path from a clone, by name otherwise.
+
+    ``name``: the provider asked for (``--provider NAME``), when it is one of this project's;
+    the terminal provider otherwise.
+    """
+    if name not in _OUR_PROVIDERS:
+        name = "terminal"
     root = _clone_root()
     if root is None:
-        return INSTALL_HINT
-    return f"install one, e.g. pip install {shlex.quote(str(root / 'providers' / 'terminal'))}"
+        return f"install one, e.g. pip install dsh-user-questions-{name}"
+    return f"install one, e.g. pip install {shlex.quote(str(root / 'providers' / name))}"
+
+
+_OUR_PROVIDERS: Final = ("terminal", "web", "inbox")
+"""The providers this project ships, each as ``dsh-user-questions-<name>``."""
 
 
 _EPILOG = f"""\
@@ -178,13 +188,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _mcp(argv: list[str]) -> int:
-    """``dsh-ask mcp``: serve the user-questions tools to an MCP client over stdio."""
+    """``dsh-ask mcp``: serve the user-questions tools to an MCP client (stdio or HTTP)."""
     parser = argparse.ArgumentParser(
         prog="dsh-ask mcp",
         description=(
-            "Serve ask_user_question and review_plan over MCP (stdio) through the installed"
-            " provider; the terminal provider draws on /dev/tty, the web provider prints its"
-            " page address on stderr."
+            "Serve ask_user_question and review_plan over MCP (stdio, or Streamable HTTP with"
+            " --http) through the installed provider; the terminal provider draws on /dev/tty,"
+            " the web provider prints its page address on stderr."
         ),
     )
     parser.add_argument(
@@ -192,19 +202,75 @@ def _mcp(argv: list[str]) -> int:
         metavar="NAME",
         help=f"use the installed provider NAME (sets {PROVIDER_ENV})",
     )
+    parser.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        type=_http_address,
+        help="serve MCP Streamable HTTP at http://HOST:PORT/mcp instead of stdio"
+        " (HOST defaults to 127.0.0.1; PORT 0 picks a free one, printed on stderr)",
+    )
     args = parser.parse_args(argv)
     if args.provider is not None:
         os.environ[PROVIDER_ENV] = args.provider
+    wanted = os.environ.get(PROVIDER_ENV, "").strip()
+    if wanted and not _entry_point_named(wanted):
+        fix = (
+            install_hint(wanted)
+            if wanted in _OUR_PROVIDERS
+            else "see the installed ones with dsh-ask --list-providers"
+        )
+        return _fail(
+            f"no user-questions provider named {wanted!r} is installed; {fix}", EXIT_FAILURE
+        )
     try:
-        from .mcp import serve_stdio
+        from .mcp import serve_http, serve_stdio
     except ImportError as err:
         return _fail(f"{err} (dsh-ask mcp needs the mcp extra)", EXIT_FAILURE)
     ctx = _context()
     if ctx is None:
         return EXIT_FAILURE
+    if not any(is_provider(ctx.plugin_manager, p) for p in ctx.plugin_manager.get_plugins()):
+        return _report(UserQuestionError.no_provider(), None)  # refused, never served silently
+    serve: Any = serve_stdio
+    if args.http is not None:
+        host, port = args.http
+
+        async def serve(ctx: HarnessContext) -> None:
+            await serve_http(ctx, host, port, task_status=_Announce())
+
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C on the terminal ends the server
-        asyncio.run(_serve_then_close(ctx, serve_stdio))
+        try:
+            asyncio.run(_serve_then_close(ctx, serve))
+        except OSError as err:
+            if args.http is None:
+                raise
+            return _fail(f"cannot serve MCP on {args.http[0]}:{args.http[1]}: {err}", EXIT_FAILURE)
     return EXIT_OK
+
+
+class _Announce:
+    """The start value of `serve_http` (its URL), said on stderr once the socket listens."""
+
+    def started(self, value: str | None = None) -> None:
+        _write(sys.stderr, f"dsh-ask mcp: serving MCP (Streamable HTTP) at {value}")
+
+
+def _http_address(text: str) -> tuple[str, int]:
+    """``[HOST:]PORT`` (HOST may be ``[::1]``) as a host and a port number."""
+    host, colon, port_text = text.rpartition(":")
+    host = host.strip("[]") if colon else ""
+    try:
+        port = int(port_text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"not [HOST:]PORT with PORT 0 to 65535: {text!r}")
+    return host or "127.0.0.1", port
+
+
+def _entry_point_named(name: str) -> bool:
+    """Whether an installed distribution declares a ``dsh`` entry point called ``name``."""
+    return any(ep.name == name for ep in metadata.entry_points(group=hookspecs.PROJECT))
 
 
 async def _serve_then_close(ctx: HarnessContext, serve: Any) -> None:
