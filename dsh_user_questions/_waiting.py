@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 from ._abort import AbortSignal, LoopWaker
-from .errors import AskTimeoutError, UserQuestionError
+from .errors import UserQuestionError
 
 if TYPE_CHECKING:
     import asyncio
@@ -139,7 +139,7 @@ class _Waker(LoopWaker):
 
 
 class Deadline(AbortSignal):
-    """An ask's own timeout: a signal that aborts with `AskTimeoutError` when it expires.
+    """An ask's own timeout: a signal that aborts with `AskTimedOutError` when it expires.
 
     The timer is the asking loop's own (``loop.call_later``), so the expiry runs on the loop,
     between two of its steps. `arm` starts it once the provider is actually pending (an
@@ -194,7 +194,7 @@ class Deadline(AbortSignal):
         self.disarm()
 
     def _expire(self) -> None:
-        self._abort(AskTimeoutError.after(self._seconds))
+        self._abort(UserQuestionError.timed_out())
 
 
 # Asks in flight: receipts and withdrawal -------------------------------------------------------

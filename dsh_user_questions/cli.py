@@ -30,7 +30,7 @@ from typing import IO, Any, Final
 from . import hookspecs, plugin, rules, tool
 from ._discovery import PROVIDER_ENV, describe, is_provider
 from ._waiting import Deadline
-from .errors import HarnessError, UserQuestionError, UserQuestionErrorCode
+from .errors import AskTimedOutError, HarnessError, ProviderSetupError, UserQuestionError
 from .harness import AbortSignal, HarnessContext
 from .payloads import AskUserQuestionRequest, WireFormatError
 from .plan_review import PlanReviewDecision, review_plan
@@ -72,12 +72,22 @@ def _clone_root() -> Path | None:
     return root if (root / "providers" / "terminal" / "setup.cfg").is_file() else None
 
 
-def install_hint() -> str:
-    """How to install a provider where this runs: by path from a clone, by name otherwise."""
+def install_hint(name: str | None = None) -> str:
+    """How to install a provider where this runs: by path from a clone, by name otherwise.
+
+    ``name``: the provider asked for (``--provider NAME``), when it is one of this project's;
+    the terminal provider otherwise.
+    """
+    if name not in _OUR_PROVIDERS:
+        name = "terminal"
     root = _clone_root()
     if root is None:
-        return INSTALL_HINT
-    return f"install one, e.g. pip install {shlex.quote(str(root / 'providers' / 'terminal'))}"
+        return f"install one, e.g. pip install dsh-user-questions-{name}"
+    return f"install one, e.g. pip install {shlex.quote(str(root / 'providers' / name))}"
+
+
+_OUR_PROVIDERS: Final = ("terminal", "web", "inbox")
+"""The providers this project ships, each as ``dsh-user-questions-<name>``."""
 
 
 _EPILOG = f"""\
@@ -310,41 +320,22 @@ def _context() -> HarnessContext | None:
 
 
 def _report(err: HarnessError, timeout: float | None) -> int:
-    """Print ``Error: <message>`` (with the fix, where one helps) and return the exit status."""
-    return _report_code(err.message, err.code, timeout)
-
-
-def _report_code(message: str, code: str, timeout: float | None) -> int:
-    if code == UserQuestionErrorCode.NO_PROVIDER:
-        if _installed_providers():
-            message += "; choose one with --provider NAME (dsh-ask --list-providers)"
-        else:
-            message += f"; {install_hint()}"
-    elif code == UserQuestionErrorCode.DUPLICATE_PROVIDER:
-        message += " (dsh-ask: --provider NAME)"
-    elif code == UserQuestionErrorCode.ASK_TIMED_OUT and timeout is not None:
+    """Print ``Error: <message>`` (with the fix, where one helps) and return the exit status:
+    the error's row of the outcome table (`dsh_user_questions.errors.OUTCOMES`)."""
+    message = err.message
+    if isinstance(err, ProviderSetupError):
+        message += _provider_fix()
+    elif isinstance(err, AskTimedOutError) and timeout is not None:
         message += f" (no answer within {timeout:g} s)"
-    if code in _INVALID:
-        status = EXIT_INVALID
-    elif code == UserQuestionErrorCode.NOT_INTERACTIVE:
-        status = EXIT_NOT_INTERACTIVE
-    elif code == UserQuestionErrorCode.ASK_TIMED_OUT:
-        status = EXIT_TIMED_OUT
-    elif code in (UserQuestionErrorCode.ASK_CANCELLED, UserQuestionErrorCode.ASK_ABORTED):
-        status = EXIT_CANCELLED
-    else:
-        status = EXIT_FAILURE
+    status = err.outcome.exit_status if isinstance(err, UserQuestionError) else EXIT_FAILURE
     return _fail(message, status)
 
 
-_INVALID: Final = frozenset(
-    {
-        UserQuestionErrorCode.INVALID_ARGS,
-        UserQuestionErrorCode.EMPTY_QUESTIONS,
-        UserQuestionErrorCode.BAD_INTENT,
-        UserQuestionErrorCode.BAD_QUESTION,
-    }
-)
+def _provider_fix() -> str:
+    """What to do about no provider or too many: choose among the installed, or install one."""
+    if _installed_providers():
+        return "; choose one with --provider NAME (dsh-ask --list-providers)"
+    return f"; {install_hint(os.environ.get(PROVIDER_ENV))}"
 
 
 def _installed_providers() -> list[str]:
@@ -438,7 +429,8 @@ async def _demo_steps(
     say(f"tool  -> {result.content}")
     if result.is_error:
         code = (result.error or {}).get("code", "")
-        return _report_code(result.content.removeprefix("Error: "), code, timeout)
+        message = result.content.removeprefix("Error: ")
+        return _report(UserQuestionError.from_wire(message, code), timeout)
     picked = {item["id"]: item for item in json.loads(result.content)["answers"]}
     pkg = _chosen(picked.get("pkg"), "uv")
     checks = _chosen(picked.get("checks"), "no checks")

@@ -305,7 +305,7 @@ def test_two_providers_exit_1_naming_both_and_how_to_choose(cli_two: Cli) -> Non
     assert result.stderr.startswith("Error: a user-questions provider is already registered: ")
     assert "alpha (from dsh-tool-test-provider-alpha 1.0)" in result.stderr
     assert "beta (from dsh-tool-test-provider-beta 1.0)" in result.stderr
-    assert result.stderr.endswith(" (dsh-ask: --provider NAME)\n")
+    assert result.stderr.endswith("; choose one with --provider NAME (dsh-ask --list-providers)\n")
     assert cli_two.asked() == []
 
 
@@ -535,3 +535,11 @@ def test_the_install_hint_names_the_form_that_works_here(tmp_path: Path) -> None
     else:
         assert hint == f"install one, e.g. pip install {root / 'providers' / 'terminal'}"
         assert (root / "providers" / "terminal" / "setup.cfg").is_file()
+
+
+def test_the_install_hint_names_the_provider_asked_for() -> None:
+    """--provider web with nothing installed hints at the web provider, not the terminal one;
+    a name that is none of this project's providers falls back to the terminal one."""
+    assert install_hint("web").endswith(("dsh-user-questions-web", "providers/web"))
+    assert install_hint("inbox").endswith(("dsh-user-questions-inbox", "providers/inbox"))
+    assert install_hint("gamma") == install_hint()

@@ -33,14 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import rules, tool
-from ..errors import (
-    AskAbortedError,
-    CallerRefusedError,
-    HarnessError,
-    ProviderSetupError,
-    StoreError,
-    UserQuestionError,
-)
+from ..errors import KEEPS_PENDING, HarnessError, UserQuestionError
 from ..payloads import KEY_PATTERN, AskUserQuestionRequest, WireFormatError
 from ._common import gather_all, missing_framework
 
@@ -56,7 +49,7 @@ from ._langchain_tool import WholeArgumentsTool
 __all__ = ["answer_interrupts", "ask_user_question_tool", "key_of", "resume_value"]
 
 # The failures that leave the graph paused rather than telling the model (see the module).
-_KEEP_PENDING = (AskAbortedError, StoreError, ProviderSetupError, CallerRefusedError)
+_KEEP_PENDING = KEEPS_PENDING
 
 
 def key_of(thread_id: object, tool_call_id: str) -> str:

@@ -33,14 +33,7 @@ import hashlib
 from typing import Any
 
 from .. import tool
-from ..errors import (
-    AskAbortedError,
-    CallerRefusedError,
-    HarnessError,
-    ProviderSetupError,
-    StoreError,
-    UserQuestionError,
-)
+from ..errors import KEEPS_PENDING, HarnessError, UserQuestionError
 from ..payloads import KEY_PATTERN, AskUserQuestionRequest
 from ._common import context_of, missing_framework
 
@@ -53,7 +46,7 @@ except ImportError as err:  # pragma: no cover - depends on what is installed
 __all__ = ["answer_interruptions", "ask_user_question_tool", "key_of"]
 
 _HOW = "run with Runner.run(agent, input, context=ctx) (or a context that has it as .harness)"
-_KEEP_PENDING = (AskAbortedError, StoreError, ProviderSetupError, CallerRefusedError)
+_KEEP_PENDING = KEEPS_PENDING
 
 
 def key_of(call_id: str) -> str:

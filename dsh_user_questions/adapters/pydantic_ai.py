@@ -28,14 +28,7 @@ import hashlib
 from typing import Any
 
 from .. import _json, tool
-from ..errors import (
-    AskAbortedError,
-    CallerRefusedError,
-    HarnessError,
-    ProviderSetupError,
-    StoreError,
-    UserQuestionError,
-)
+from ..errors import KEEPS_PENDING, HarnessError, UserQuestionError
 from ..payloads import KEY_PATTERN, AskUserQuestionRequest
 from ._common import context_of, gather_all, missing_framework
 
@@ -60,7 +53,7 @@ _HOW = "run the agent with deps=ctx (or deps that have it as .harness)"
 # The failures that leave a deferred call pending (the harness's own abort, no usable provider
 # or store, a caller that may not ask): `answer_deferred` raises them, and a later call asks
 # again with the same keys. Every other failure is the call's result, for the model.
-_KEEP_PENDING = (AskAbortedError, StoreError, ProviderSetupError, CallerRefusedError)
+_KEEP_PENDING = KEEPS_PENDING
 
 
 def _checked(arguments: Any) -> dict[str, Any]:
