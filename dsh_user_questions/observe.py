@@ -62,6 +62,7 @@ PLUGIN_NAME: Final = "user_questions.observe"
 
 _log = logging.getLogger(LOGGER_NAME)
 
+
 def outcome_code(error: BaseException | None) -> str:
     """The outcome code of an ask that ended with ``error`` (``None``: answered)."""
     if error is None:
