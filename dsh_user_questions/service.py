@@ -204,7 +204,7 @@ class UserQuestionService:
             try:
                 _check_request(request)
                 self._check_caller(request.agent)
-                rules.check_request(request)
+                _check_rules(request)
                 flight = self._depart(request, timeout)
                 result = await self._call_and_wait(flight)
                 answer = check_answer(request.questions, result)
@@ -398,12 +398,13 @@ class _Observers:
         An observer with nothing to record (the core's log observer while its logger is off)
         says so with ``observer_idle()``, and the ask skips the observer calls.
         """
-        plugins = {
-            id(impl.plugin): impl.plugin
-            for hook in (self._asked, self._answered, self._failed)
-            for impl in hook.impls()
-        }
-        return any(_busy(plugin) for plugin in plugins.values())
+        asked = None  # a plugin observing all three hooks is asked once
+        for hook in (self._asked, self._answered, self._failed):
+            for impl in hook.impls():
+                if impl.plugin is not asked and _busy(impl.plugin):
+                    return True
+                asked = impl.plugin
+        return False
 
     async def asked(self, request: AskUserQuestionRequest) -> None:
         await self._asked.acall(_OBSERVER_FAILED, request=request)
@@ -435,6 +436,27 @@ def _check_request(request: AskUserQuestionRequest) -> None:
         raise UserQuestionError.aborted_by(signal)
     if not request.questions:
         raise UserQuestionError.empty_questions()
+
+
+_CHECKED: dict[int, tuple[object, ...]] = {}
+_CHECKED_MAX = 256
+
+
+def _check_rules(request: AskUserQuestionRequest) -> None:
+    """`rules.check_request`, whose verdict on a tuple of questions is kept.
+
+    A request's questions are a tuple of frozen items, and the rules read nothing else, so a
+    tuple that passed once passes again: a request asked again (a harness re-asking, a
+    scripted evaluation loop) skips the rules' label work, the biggest cost of an ask. The
+    last few tuples are kept, held so that their ids stay theirs.
+    """
+    questions = request.questions
+    if _CHECKED.get(id(questions)) is questions:
+        return
+    rules.check_request(request)
+    if len(_CHECKED) >= _CHECKED_MAX:
+        _CHECKED.clear()
+    _CHECKED[id(questions)] = questions
 
 
 def _providers(hook: pluggy.HookCaller) -> list[pluggy.HookImpl]:
