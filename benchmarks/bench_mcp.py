@@ -22,6 +22,18 @@ from ._common import QUESTION, REQUEST, WIRE_ANSWER, Figure
 async def mcp_seconds_per_elicitation(
     number: int, repeat: int, clock: Callable[[], float] = time.perf_counter
 ) -> float:
+    """Seconds per elicitation round trip; the root logger is left as it was (the SDK's server
+    sets it to INFO, which would turn the core's ask log on for every later figure)."""
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    try:
+        return await _elicitations(number, repeat, clock)
+    finally:
+        root.setLevel(level)
+        root.handlers[:] = handlers
+
+
+async def _elicitations(number: int, repeat: int, clock: Callable[[], float]) -> float:
     from mcp import Client, types
     from mcp.server.mcpserver import Context, MCPServer
     from pydantic import BaseModel, Field
