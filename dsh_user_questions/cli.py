@@ -4,11 +4,14 @@
 ``AskUserQuestionRequest.to_dict()`` writes: ``detail``, ``intent``, ``recommended``, ``secret``,
 ``key`` and ``timeout`` included, ``multiSelect`` accepted for ``multi_select``), checks it with
 the rules every ``ask()`` applies, asks through the installed provider and prints the compact
-answer JSON on stdout. Exit status: 0 answered; 2 invalid input (not JSON, not the wire form,
-or a request the rules refuse: ``EMPTY_QUESTIONS``, ``BAD_INTENT``, ``BAD_QUESTION``); 3 nobody
-can be asked from here (``NOT_INTERACTIVE``); 1 any other failure (``Error: <message>`` on
-stderr, with the fix when there is one); 124 no answer within ``--timeout`` (``ASK_TIMED_OUT``,
-the status of ``timeout(1)``); 130 cancelled, aborted or interrupted.
+answer JSON on stdout. A secret question's answer text goes only to a pipe or a file: to a
+terminal ``(secret given)`` is printed in its place. The exit status is the error's row of the
+outcome table (`dsh_user_questions.errors.OUTCOMES`): 0 answered; 2 invalid input (not JSON,
+not the wire form, or a request the rules refuse: ``EMPTY_QUESTIONS``, ``BAD_INTENT``,
+``BAD_QUESTION``); 3 nobody can be asked from here (``NOT_INTERACTIVE``); 1 any other failure
+(``Error: <message>`` on stderr, with the fix when there is one); 124 no answer within
+``--timeout`` (``ASK_TIMED_OUT``, the status of ``timeout(1)``); 130 cancelled, aborted or
+interrupted.
 """
 
 from __future__ import annotations
@@ -27,12 +30,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import IO, Any, Final
 
+import attrs
+
 from . import hookspecs, plugin, rules, tool
 from ._discovery import PROVIDER_ENV, describe, is_provider
 from ._waiting import Deadline
 from .errors import AskTimedOutError, HarnessError, ProviderSetupError, UserQuestionError
 from .harness import AbortSignal, HarnessContext
-from .payloads import AskUserQuestionRequest, WireFormatError
+from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from .plan_review import PlanReviewDecision, review_plan
 
 __all__ = [
@@ -97,6 +102,9 @@ installed); 124 no answer within --timeout SECONDS; 130 cancelled, aborted or in
 
 FILE is a request in its wire form, as AskUserQuestionRequest.to_dict() writes it (detail,
 intent, recommended, secret, key and timeout too; multiSelect is read as multi_select).
+
+A secret question's answer is printed only to a pipe or a file (dsh-ask FILE > answer.json,
+or $(dsh-ask FILE)); when standard output is a terminal, "(secret given)" stands in its place.
 
 dsh-ask mcp [--provider NAME] serves the same questions to an MCP client over stdio
 (needs the mcp extra: pip install 'dsh-user-questions[mcp]'); see dsh-ask mcp --help.
@@ -253,8 +261,29 @@ def _ask(path: str | None, timeout: float | None) -> int:
         return _report(err, timeout)
     except Exception as err:  # a provider's own failure: say which, without a traceback
         return _fail(f"the provider failed: {type(err).__name__}: {err}", EXIT_FAILURE)
-    _write(sys.stdout, tool.format_answer(answer))
+    _write(sys.stdout, tool.format_answer(_shown(request, answer, sys.stdout)))
     return EXIT_OK
+
+
+SECRET_SHOWN: Final = "(secret given)"
+"""What ``dsh-ask`` prints in place of a secret answer's text when standard output is a
+terminal (to a pipe or a file it prints the text itself, for the script that asked)."""
+
+
+def _shown(
+    request: AskUserQuestionRequest, answer: AskUserQuestionAnswer, stream: IO[str] | None
+) -> AskUserQuestionAnswer:
+    """``answer`` as printed on ``stream``: a secret's text never reaches a terminal."""
+    isatty = getattr(stream, "isatty", None)
+    if isatty is None or not isatty():
+        return answer
+    redacted = rules.redact_secrets(request, answer)
+    return AskUserQuestionAnswer(
+        [
+            item if hidden.custom == item.custom else attrs.evolve(item, custom=SECRET_SHOWN)
+            for item, hidden in zip(answer.answers, redacted.answers, strict=True)
+        ]
+    )
 
 
 async def _ask_then_close(ctx: HarnessContext, request: AskUserQuestionRequest) -> Any:
