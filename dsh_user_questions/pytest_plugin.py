@@ -66,7 +66,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
         return None
     if pyfuncitem.get_closest_marker("asyncio") or pyfuncitem.get_closest_marker("anyio"):
         return None
-    names = pyfuncitem._fixtureinfo.argnames
+    names = inspect.signature(function).parameters
     arguments: dict[str, Any] = {name: pyfuncitem.funcargs[name] for name in names}
     asyncio.run(function(**arguments))
     return True
