@@ -202,13 +202,13 @@ class UserQuestionService:
         taken = False
         try:
             try:
-                _check_request(request)
-                self._check_caller(request.agent)
-                _check_rules(request)
+                _check_request(request)  # 1. the request: not aborted, not empty
+                self._check_caller(request.agent)  # 2. the caller
+                _check_rules(request)  # 1b. the request's own rules (after the caller's check)
                 flight = self._depart(request, timeout)
-                result = await self._call_and_wait(flight)
-                answer = check_answer(request.questions, result)
-            except BaseException as error:
+                result = await self._call_and_wait(flight)  # 3. the provider, and the wait
+                answer = check_answer(request.questions, result)  # 4. the answer
+            except BaseException as error:  # 5. the observers, whatever the outcome
                 if watched:
                     await self._observers.failed(request, error, time.perf_counter() - started)
                 raise
