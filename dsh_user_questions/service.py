@@ -114,6 +114,9 @@ class UserQuestionService:
         self._provider_hook: pluggy.HookCaller = getattr(pm.hook, PROVIDER_HOOK)
         self._observers = _Observers(pm)
         self._leftovers: set[Any] = set()  # provider tasks cleaning up after their ask ended
+        import asyncio  # whoever asks runs a loop; imported here to keep the import light
+
+        self._current_task = asyncio.current_task
 
     # Providers ---------------------------------------------------------------------------------
 
@@ -222,8 +225,6 @@ class UserQuestionService:
 
     def _depart(self, request: AskUserQuestionRequest, timeout: float | None) -> Flight:
         """The ask's `Flight`: the request its provider gets, with the timeout's signal in it."""
-        import asyncio  # whoever asks runs a loop; deferred to keep the import light
-
         seconds = request.timeout if timeout is None else timeout
         deadline = None
         given = request
@@ -232,7 +233,7 @@ class UserQuestionService:
             signal = request.signal
             signal = deadline if signal is None else AbortSignal.any([signal, deadline])
             given = attrs.evolve(request, signal=signal)
-        flight = Flight(self, given, asyncio.current_task(), deadline)
+        flight = Flight(self, given, self._current_task(), deadline)
         flights[id(given)] = flight
         return flight
 
@@ -385,12 +386,13 @@ class UserQuestionService:
 class _Observers:
     """The three observer hooks, called only when some observer has something to record."""
 
-    __slots__ = ("_answered", "_asked", "_failed")
+    __slots__ = ("_answered", "_asked", "_failed", "_hooks")
 
     def __init__(self, pm: pluggy.PluginManager) -> None:
         self._asked = OneByOne(pm, "dsh_user_questions_asked")
         self._answered = OneByOne(pm, "dsh_user_questions_answered")
         self._failed = OneByOne(pm, "dsh_user_questions_failed")
+        self._hooks = (self._asked, self._answered, self._failed)
 
     def watching(self) -> bool:
         """Whether any observer plugin has something to record now.
@@ -399,11 +401,12 @@ class _Observers:
         says so with ``observer_idle()``, and the ask skips the observer calls.
         """
         asked = None  # a plugin observing all three hooks is asked once
-        for hook in (self._asked, self._answered, self._failed):
+        for hook in self._hooks:
             for impl in hook.impls():
-                if impl.plugin is not asked and _busy(impl.plugin):
+                plugin = impl.plugin
+                if plugin is not asked and _busy(plugin):
                     return True
-                asked = impl.plugin
+                asked = plugin
         return False
 
     async def asked(self, request: AskUserQuestionRequest) -> None:
