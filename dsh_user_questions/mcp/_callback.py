@@ -44,7 +44,7 @@ import anyio.lowlevel
 import attrs
 import mcp_types as types
 
-from ..errors import UserQuestionError, UserQuestionErrorCode
+from ..errors import UserQuestionError
 from ..payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
@@ -473,11 +473,7 @@ def elicitation_callback(
                 raise UserQuestionError.no_provider()
             return await _fill(service, fields, agent, signal, timeout)
         except UserQuestionError as err:
-            if err.code in (
-                UserQuestionErrorCode.ASK_CANCELLED,
-                UserQuestionErrorCode.ASK_ABORTED,
-                UserQuestionErrorCode.ASK_TIMED_OUT,
-            ):
+            if err.outcome.elicitation == "cancel":
                 return types.ElicitResult(action="cancel")
             return types.ErrorData(code=types.INTERNAL_ERROR, message=err.message)
 
