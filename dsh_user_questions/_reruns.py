@@ -14,6 +14,11 @@ every test using one; ``name=value`` only for that parameter of a parametrized f
 e.g. ``tests/test_cli.py`` or ``tests/test_x.py::test_y``). With ``DSH_RERUN_LOG=<file>`` in
 the environment, the number of reruns of the session is appended to that file
 (``scripts/test`` adds them up).
+
+The same mark splits a provider's suite in two where its ``[pytest]`` section sets
+``dsh_split_by_timing = true``: ``DSH_TEST_PART=unit`` runs the tests that are not
+``dsh_timing`` (its pyXY tox environments, on every Python), ``DSH_TEST_PART=e2e`` only those
+(its ``e2e`` environment, on the newest Python); unset, everything runs.
 """
 
 from __future__ import annotations
@@ -42,6 +47,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
     )
     parser.addini("dsh_timing_reruns", "reruns of a failed timing test", default="2")
+    parser.addini(
+        "dsh_split_by_timing",
+        "DSH_TEST_PART=unit|e2e runs the tests that are not dsh_timing, or only those",
+        type="bool",
+        default=False,
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -80,6 +91,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(MARKER)
         if can_rerun and reruns > 0 and item.get_closest_marker("flaky") is None:
             item.add_marker(pytest.mark.flaky(reruns=reruns, reruns_delay=1))
+    part = os.environ.get("DSH_TEST_PART", "")
+    if part in ("unit", "e2e") and config.getini("dsh_split_by_timing"):
+        wanted = part == "e2e"
+        kept: list[pytest.Item] = []
+        dropped: list[pytest.Item] = []
+        for item in items:
+            timing = item.get_closest_marker(MARKER) is not None
+            (kept if timing == wanted else dropped).append(item)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
