@@ -179,3 +179,61 @@ class TestTheProjectsOwnRerunPolicy:
         )
         assert "1 passed, 1 rerun" in done.stdout, done.stdout + done.stderr
         assert log.read_text(encoding="utf-8").split()[0] == "1"
+
+
+class TestTheProjectsSplitOfASuite:
+    """dsh_split_by_timing: a provider's unit part on every Python, its end-to-end part once."""
+
+    TESTS = """
+        import pytest
+
+        @pytest.mark.dsh_timing
+        def test_drives_a_real_pty():
+            pass
+
+        def test_a_rule():
+            pass
+    """
+    INI = "addopts = -p dsh_user_questions._reruns\ndsh_split_by_timing = true\n"
+
+    @pytest.mark.parametrize(
+        ("part", "ran", "left"),
+        [
+            ("unit", "test_a_rule", "test_drives_a_real_pty"),
+            ("e2e", "test_drives_a_real_pty", "test_a_rule"),
+        ],
+    )
+    def test_each_part_runs_its_tests_only(
+        self, tmp_path: Path, part: str, ran: str, left: str
+    ) -> None:
+        """DSH_TEST_PART=unit runs the tests not marked dsh_timing, e2e only those."""
+        env = {**os.environ, "DSH_TEST_PART": part}
+        env.pop("DSH_RERUN_LOG", None)
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-v", "-p", "no:randomly", "-p", "no:cacheprovider"],
+            cwd=project(tmp_path, self.TESTS, self.INI),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            env=env,
+        )
+        assert "1 passed, 1 deselected" in done.stdout, done.stdout + done.stderr
+        assert f"test_mine.py::{ran} PASSED" in done.stdout
+        assert left not in done.stdout
+
+    def test_without_the_setting_everything_runs(self, tmp_path: Path) -> None:
+        """A configuration without dsh_split_by_timing (the core's) ignores DSH_TEST_PART."""
+        env = {**os.environ, "DSH_TEST_PART": "unit"}
+        env.pop("DSH_RERUN_LOG", None)
+        ini = "addopts = -p dsh_user_questions._reruns\n"
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider"],
+            cwd=project(tmp_path, self.TESTS, ini),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            env=env,
+        )
+        assert "2 passed" in done.stdout, done.stdout + done.stderr
