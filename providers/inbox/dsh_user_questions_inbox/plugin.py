@@ -94,7 +94,9 @@ def _check_setting() -> None:
     try:
         parse_url()
     except ValueError as err:
-        raise UserQuestionError.store_unusable(f"{err} (or unset: the default SQLite file)") from None
+        raise UserQuestionError.store_unusable(
+            f"{err} (or unset: the default SQLite file)"
+        ) from None
 
 
 plugin = InboxPlugin()
