@@ -95,8 +95,8 @@ class PostgresEngine:
             if row is None or row[0] is None:
                 raise self.unusable(
                     "there is no store in this database (its table dsh_inbox_questions is"
-                    " missing); dsh-inbox does not make one: the first harness that asks does,"
-                    " or `dsh-inbox init`"
+                    " missing); this command does not make one: a harness's first ask,"
+                    " `dsh-inbox init` or `dsh-inbox serve` does"
                 )
         with conn.transaction():
             # Several processes may start at once: CREATE ... IF NOT EXISTS is not race-free.

@@ -71,8 +71,8 @@ def _as_store_errors(path: str) -> Iterator[None]:
 
 
 _NO_STORE = (
-    "there is no store here (deleted or moved?); dsh-inbox does not make one: the first"
-    " harness that asks does, or `dsh-inbox init`"
+    "there is no store here (deleted or moved?); this command does not make one: a harness's"
+    " first ask, `dsh-inbox init` or `dsh-inbox serve` does"
 )
 
 
@@ -109,6 +109,8 @@ class SQLiteEngine:
         self._closed = False
         try:
             with _as_store_errors(path):
+                if Path(path).is_dir():
+                    raise unusable(path, "it is a directory, not a database file")
                 if create:
                     _create_private(path)
                 elif not Path(path).exists():

@@ -2,8 +2,9 @@
 
 ``dsh-inbox list [--json] [--all]``, ``dsh-inbox show ID``, ``dsh-inbox answer ID``,
 ``dsh-inbox cancel ID``, ``dsh-inbox serve``, ``dsh-inbox prune`` and ``dsh-inbox init``.
-Only ``init`` makes a store (as a harness's first ask does): the others open an existing one,
-so a configured store that vanished is an error, never a new empty store. Exit
+Only ``init`` and ``serve`` make a store when there is none (as a harness's first ask does):
+``list``, ``show``, ``answer``, ``cancel`` and ``prune`` open an existing one, so a configured
+store that vanished is an error for them, never a new empty store. Exit
 status of ``answer``: 0 this answer was applied (and received by its asker, or kept for one
 that is not waiting now); 2 the answer is invalid (not JSON, or refused
 by the question's rules); 3 the question was already answered or closed; 4 it was withdrawn or
@@ -138,11 +139,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+# The commands that make the store when there is none; the others need one to exist.
+_CREATING = frozenset({"init", "serve"})
+
+
 def _main(args: argparse.Namespace) -> int:
     if args.command == "notify-test":
         return _notify_test()  # no store needed
     try:
-        inbox = open_inbox(args.inbox, create=args.command == "init")
+        inbox = open_inbox(args.inbox, create=args.command in _CREATING)
     except (ValueError, OSError) as err:
         print(f"dsh-inbox: {err}", file=sys.stderr)
         return EXIT_ERROR
