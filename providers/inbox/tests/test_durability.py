@@ -269,6 +269,7 @@ class TestClosedPipe:
         assert process.stderr is not None
         assert process.stdout.read(10).startswith(b"[")
         process.stdout.close()
-        err = process.stderr.read().decode()
+        with process.stderr:
+            err = process.stderr.read().decode()
         assert process.wait(timeout=60) == 0, err
         assert err == ""
