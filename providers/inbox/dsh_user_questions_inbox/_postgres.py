@@ -49,9 +49,18 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0].strip() if text else type(error).__name__
 
 
+# A failed connection carries no SQLSTATE: these server messages are permanent all the same.
+_PERMANENT_CONNECT = re.compile(
+    r'FATAL: +(database ".*" does not exist|role ".*" does not exist'
+    r"|password authentication failed|permission denied)"
+)
+
+
 def _permanent(error: psycopg.Error) -> bool:
     state = error.sqlstate or ""
-    return bool(state) and state.startswith(_PERMANENT)
+    if state:
+        return state.startswith(_PERMANENT)
+    return _PERMANENT_CONNECT.search(str(error)) is not None
 
 
 class PostgresEngine:

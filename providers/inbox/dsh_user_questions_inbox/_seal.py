@@ -29,6 +29,7 @@ import hashlib
 import logging
 import os
 import secrets
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -161,29 +162,47 @@ def key_file_for(url: InboxURL) -> Path:
 class Sealer:
     """The asking provider's key pair: seals are opened here and nowhere else.
 
-    ``key_file``: the key is kept there (made when missing, see `_kept_key`); ``None``: in
-    memory only (``durable`` is then false).
+    ``key_file``: the key is kept there (made when missing, see `_kept_key`), read on first
+    use only (a provider that never meets a secret touches no file); ``None``: in memory only
+    (``durable`` is then false).
     """
 
     def __init__(self, key_file: Path | None = None) -> None:
-        public = _nacl()
-        key: Any = None
-        self.durable = False
-        if key_file is not None:
-            try:
-                key = _kept_key(key_file)
-                self.durable = True
-            except (OSError, ValueError) as err:
-                _log.warning(
-                    "cannot keep the inbox's sealing key in %s (%s): secret answers can reach"
-                    " this process only while it runs",
-                    key_file,
-                    err,
-                )
-        if key is None:
-            key = public.PrivateKey.generate()
-        self._box = public.SealedBox(key)
-        self.public_key = base64.b64encode(bytes(key.public_key)).decode("ascii")
+        self._key_file = key_file
+        self._lock = threading.Lock()
+        self._loaded: tuple[Any, str, bool] | None = None
+
+    def _load(self) -> tuple[Any, str, bool]:
+        with self._lock:
+            if self._loaded is None:
+                public = _nacl()
+                key: Any = None
+                if self._key_file is not None:
+                    try:
+                        key = _kept_key(self._key_file)
+                    except (OSError, ValueError) as err:
+                        _log.warning(
+                            "cannot keep the inbox's sealing key in %s (%s): secret answers"
+                            " can reach this process only while it runs",
+                            self._key_file,
+                            err,
+                        )
+                durable = key is not None
+                if key is None:
+                    key = public.PrivateKey.generate()
+                shown = base64.b64encode(bytes(key.public_key)).decode("ascii")
+                self._loaded = (public.SealedBox(key), shown, durable)
+            return self._loaded
+
+    @property
+    def public_key(self) -> str:
+        """The public key, base64."""
+        return self._load()[1]
+
+    @property
+    def durable(self) -> bool:
+        """Whether the private key is kept in a file (it outlives this process)."""
+        return self._load()[2]
 
     @property
     def registered_key(self) -> str:
@@ -207,7 +226,7 @@ class Sealer:
             custom = item.custom
             if item.id in secret and custom is not None and custom.startswith(SEALED_PREFIX):
                 try:
-                    opened = self._box.decrypt(base64.b64decode(custom[len(SEALED_PREFIX) :]))
+                    opened = self._load()[0].decrypt(base64.b64decode(custom[len(SEALED_PREFIX) :]))
                 except Exception as err:
                     raise UserQuestionError.bad_answer(
                         f"question {item.id}'s secret was sealed to another harness's key"

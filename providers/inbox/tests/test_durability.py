@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _postgres import PostgresServer
 from _processes import DSH_INBOX, Harness, dsh_inbox_answer, pending
 from _processes import until as wait_until
 from _requests import PKG, pick
@@ -34,6 +35,18 @@ def _sqlite(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'inbox.db'}"
 
 
+def _sealable(inbox: Inbox, question_id: str) -> bool:
+    """Whether the asker registered the key a secret for ``question_id`` is sealed to."""
+    try:
+        return bool(
+            inbox._engine.read(
+                "SELECT 1 FROM dsh_inbox_seals WHERE question_id = :id", {"id": question_id}
+            )
+        )
+    except StoreError:  # no table yet
+        return False
+
+
 class TestSecretsSurviveARestart:
     """A secret answered while its harness was down reaches the restarted harness."""
 
@@ -49,6 +62,7 @@ class TestSecretsSurviveARestart:
         harnesses.append(first)
         wait_until(lambda: inbox.records(state="pending"), "the secret question")
         (record,) = inbox.records(state="pending")
+        wait_until(lambda: _sealable(inbox, record.id), "the key to seal to")
         first.kill()
         assert dsh_inbox_answer(inbox_url, record.id, SECRET_ANSWER).wait()[0] == 0
         stored = inbox.get(record.id)
@@ -200,6 +214,33 @@ class TestStoreFaults:
             assert caught.value.code == "STORE_UNUSABLE"
             assert str(path) in caught.value.message
             assert not path.exists()
+        finally:
+            await asyncio.to_thread(provider.close)
+
+    async def test_a_waiting_ask_fails_when_its_postgresql_database_is_dropped(
+        self, postgres: PostgresServer
+    ) -> None:
+        """Dropping the database under a waiting ask fails it with STORE_UNUSABLE (a
+        permanent error on reconnecting), never a silent wait (the bound guards a hang)."""
+        import psycopg
+
+        url = postgres.new_database()
+        dbname = url.split("/")[3].split("?")[0]
+        provider = InboxProvider(url, harness="h")
+        try:
+            asking = asyncio.ensure_future(provider.ask(AskUserQuestionRequest.from_dict(PKG)))
+            with open_inbox(url) as view:
+                await pending_one(view)
+
+            def drop() -> None:
+                with psycopg.connect(postgres.url("postgres"), autocommit=True) as conn:
+                    conn.execute(f'DROP DATABASE "{dbname}" WITH (FORCE)')
+
+            await asyncio.to_thread(drop)
+            with pytest.raises(StoreError) as caught:
+                await asyncio.wait_for(asking, 30)
+            assert caught.value.code == "STORE_UNUSABLE"
+            assert dbname in caught.value.message
         finally:
             await asyncio.to_thread(provider.close)
 
