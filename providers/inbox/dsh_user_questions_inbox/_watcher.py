@@ -34,13 +34,19 @@ _POLL_SECONDS = 0.25  # upper bound on how long close() waits for the thread
 _PRUNE_EVERY = 3600.0  # seconds between two prunes of final records past the retention
 
 
-def _log_failure(what: str) -> None:
-    """Log a failure: one line for the store's own errors (no traceback), else in full."""
+def _log_failure(what: str, last: str | None = None) -> str | None:
+    """Log a failure: one line for the store's own errors (no traceback), else in full.
+
+    The store's error is logged once while it stays the same (``last``, returned): a store
+    that is gone is not one line a second.
+    """
     error = sys.exc_info()[1]
     if isinstance(error, UserQuestionError):
-        _log.error("%s: %s", what, error.message)
-    else:
-        _log.exception(what)
+        if error.message != last:
+            _log.error("%s: %s", what, error.message)
+        return error.message
+    _log.exception(what)
+    return None
 
 
 class Watcher:
@@ -127,6 +133,7 @@ class Watcher:
             return
         resync = True  # late answers that came while no process of this harness listened
         next_prune = next_beat = time.monotonic()
+        last: str | None = None
         try:
             while not self._stop.is_set():
                 try:
@@ -145,8 +152,9 @@ class Watcher:
                         resync = True
                     elif changed:
                         self._handle(self._inbox.get_many(changed))
+                    last = None
                 except Exception:
-                    _log_failure("the inbox watcher failed; it will re-read and go on")
+                    last = _log_failure("the inbox watcher failed; it will re-read and go on", last)
                     resync = True
                     self._stop.wait(1.0)
         finally:
