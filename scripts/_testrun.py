@@ -71,6 +71,7 @@ class Run:
     rest: list[str]
     jobs: int
     failed: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
     running: list[Job] = field(default_factory=list)
     interrupted: int = 0  # the signal number
     signals: int = 0
@@ -255,6 +256,15 @@ def skip(run: Run) -> list[str]:
     return ["--skip-missing-interpreters", run.skip_missing]
 
 
+def skipped_for_its_interpreter(run: Run, job: Job) -> bool:
+    """tox skipped the environment (its basepython is missing, and missing interpreters may be
+    skipped): tox then exits 1, as for any run whose every environment was skipped."""
+    if run.skip_missing != "true" or job.log is None or not job.log.exists():
+        return False
+    text = job.log.read_text(encoding="utf-8", errors="replace")
+    return f"{job.env}: skipped because could not find python interpreter" in text
+
+
 def run_pool(run: Run, chosen: dict[str, list[str]]) -> None:
     """Build the configurations one after another while the environments already built run
     their tests, ``run.jobs`` at a time, the longest first."""
@@ -316,6 +326,10 @@ def run_pool(run: Run, chosen: dict[str, list[str]]) -> None:
             job.seconds = time.monotonic() - job.started
             run.running.remove(job)
             finished.append(job)
+            if status != 0 and skipped_for_its_interpreter(run, job):
+                print_job(job, "SKIPPED (its interpreter is not installed)")
+                run.skipped.append(job.name)
+                continue
             print_job(job, "passed" if status == 0 else f"FAILED (exit {status})")
             if status != 0:
                 run.failed.append(job.name)
@@ -398,6 +412,8 @@ def main() -> None:
             say(f"!!! {line}")
         say_reruns()
     missing = f"; not found: {args.missing}" if args.missing else ""
+    if run.skipped:
+        say("SKIPPED (no interpreter for them here): " + "; ".join(run.skipped))
     if run.failed:
         say("FAILED: " + "; ".join(run.failed))
         say(f"CPython found: {args.found or 'none'}{missing}")

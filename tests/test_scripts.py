@@ -169,6 +169,9 @@ if os.environ.get("FAKE_TOX_HANG"):
         with log.open("a") as file:
             file.write("tox interrupted\n")
         sys.exit(2)
+if f"{config} {envs}" == os.environ.get("FAKE_TOX_SKIP"):
+    print(f"{envs}: skipped because could not find python interpreter with spec(s): cpython3.12")
+    sys.exit(1)  # as tox does when every environment of the run was skipped
 if f"{config} {envs}" == os.environ.get("FAKE_TOX_FAIL"):
     print("pytest: 1 failed")
     sys.exit(1)
@@ -375,6 +378,18 @@ class TestScheduling:
         assert "=== tox.ini lint: passed" in done.stderr
         assert "=== providers/one/tox.ini lint: FAILED (exit 1)" in done.stderr
         assert "FAILED: providers/one/tox.ini lint" in done.stderr
+
+    def test_an_environment_without_its_interpreter_is_skipped_not_failed(
+        self, tmp_path: Path
+    ) -> None:
+        """An environment whose pinned Python is missing (tox skips it, and exits 1 for a run
+        whose every environment was skipped) is reported skipped; the run passes."""
+        repo, env = fake_checkout(tmp_path)
+        env["FAKE_TOX_SKIP"] = "tox.ini lint"
+        done = run_test_script(repo, env)
+        assert done.returncode == 0, done.stderr
+        assert "=== tox.ini lint: SKIPPED (its interpreter is not installed)" in done.stderr
+        assert "SKIPPED (no interpreter for them here): tox.ini lint" in done.stderr
 
     def test_a_bad_number_of_jobs_is_refused(self, tmp_path: Path) -> None:
         """DSH_TEST_JOBS takes a positive whole number; anything else stops before tox runs."""
