@@ -10,10 +10,19 @@ import platform
 import sys
 import time
 
-from . import bench_ask, bench_import, bench_mcp, bench_pending, bench_sequential, bench_tool
+from . import (
+    bench_ask,
+    bench_import,
+    bench_mcp,
+    bench_pending,
+    bench_plain,
+    bench_sequential,
+    bench_tool,
+)
 from ._common import Figure, markdown_table, text_table
 
 BENCHMARKS = {
+    "plain": bench_plain.run,
     "ask": bench_ask.run,
     "tool": bench_tool.run,
     "pending": bench_pending.run,

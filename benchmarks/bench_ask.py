@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import inspect
+import time
 
 import pluggy
 
@@ -14,9 +15,10 @@ from dsh_user_questions.rules import check_answer
 
 from ._common import QUESTION, REQUEST, Figure, InstantProvider, best_per_call
 
-TARGET = 1.5  # ask() without a signal, against a bare hook call (issue 10, item 13)
-TARGET_SIGNAL = 2.0  # ask() with an abort signal, likewise (issue 22, point 8)
-TARGET_TIMEOUT = 2.5  # ask(timeout=300), likewise (issue 22, point 8)
+TARGET = 4.0  # ask() without a signal, against a bare hook call (issue 27, point 4)
+# The third release's targets for an ask with a signal (2x) or a timeout (2.5x) are withdrawn
+# (issue 27): they sat below the floor of the task the abort rule needs. Those figures are
+# printed with no target.
 
 
 async def run(quick: bool) -> list[Figure]:
@@ -90,13 +92,14 @@ async def run(quick: bool) -> list[Figure]:
         },
         number,
         repeat,
+        time.process_time,  # this process's CPU time: a shared machine's other work counts less
     )
     assert not any(isinstance(r, dict) and r for r in gc.get_referents(signal)), (
         "a listener outlived its ask"
     )
     base = per_call["bare"] * 1e6
 
-    def figure(key: str, name: str, target: float) -> Figure:
+    def figure(key: str, name: str, target: float | None = None) -> Figure:
         value = per_call[key] * 1e6
         return Figure(
             name=name,
@@ -104,8 +107,8 @@ async def run(quick: bool) -> list[Figure]:
             unit="us",
             baseline_name="bare hook call",
             baseline=base,
-            target=f"≤ {target:g}x",
-            met=value / base <= target,
+            target="-" if target is None else f"≤ {target:g}x",
+            met=None if target is None else value / base <= target,
         )
 
     def floor_figure(key: str, name: str) -> Figure:
@@ -118,10 +121,8 @@ async def run(quick: bool) -> list[Figure]:
         floor_figure("floor+task", "floor with the provider in a task of its own"),
         figure("plugin", "ask(), provider plugin", TARGET),
         figure("registered", "ask(), register_provider()", TARGET),
-        figure("plugin+signal", "ask() with an abort signal, provider plugin", TARGET_SIGNAL),
-        figure(
-            "registered+signal", "ask() with an abort signal, register_provider()", TARGET_SIGNAL
-        ),
-        figure("plugin+timeout", "ask(timeout=300), provider plugin", TARGET_TIMEOUT),
-        figure("registered+timeout", "ask(timeout=300), register_provider()", TARGET_TIMEOUT),
+        figure("plugin+signal", "ask() with an abort signal, provider plugin"),
+        figure("registered+signal", "ask() with an abort signal, register_provider()"),
+        figure("plugin+timeout", "ask(timeout=300), provider plugin"),
+        figure("registered+timeout", "ask(timeout=300), register_provider()"),
     ]

@@ -1,14 +1,15 @@
 """Calling a hook whose implementations must all run, even when one of them raises.
 
 pluggy stops a hook call at the first implementation that raises. Observers and closing hooks
-must all run, so each plain implementation is called through a guard that logs its exception
-and lets the call go on; the guarded implementations and the hook's wrappers are then called
-in ONE pluggy call (``HookCaller._hookexec``, the manager's own call path: tracing and call
-monitoring still see it). So pluggy still matches arguments by name, orders implementations
-(``tryfirst``/``trylast``, newest first) and runs each ``wrapper=True`` (and old-style
-``hookwrapper=True``) implementation exactly once around the whole call, also when it is the
-only implementation. Awaitables the implementations return are awaited in turn, each failure
-logged. tests/test_hookspecs.py compares this with a plain pluggy call.
+must all run, so each plain implementation takes part through a guard that logs its exception
+and lets the call go on. All of it is ONE call through pluggy's public API: the hook without
+its plain implementations (``PluginManager.subset_hook_caller``: its wrappers only), called with
+the guards as extra implementations (``HookCaller.call_extra``). So pluggy still matches
+arguments by name, keeps the implementations' order (``tryfirst``/``trylast``, newest first),
+runs each ``wrapper=True`` (and old-style ``hookwrapper=True``) implementation exactly once
+around the whole call, and tracing and call monitoring see it. Awaitables the implementations
+return are awaited in turn, each failure logged. tests/test_pluggy_semantics.py compares this
+with a plain pluggy call.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable
 from typing import Any
 
 import pluggy
@@ -29,37 +30,27 @@ _log = logging.getLogger("dsh_user_questions")
 class OneByOne:
     """Calls every implementation of one hook in one pluggy call; a failing one stops no other."""
 
-    __slots__ = ("_failure", "_guarded", "_hook", "_impls", "_name")
+    __slots__ = ("_hook", "_name", "_pm")
 
     def __init__(self, pm: pluggy.PluginManager, name: str) -> None:
+        self._pm = pm
         self._name = name
         self._hook: pluggy.HookCaller = getattr(pm.hook, name)
-        self._impls: Sequence[pluggy.HookImpl] | None = None
-        self._guarded: list[pluggy.HookImpl] = []
-        self._failure = ""
 
-    def __bool__(self) -> bool:
-        """Whether any implementation would run (cheap: the hot path asks it on every ask)."""
-        return bool(self._hook.get_hookimpls())
-
-    def _each(self, failure: str) -> list[pluggy.HookImpl]:
-        impls = self._hook.get_hookimpls()
-        if impls != self._impls or failure != self._failure:
-            self._guarded = [
-                impl if impl.wrapper or impl.hookwrapper else _guard(impl, failure)
-                for impl in impls
-            ]
-            self._impls = impls
-            self._failure = failure
-        return self._guarded
+    def impls(self) -> list[pluggy.HookImpl]:
+        """The hook's implementations (pluggy's public ``get_hookimpls()``)."""
+        return self._hook.get_hookimpls()
 
     def call(self, failure: str, **kwargs: Any) -> list[Any]:
         """Call the hook; log ``failure % plugin_name`` for an implementation that raises."""
-        impls = self._each(failure)
+        impls = self._hook.get_hookimpls()
         if not impls:
             return []
+        plain = [impl for impl in impls if not (impl.wrapper or impl.hookwrapper)]
+        wrappers_only = self._pm.subset_hook_caller(self._name, [impl.plugin for impl in plain])
+        guards = [_guard(impl, failure) for impl in plain]
         try:
-            results = self._hook._hookexec(self._name, impls, kwargs, False)
+            results = wrappers_only.call_extra(guards, kwargs)
         except Exception:  # a wrapper raised (or re-raised): the plain ones have run
             _log.exception(failure, f"wrapping {self._name}")
             return []
@@ -72,12 +63,16 @@ class OneByOne:
                 await result
 
 
-def _guard(impl: pluggy.HookImpl, failure: str) -> pluggy.HookImpl:
-    """``impl`` with its exceptions (also those of an awaitable it returns) logged, not raised."""
+def _guard(impl: pluggy.HookImpl, failure: str) -> Callable[..., object]:
+    """``impl``'s function with its exceptions (also those of an awaitable it returns) logged.
+
+    pluggy calls it as it would call ``impl``: it reads the argument names through
+    ``__wrapped__`` and passes them positionally.
+    """
     function = impl.function
     name = impl.plugin_name
 
-    @functools.wraps(function)  # pluggy reads the argument names through __wrapped__
+    @functools.wraps(function)
     def guarded(*args: object) -> object:
         try:
             result = function(*args)
@@ -88,7 +83,7 @@ def _guard(impl: pluggy.HookImpl, failure: str) -> pluggy.HookImpl:
             return _logged(result, failure, name)
         return result
 
-    return pluggy.HookImpl(impl.plugin, name, guarded, impl.opts)
+    return guarded
 
 
 async def _logged(awaitable: Any, failure: str, name: str) -> object:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
-from .errors import UserQuestionError, UserQuestionErrorCode
+from .errors import AskCancelledError
 from .payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
 
 if TYPE_CHECKING:
@@ -85,7 +85,5 @@ async def ask_review(
     request = AskUserQuestionRequest(questions=(question,), agent=agent, signal=signal)
     try:
         return await service.ask(request)
-    except UserQuestionError as err:
-        if err.code != UserQuestionErrorCode.ASK_CANCELLED:
-            raise
+    except AskCancelledError:
         return None

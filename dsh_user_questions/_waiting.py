@@ -13,12 +13,13 @@ import contextvars
 import functools
 import math
 import sys
+import time
 import types
 from collections.abc import Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 from ._abort import AbortSignal, LoopWaker
-from .errors import AskTimeoutError, UserQuestionError
+from .errors import UserQuestionError
 
 if TYPE_CHECKING:
     import asyncio
@@ -28,7 +29,6 @@ __all__ = [
     "Deadline",
     "Flight",
     "Receipt",
-    "finished_result",
     "flights",
     "receipt_for",
     "start_provider",
@@ -58,29 +58,25 @@ def start_provider(awaitable: Awaitable[Any]) -> asyncio.Future[Any]:
     return asyncio.ensure_future(awaitable, loop=loop)
 
 
-def finished_result(task: asyncio.Future[Any], signal: AbortSignal) -> Any:
-    """The outcome of a provider task that is done, by the abort-versus-answer rule."""
-    return task.result() if not signal.aborted else _outcome(task, signal)
-
-
 async def wait_for_provider(awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
     """Await the provider's work, unless the signal aborts first: then cancel it."""
-    task = start_provider(awaitable)
-    if task.done():
-        return finished_result(task, signal)
-    return await wait_for_task(task, signal)
+    return await wait_for_task(start_provider(awaitable), signal)
 
 
 async def wait_for_task(task: asyncio.Future[Any], signal: AbortSignal) -> Any:
-    """Wait for a pending provider task, unless the signal aborts first: then cancel it."""
+    """Wait for a provider task, unless the signal aborts first: then cancel it.
+
+    A task already done (an instant provider, started eagerly) gives its outcome at once.
+    """
     import asyncio
 
+    if task.done():
+        return _outcome(task, signal)
     loop = task.get_loop()
     waker = _Waker(loop, loop.create_future())
     # Listen only now that the provider is pending: an abort that came meanwhile runs the
     # waker at once.
     remove = signal.add_listener(waker)
-    # The callback needs no context variables: a shared empty context spares a copy per ask.
     task.add_done_callback(waker.task_done, context=_NO_CONTEXT)
     try:
         await waker.waiter
@@ -139,21 +135,21 @@ class _Waker(LoopWaker):
 
 
 class Deadline(AbortSignal):
-    """An ask's own timeout: a signal that aborts with `AskTimeoutError` when it expires.
+    """An ask's own timeout: a signal that aborts with `AskTimedOutError` when it expires.
 
-    The timer is the asking loop's own (``loop.call_later``), so the expiry runs on the loop,
-    between two of its steps. `arm` starts it once the provider is actually pending (an
-    instant answer costs no timer); `disarm` (or leaving the ``with`` block) cancels it. The
-    deadline is its own signal (`signal` is the object itself): one object per timed ask.
+    The time counts from the deadline's making; the timer is the asking loop's own
+    (``loop.call_later``), so the expiry runs on the loop, between two of its steps. `arm`
+    starts it once something waits (an instant answer leaves no cancelled timer on the loop);
+    `disarm` (or leaving the ``with`` block) cancels it. The deadline is its own signal.
     """
 
-    __slots__ = ("_due", "_handle", "_seconds")
+    __slots__ = ("_handle", "_seconds", "_started")
 
     def __init__(self, seconds: float) -> None:
         super().__init__()
         self._seconds = seconds
+        self._started = time.monotonic()
         self._handle: asyncio.TimerHandle | None = None
-        self._due = -1.0
 
     @property
     def signal(self) -> AbortSignal:
@@ -161,24 +157,12 @@ class Deadline(AbortSignal):
         return self
 
     def arm(self) -> None:
-        """Start the timer on the running loop (the time since `start_clock` already counts)."""
+        """Start the timer on the running loop (once; a deadline of ``inf`` never expires)."""
         if self._handle is None and self._seconds != math.inf:
             import asyncio
 
-            loop = asyncio.get_running_loop()
-            if self._due < 0:
-                self._due = loop.time() + self._seconds
-            self._handle = loop.call_at(self._due, self._expire)
-
-    def start_clock(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
-        """Count the timeout from now, without a timer yet (see `arm`); ``loop``: the running
-        one (found when not given)."""
-        if self._seconds != math.inf:
-            if loop is None:
-                import asyncio
-
-                loop = asyncio.get_running_loop()
-            self._due = loop.time() + self._seconds
+            left = self._seconds - (time.monotonic() - self._started)
+            self._handle = asyncio.get_running_loop().call_later(max(left, 0), self._expire)
 
     def disarm(self) -> None:
         """Cancel the timer (idempotent)."""
@@ -194,7 +178,7 @@ class Deadline(AbortSignal):
         self.disarm()
 
     def _expire(self) -> None:
-        self._abort(AskTimeoutError.after(self._seconds))
+        self._abort(UserQuestionError.timed_out())
 
 
 # Asks in flight: receipts and withdrawal -------------------------------------------------------
@@ -258,21 +242,50 @@ NOT_TAKEN._resolve(False)
 class Flight:
     """One ask between the provider call and its end: what ``aclose()`` and receipts need."""
 
-    __slots__ = ("_ended", "_over", "caller", "owner", "receipt", "request", "task", "withdrawn")
+    __slots__ = (
+        "_ended",
+        "_over",
+        "caller",
+        "deadline",
+        "owner",
+        "receipt",
+        "request",
+        "task",
+        "withdrawn",
+    )
 
-    def __init__(self, owner: object, request: object, caller: asyncio.Task[Any] | None) -> None:
+    def __init__(
+        self,
+        owner: object,
+        request: Any,
+        caller: asyncio.Task[Any] | None,
+        deadline: Deadline | None = None,
+    ) -> None:
         self.owner = owner
         self.request = request  # the very object the provider got
         self.caller = caller
+        self.deadline = deadline  # the ask's own timeout, when it has one
         self.task: asyncio.Future[Any] | None = None  # the provider's own task, when it has one
         self.receipt: Receipt | None = None
         self.withdrawn = False
         self._over = False
         self._ended: AbortSignal | None = None
 
+    def withdrawn_by(self, error: BaseException) -> bool:
+        """Whether ``error`` is the cancellation `withdraw` sent (and nobody else's too)."""
+        import asyncio
+
+        if not (self.withdrawn and isinstance(error, asyncio.CancelledError)):
+            return False
+        # After the withdrawal's cancel: someone else may have cancelled the task too (3.11+).
+        uncancel = getattr(self.caller, "uncancel", None)
+        return uncancel is None or uncancel() == 0
+
     def end(self, taken: bool) -> None:
         """The ask ended; ``taken``: its caller received the answer."""
         self._over = True
+        if self.deadline is not None:
+            self.deadline.disarm()
         receipt = self.receipt
         if receipt is not None:
             receipt._resolve(taken)

@@ -4,11 +4,14 @@
 ``AskUserQuestionRequest.to_dict()`` writes: ``detail``, ``intent``, ``recommended``, ``secret``,
 ``key`` and ``timeout`` included, ``multiSelect`` accepted for ``multi_select``), checks it with
 the rules every ``ask()`` applies, asks through the installed provider and prints the compact
-answer JSON on stdout. Exit status: 0 answered; 2 invalid input (not JSON, not the wire form,
-or a request the rules refuse: ``EMPTY_QUESTIONS``, ``BAD_INTENT``, ``BAD_QUESTION``); 3 nobody
-can be asked from here (``NOT_INTERACTIVE``); 1 any other failure (``Error: <message>`` on
-stderr, with the fix when there is one); 124 no answer within ``--timeout`` (``ASK_TIMED_OUT``,
-the status of ``timeout(1)``); 130 cancelled, aborted or interrupted.
+answer JSON on stdout. A secret question's answer text goes only to a pipe or a file: to a
+terminal ``(secret given)`` is printed in its place. The exit status is the error's row of the
+outcome table (`dsh_user_questions.errors.OUTCOMES`): 0 answered; 2 invalid input (not JSON,
+not the wire form, or a request the rules refuse: ``EMPTY_QUESTIONS``, ``BAD_INTENT``,
+``BAD_QUESTION``); 3 nobody can be asked from here (``NOT_INTERACTIVE``); 1 any other failure
+(``Error: <message>`` on stderr, with the fix when there is one); 124 no answer within
+``--timeout`` (``ASK_TIMED_OUT``, the status of ``timeout(1)``); 130 cancelled, aborted or
+interrupted.
 """
 
 from __future__ import annotations
@@ -27,12 +30,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import IO, Any, Final
 
+import attrs
+
 from . import hookspecs, plugin, rules, tool
 from ._discovery import PROVIDER_ENV, describe, is_provider
 from ._waiting import Deadline
-from .errors import HarnessError, UserQuestionError, UserQuestionErrorCode
+from .errors import AskTimedOutError, HarnessError, ProviderSetupError, UserQuestionError
 from .harness import AbortSignal, HarnessContext
-from .payloads import AskUserQuestionRequest, WireFormatError
+from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from .plan_review import PlanReviewDecision, review_plan
 
 __all__ = [
@@ -72,12 +77,22 @@ def _clone_root() -> Path | None:
     return root if (root / "providers" / "terminal" / "setup.cfg").is_file() else None
 
 
-def install_hint() -> str:
-    """How to install a provider where this runs: by path from a clone, by name otherwise."""
+def install_hint(name: str | None = None) -> str:
+    """How to install a provider where this runs: by path from a clone, by name otherwise.
+
+    ``name``: the provider asked for (``--provider NAME``), when it is one of this project's;
+    the terminal provider otherwise.
+    """
+    if name not in _OUR_PROVIDERS:
+        name = "terminal"
     root = _clone_root()
     if root is None:
-        return INSTALL_HINT
-    return f"install one, e.g. pip install {shlex.quote(str(root / 'providers' / 'terminal'))}"
+        return f"install one, e.g. pip install dsh-user-questions-{name}"
+    return f"install one, e.g. pip install {shlex.quote(str(root / 'providers' / name))}"
+
+
+_OUR_PROVIDERS: Final = ("terminal", "web", "inbox")
+"""The providers this project ships, each as ``dsh-user-questions-<name>``."""
 
 
 _EPILOG = f"""\
@@ -87,6 +102,9 @@ installed); 124 no answer within --timeout SECONDS; 130 cancelled, aborted or in
 
 FILE is a request in its wire form, as AskUserQuestionRequest.to_dict() writes it (detail,
 intent, recommended, secret, key and timeout too; multiSelect is read as multi_select).
+
+A secret question's answer is printed only to a pipe or a file (dsh-ask FILE > answer.json,
+or $(dsh-ask FILE)); when standard output is a terminal, "(secret given)" stands in its place.
 
 dsh-ask mcp [--provider NAME] serves the same questions to an MCP client over stdio
 (needs the mcp extra: pip install 'dsh-user-questions[mcp]'); see dsh-ask mcp --help.
@@ -178,13 +196,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _mcp(argv: list[str]) -> int:
-    """``dsh-ask mcp``: serve the user-questions tools to an MCP client over stdio."""
+    """``dsh-ask mcp``: serve the user-questions tools to an MCP client (stdio or HTTP)."""
     parser = argparse.ArgumentParser(
         prog="dsh-ask mcp",
         description=(
-            "Serve ask_user_question and review_plan over MCP (stdio) through the installed"
-            " provider; the terminal provider draws on /dev/tty, the web provider prints its"
-            " page address on stderr."
+            "Serve ask_user_question and review_plan over MCP (stdio, or Streamable HTTP with"
+            " --http) through the installed provider; the terminal provider draws on /dev/tty,"
+            " the web provider prints its page address on stderr."
         ),
     )
     parser.add_argument(
@@ -192,19 +210,75 @@ def _mcp(argv: list[str]) -> int:
         metavar="NAME",
         help=f"use the installed provider NAME (sets {PROVIDER_ENV})",
     )
+    parser.add_argument(
+        "--http",
+        metavar="[HOST:]PORT",
+        type=_http_address,
+        help="serve MCP Streamable HTTP at http://HOST:PORT/mcp instead of stdio"
+        " (HOST defaults to 127.0.0.1; PORT 0 picks a free one, printed on stderr)",
+    )
     args = parser.parse_args(argv)
     if args.provider is not None:
         os.environ[PROVIDER_ENV] = args.provider
+    wanted = os.environ.get(PROVIDER_ENV, "").strip()
+    if wanted and not _entry_point_named(wanted):
+        fix = (
+            install_hint(wanted)
+            if wanted in _OUR_PROVIDERS
+            else "see the installed ones with dsh-ask --list-providers"
+        )
+        return _fail(
+            f"no user-questions provider named {wanted!r} is installed; {fix}", EXIT_FAILURE
+        )
     try:
-        from .mcp import serve_stdio
+        from .mcp import serve_http, serve_stdio
     except ImportError as err:
         return _fail(f"{err} (dsh-ask mcp needs the mcp extra)", EXIT_FAILURE)
     ctx = _context()
     if ctx is None:
         return EXIT_FAILURE
+    if not any(is_provider(ctx.plugin_manager, p) for p in ctx.plugin_manager.get_plugins()):
+        return _report(UserQuestionError.no_provider(), None)  # refused, never served silently
+    serve: Any = serve_stdio
+    if args.http is not None:
+        host, port = args.http
+
+        async def serve(ctx: HarnessContext) -> None:
+            await serve_http(ctx, host, port, task_status=_Announce())
+
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C on the terminal ends the server
-        asyncio.run(_serve_then_close(ctx, serve_stdio))
+        try:
+            asyncio.run(_serve_then_close(ctx, serve))
+        except OSError as err:
+            if args.http is None:
+                raise
+            return _fail(f"cannot serve MCP on {args.http[0]}:{args.http[1]}: {err}", EXIT_FAILURE)
     return EXIT_OK
+
+
+class _Announce:
+    """The start value of `serve_http` (its URL), said on stderr once the socket listens."""
+
+    def started(self, value: str | None = None) -> None:
+        _write(sys.stderr, f"dsh-ask mcp: serving MCP (Streamable HTTP) at {value}")
+
+
+def _http_address(text: str) -> tuple[str, int]:
+    """``[HOST:]PORT`` (HOST may be ``[::1]``) as a host and a port number."""
+    host, colon, port_text = text.rpartition(":")
+    host = host.strip("[]") if colon else ""
+    try:
+        port = int(port_text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"not [HOST:]PORT with PORT 0 to 65535: {text!r}")
+    return host or "127.0.0.1", port
+
+
+def _entry_point_named(name: str) -> bool:
+    """Whether an installed distribution declares a ``dsh`` entry point called ``name``."""
+    return any(ep.name == name for ep in metadata.entry_points(group=hookspecs.PROJECT))
 
 
 async def _serve_then_close(ctx: HarnessContext, serve: Any) -> None:
@@ -243,8 +317,29 @@ def _ask(path: str | None, timeout: float | None) -> int:
         return _report(err, timeout)
     except Exception as err:  # a provider's own failure: say which, without a traceback
         return _fail(f"the provider failed: {type(err).__name__}: {err}", EXIT_FAILURE)
-    _write(sys.stdout, tool.format_answer(answer))
+    _write(sys.stdout, tool.format_answer(_shown(request, answer, sys.stdout)))
     return EXIT_OK
+
+
+SECRET_SHOWN: Final = "(secret given)"
+"""What ``dsh-ask`` prints in place of a secret answer's text when standard output is a
+terminal (to a pipe or a file it prints the text itself, for the script that asked)."""
+
+
+def _shown(
+    request: AskUserQuestionRequest, answer: AskUserQuestionAnswer, stream: IO[str] | None
+) -> AskUserQuestionAnswer:
+    """``answer`` as printed on ``stream``: a secret's text never reaches a terminal."""
+    isatty = getattr(stream, "isatty", None)
+    if isatty is None or not isatty():
+        return answer
+    redacted = rules.redact_secrets(request, answer)
+    return AskUserQuestionAnswer(
+        [
+            item if hidden.custom == item.custom else attrs.evolve(item, custom=SECRET_SHOWN)
+            for item, hidden in zip(answer.answers, redacted.answers, strict=True)
+        ]
+    )
 
 
 async def _ask_then_close(ctx: HarnessContext, request: AskUserQuestionRequest) -> Any:
@@ -310,41 +405,22 @@ def _context() -> HarnessContext | None:
 
 
 def _report(err: HarnessError, timeout: float | None) -> int:
-    """Print ``Error: <message>`` (with the fix, where one helps) and return the exit status."""
-    return _report_code(err.message, err.code, timeout)
-
-
-def _report_code(message: str, code: str, timeout: float | None) -> int:
-    if code == UserQuestionErrorCode.NO_PROVIDER:
-        if _installed_providers():
-            message += "; choose one with --provider NAME (dsh-ask --list-providers)"
-        else:
-            message += f"; {install_hint()}"
-    elif code == UserQuestionErrorCode.DUPLICATE_PROVIDER:
-        message += " (dsh-ask: --provider NAME)"
-    elif code == UserQuestionErrorCode.ASK_TIMED_OUT and timeout is not None:
+    """Print ``Error: <message>`` (with the fix, where one helps) and return the exit status:
+    the error's row of the outcome table (`dsh_user_questions.errors.OUTCOMES`)."""
+    message = err.message
+    if isinstance(err, ProviderSetupError):
+        message += _provider_fix()
+    elif isinstance(err, AskTimedOutError) and timeout is not None:
         message += f" (no answer within {timeout:g} s)"
-    if code in _INVALID:
-        status = EXIT_INVALID
-    elif code == UserQuestionErrorCode.NOT_INTERACTIVE:
-        status = EXIT_NOT_INTERACTIVE
-    elif code == UserQuestionErrorCode.ASK_TIMED_OUT:
-        status = EXIT_TIMED_OUT
-    elif code in (UserQuestionErrorCode.ASK_CANCELLED, UserQuestionErrorCode.ASK_ABORTED):
-        status = EXIT_CANCELLED
-    else:
-        status = EXIT_FAILURE
+    status = err.outcome.exit_status if isinstance(err, UserQuestionError) else EXIT_FAILURE
     return _fail(message, status)
 
 
-_INVALID: Final = frozenset(
-    {
-        UserQuestionErrorCode.INVALID_ARGS,
-        UserQuestionErrorCode.EMPTY_QUESTIONS,
-        UserQuestionErrorCode.BAD_INTENT,
-        UserQuestionErrorCode.BAD_QUESTION,
-    }
-)
+def _provider_fix() -> str:
+    """What to do about no provider or too many: choose among the installed, or install one."""
+    if _installed_providers():
+        return "; choose one with --provider NAME (dsh-ask --list-providers)"
+    return f"; {install_hint(os.environ.get(PROVIDER_ENV))}"
 
 
 def _installed_providers() -> list[str]:
@@ -438,7 +514,8 @@ async def _demo_steps(
     say(f"tool  -> {result.content}")
     if result.is_error:
         code = (result.error or {}).get("code", "")
-        return _report_code(result.content.removeprefix("Error: "), code, timeout)
+        message = result.content.removeprefix("Error: ")
+        return _report(UserQuestionError.from_wire(message, code), timeout)
     picked = {item["id"]: item for item in json.loads(result.content)["answers"]}
     pkg = _chosen(picked.get("pkg"), "uv")
     checks = _chosen(picked.get("checks"), "no checks")

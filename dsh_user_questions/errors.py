@@ -1,15 +1,35 @@
 """Errors of the user-questions seam: one exception type, a stable code, exact messages.
 
-Callers route on ``err.code``; the messages are public too (a model reads them through the
-tool), so each one is built in exactly one place: the constructors of `UserQuestionError`.
+The hierarchy::
+
+    Exception
+     +-- HarnessError                  message, code, problems
+          +-- UserQuestionError        code: a UserQuestionErrorCode
+               +-- AskAbortedError         ASK_ABORTED
+               +-- AskTimedOutError        ASK_TIMED_OUT (also a TimeoutError)
+               +-- AskCancelledError       ASK_CANCELLED
+               +-- NotInteractiveError     NOT_INTERACTIVE
+               +-- InvalidRequestError     EMPTY_QUESTIONS, BAD_INTENT, BAD_QUESTION, INVALID_ARGS
+               +-- BadAnswerError          BAD_ANSWER
+               +-- ProviderSetupError      NO_PROVIDER, DUPLICATE_PROVIDER
+               +-- CallerRefusedError      CALLER_NOT_LIVE, DELEGATED_CALLER
+               +-- StoreError              STORE_UNUSABLE
+
+`OUTCOMES` is the one table of what each code means to every surface: its family class, its
+message, the exit status of ``dsh-ask``, the answer to an MCP elicitation, whether a durable
+question stays pending, whether it is the user's own choice. Callers route by class (``except
+AskCancelledError``) or by that table (``err.outcome.exit_status``), never by comparing codes.
+The messages are public too (a model reads them through the tool), so each one is built in
+exactly one place: the constructors of `UserQuestionError`.
 """
 
 from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Literal
 
 import attrs
 
@@ -19,15 +39,17 @@ if TYPE_CHECKING:
     from ._abort import AbortSignal
 
 __all__ = [
+    "KEEPS_PENDING",
+    "OUTCOMES",
     "AskAbortedError",
     "AskCancelledError",
     "AskTimedOutError",
-    "AskTimeoutError",
     "BadAnswerError",
     "CallerRefusedError",
     "HarnessError",
     "InvalidRequestError",
     "NotInteractiveError",
+    "Outcome",
     "ProviderSetupError",
     "StoreError",
     "UserQuestionError",
@@ -58,7 +80,9 @@ class UserQuestionErrorCode(str, enum.Enum):
         return self.value
 
 
-@attrs.define(auto_exc=True, init=False)
+# No slots: a family may also subclass a builtin exception with a layout of its own
+# (`AskTimedOutError` is a `TimeoutError`).
+@attrs.define(auto_exc=True, init=False, slots=False)
 class HarnessError(Exception):
     """An error a harness service reports to its caller: a message and a stable code.
 
@@ -111,27 +135,16 @@ _STORE = "the user-questions store is unusable"
 _CLOSED = "the harness context closed"
 
 
-class AskTimeoutError(TimeoutError):
-    """The abort reason of an ask whose own timeout expired (``ask(request, timeout=...)``).
-
-    `UserQuestionError.aborted_by` turns a signal aborted with it into ``ASK_TIMED_OUT``.
-    """
-
-    @classmethod
-    def after(cls, seconds: float) -> AskTimeoutError:
-        """The reason for a timeout of ``seconds`` that expired."""
-        return cls(f"the user did not answer within {seconds:g} s")
-
-
 def is_timeout(signal: AbortSignal | None) -> bool:
     """Whether ``signal`` aborted because an ask's own timeout expired: the one verdict.
 
-    True when its reason is an `AskTimeoutError` (what ``ask(timeout=...)``,
-    ``AskUserQuestionRequest(timeout=...)`` and ``AbortSignal.timeout()`` abort with). Every
-    surface that settles an ask (the service, providers, the inbox's records and ``resume()``)
-    decides between ``ASK_TIMED_OUT`` and ``ASK_ABORTED`` through this function.
+    True when its reason is an `AskTimedOutError` (what the timer of ``ask(timeout=...)`` and
+    ``AskUserQuestionRequest(timeout=...)`` aborts with; a plain `TimeoutError`, such as
+    ``AbortSignal.timeout()``'s, is an abort). Every surface that settles an ask (the service,
+    providers, the inbox's records and ``resume()``) decides between ``ASK_TIMED_OUT`` and
+    ``ASK_ABORTED`` through this function.
     """
-    return signal is not None and signal.aborted and isinstance(signal.reason, AskTimeoutError)
+    return signal is not None and signal.aborted and isinstance(signal.reason, AskTimedOutError)
 
 
 @attrs.define(auto_exc=True, init=False)
@@ -148,10 +161,18 @@ class UserQuestionError(HarnessError):
 
     def __new__(cls, *args: object, **kwargs: object) -> UserQuestionError:
         if cls is UserQuestionError and len(args) >= 2 and isinstance(args[1], str):
-            family = _FAMILIES.get(str(args[1]))
-            if family is not None:
-                return super().__new__(family)
+            row = OUTCOMES.get(str(args[1]))
+            if row is not None:
+                return row.family.__new__(row.family, *args, **kwargs)
         return super().__new__(cls)
+
+    @property
+    def outcome(self) -> Outcome:
+        """This error's row of `OUTCOMES` (a code not in the table: a plain failure's row)."""
+        row = OUTCOMES.get(str(self.code))
+        if row is None:
+            return Outcome(str(self.code), type(self), self.message, 1, "error", False, False)
+        return row
 
     @classmethod
     def aborted(cls, detail: str | None = None) -> UserQuestionError:
@@ -181,13 +202,13 @@ class UserQuestionError(HarnessError):
         """The error for an ask withdrawn by ``signal``: the one place it is built.
 
         ``ASK_TIMED_OUT`` when the signal aborted because the ask's timeout expired (its reason
-        is an `AskTimeoutError`), else ``ASK_ABORTED`` (with ``detail``). Either is chained
-        from the signal's reason (wrapped in an `AbortError` when it is no exception), as
-        ``raise ... from reason`` would, so ``raise UserQuestionError.aborted_by(signal)``
-        is all a provider writes.
+        is an `AskTimedOutError`, see `is_timeout`), else ``ASK_ABORTED`` (with ``detail``).
+        Either is chained from the signal's reason (wrapped in an `AbortError` when it is no
+        exception), as ``raise ... from reason`` would, so ``raise
+        UserQuestionError.aborted_by(signal)`` is all a provider writes.
         """
         reason = signal.reason
-        error = cls.timed_out() if isinstance(reason, AskTimeoutError) else cls.aborted(detail)
+        error = cls.timed_out() if isinstance(reason, AskTimedOutError) else cls.aborted(detail)
         if signal.aborted:
             error.__cause__ = reason if isinstance(reason, BaseException) else AbortError(reason)
             error.__suppress_context__ = True
@@ -355,8 +376,19 @@ class AskAbortedError(UserQuestionError):
 
 
 @attrs.define(auto_exc=True, init=False)
-class AskTimedOutError(UserQuestionError):
-    """``ASK_TIMED_OUT``: the ask's own timeout expired before the user answered."""
+class AskTimedOutError(UserQuestionError, TimeoutError):
+    """``ASK_TIMED_OUT``: the ask's own timeout expired before the user answered.
+
+    Also a `TimeoutError`, so ``except TimeoutError`` catches it. It is the abort reason of an
+    ask's own timeout, too (see `is_timeout`); the error its caller gets is chained from it.
+    """
+
+    def __init__(self, message: str, code: str, *, problems: Iterable[str] = ()) -> None:
+        super().__init__(message, code, problems=problems)
+        # OSError's constructor read the two arguments as (errno, strerror): they are not.
+        self.args = (message, code)
+        self.errno = None
+        self.strerror = message
 
 
 @attrs.define(auto_exc=True, init=False)
@@ -395,20 +427,80 @@ class StoreError(UserQuestionError):
     """``STORE_UNUSABLE``: a durable provider's store cannot be used (never a timeout)."""
 
 
+@attrs.frozen
+class Outcome:
+    """One row of `OUTCOMES`: what one code means to each surface."""
+
+    code: str
+    """The code (a `UserQuestionErrorCode` for the table's rows)."""
+    family: type[UserQuestionError]
+    """The class of the error, caught with ``except``."""
+    message: str
+    """The exact message; ``<...>`` stands for what is filled in."""
+    exit_status: int
+    """The exit status of ``dsh-ask`` for it."""
+    elicitation: Literal["cancel", "error"]
+    """An MCP elicitation answered through the service: ``cancel`` (the elicitation's own
+    action), or ``error`` (a JSON-RPC error with the message)."""
+    keeps_pending: bool
+    """A durable tool call (LangGraph, pydantic-ai, OpenAI Agents) stays pending: the run pauses
+    and asks again later, rather than telling the model."""
+    chosen: bool
+    """The user's (or the caller's) choice rather than a failure of the ask: no error status in
+    traces."""
+
+
 _C = UserQuestionErrorCode
-_FAMILIES: dict[str, type[UserQuestionError]] = {
-    _C.ASK_ABORTED: AskAbortedError,
-    _C.ASK_TIMED_OUT: AskTimedOutError,
-    _C.ASK_CANCELLED: AskCancelledError,
-    _C.NOT_INTERACTIVE: NotInteractiveError,
-    _C.EMPTY_QUESTIONS: InvalidRequestError,
-    _C.BAD_INTENT: InvalidRequestError,
-    _C.BAD_QUESTION: InvalidRequestError,
-    _C.INVALID_ARGS: InvalidRequestError,
-    _C.BAD_ANSWER: BadAnswerError,
-    _C.NO_PROVIDER: ProviderSetupError,
-    _C.DUPLICATE_PROVIDER: ProviderSetupError,
-    _C.CALLER_NOT_LIVE: CallerRefusedError,
-    _C.DELEGATED_CALLER: CallerRefusedError,
-    _C.STORE_UNUSABLE: StoreError,
-}
+_ROWS = (
+    # code, family, message, dsh-ask exit, elicitation, keeps pending, chosen
+    Outcome(_C.ASK_ABORTED, AskAbortedError, _ABORTED, 130, "cancel", True, True),
+    Outcome(_C.ASK_TIMED_OUT, AskTimedOutError, _TIMED_OUT, 124, "cancel", False, True),
+    Outcome(_C.EMPTY_QUESTIONS, InvalidRequestError, _EMPTY, 2, "error", False, False),
+    Outcome(_C.CALLER_NOT_LIVE, CallerRefusedError, _NOT_LIVE, 1, "error", True, False),
+    Outcome(_C.DELEGATED_CALLER, CallerRefusedError, _DELEGATED, 1, "error", True, False),
+    Outcome(
+        _C.BAD_INTENT,
+        InvalidRequestError,
+        'question <id> declares intent <kind> whose approve label "<approve>" names none of'
+        " its options",
+        2,
+        "error",
+        False,
+        False,
+    ),
+    Outcome(_C.NO_PROVIDER, ProviderSetupError, _NO_PROVIDER, 1, "error", True, False),
+    Outcome(_C.DUPLICATE_PROVIDER, ProviderSetupError, _DUPLICATE, 1, "error", True, False),
+    Outcome(_C.ASK_CANCELLED, AskCancelledError, _CANCELLED, 130, "cancel", False, True),
+    Outcome(
+        _C.BAD_ANSWER,
+        BadAnswerError,
+        "the user-questions provider gave a bad answer: <problems>",
+        1,
+        "error",
+        False,
+        False,
+    ),
+    Outcome(
+        _C.INVALID_ARGS,
+        InvalidRequestError,
+        "invalid arguments: <problems>",
+        2,
+        "error",
+        False,
+        False,
+    ),
+    Outcome(
+        _C.BAD_QUESTION, InvalidRequestError, 'question "<id>" <problems>', 2, "error", False, False
+    ),
+    Outcome(_C.NOT_INTERACTIVE, NotInteractiveError, _NOT_INTERACTIVE, 3, "error", False, False),
+    Outcome(_C.STORE_UNUSABLE, StoreError, f"{_STORE}: <reason>", 1, "error", True, False),
+)
+
+OUTCOMES: Mapping[str, Outcome] = MappingProxyType({str(row.code): row for row in _ROWS})
+"""Every code's `Outcome`, by code (a `UserQuestionErrorCode` or its plain string)."""
+
+KEEPS_PENDING: tuple[type[UserQuestionError], ...] = tuple(
+    dict.fromkeys(row.family for row in _ROWS if row.keeps_pending)
+)
+"""The families after which a durable tool call stays pending (``except KEEPS_PENDING:``);
+each family's rows agree on it."""

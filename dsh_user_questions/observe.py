@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from ._markers import hookimpl
-from .errors import UserQuestionError, UserQuestionErrorCode
+from .errors import UserQuestionError
 from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest
 from .rules import inert_text, redact_secrets
 
@@ -62,16 +62,6 @@ PLUGIN_NAME: Final = "user_questions.observe"
 
 _log = logging.getLogger(LOGGER_NAME)
 
-# Outcomes that are the human's (or the caller's) choice, not a failure of the ask.
-_CHOSEN = frozenset(
-    {
-        UserQuestionErrorCode.ASK_CANCELLED.value,
-        UserQuestionErrorCode.ASK_ABORTED.value,
-        UserQuestionErrorCode.ASK_TIMED_OUT.value,
-        CANCELLED,
-    }
-)
-
 
 def outcome_code(error: BaseException | None) -> str:
     """The outcome code of an ask that ended with ``error`` (``None``: answered)."""
@@ -82,6 +72,13 @@ def outcome_code(error: BaseException | None) -> str:
     if isinstance(error, asyncio.CancelledError):
         return CANCELLED
     return type(error).__name__
+
+
+def _chosen(error: BaseException) -> bool:
+    """Whether an ask ended by the human's (or the caller's) choice, not by a failure."""
+    if isinstance(error, UserQuestionError):
+        return error.outcome.chosen
+    return isinstance(error, asyncio.CancelledError)
 
 
 ProviderName = Callable[[], str]
@@ -275,7 +272,7 @@ class AskTracer:
             del self._spans[id(request)]
         span.set_attribute("dsh.user_questions.outcome", outcome)
         span.set_attribute("dsh.user_questions.wait_seconds", wait_seconds)
-        if error is not None and outcome not in _CHOSEN:
+        if error is not None and not _chosen(error):
             span.set_status(self._error_status(self._error_code, outcome))
         span.end()
 

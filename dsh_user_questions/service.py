@@ -18,7 +18,6 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from types import CoroutineType
 from typing import Any, Protocol
 
 import attrs
@@ -29,12 +28,10 @@ from ._abort import AbortSignal, check_seconds
 from ._agents import SupportsAgentRegistry
 from ._discovery import PROVIDER_HOOK, is_provider
 from ._hookcalls import OneByOne
-from ._providercall import call_provider_impl, is_direct, provider_impls
 from ._waiting import (
     Deadline,
     Flight,
     Receipt,
-    finished_result,
     flights,
     receipt_for,
     start_provider,
@@ -115,20 +112,11 @@ class UserQuestionService:
         pm = ctx.plugin_manager
         self._pm = pm
         self._provider_hook: pluggy.HookCaller = getattr(pm.hook, PROVIDER_HOOK)
-        live = getattr(self._provider_hook, "_hookimpls", None)
-        # pluggy's own list of the hook's implementations (read, never changed), if it has one.
-        self._live_impls: list[pluggy.HookImpl] | None = live if isinstance(live, list) else None
-        self._direct: tuple[pluggy.HookImpl, Callable[..., object], object] | None = None
-        self._asked = OneByOne(pm, "dsh_user_questions_asked")
-        self._answered = OneByOne(pm, "dsh_user_questions_answered")
-        self._failed = OneByOne(pm, "dsh_user_questions_failed")
-        self._observed = _Observed(pm)
-        import asyncio  # whoever asks runs a loop; deferred to keep the import light
+        self._observers = _Observers(pm)
+        self._leftovers: set[Any] = set()  # provider tasks cleaning up after their ask ended
+        import asyncio  # whoever asks runs a loop; imported here to keep the import light
 
         self._current_task = asyncio.current_task
-        self._running_loop = asyncio.get_running_loop
-        self._cancelled = asyncio.CancelledError
-        self._leftovers: set[asyncio.Future[Any]] = set()
 
     # Providers ---------------------------------------------------------------------------------
 
@@ -176,7 +164,7 @@ class UserQuestionService:
     def _describe_active(self) -> list[str]:
         # HookImpl.plugin_name, not pm.get_name(): no iteration over the manager's plugins,
         # which another thread may be changing.
-        impls = provider_impls(self._provider_hook.get_hookimpls())
+        impls = _providers(self._provider_hook)
         active = [f"provider plugin {impl.plugin_name!r}" for impl in impls]
         registration = self._registration
         if registration is not None:
@@ -209,99 +197,79 @@ class UserQuestionService:
         context withdraws it likewise (``ASK_ABORTED``, "the harness context closed"). The
         provider learns whether its answer was taken through `receipt`.
         """
-        observed = self._observed()
-        started = time.perf_counter() if observed else 0.0
-        if observed:
-            await self._asked.acall(_OBSERVER_FAILED, request=request)
-        given = request
+        watched = self._observers.watching()
+        started = time.perf_counter()
+        if watched:
+            await self._observers.asked(request)
         flight: Flight | None = None
-        deadline: Deadline | None = None
         taken = False
         try:
             try:
-                # 1. Check the request (the spec's order: aborted, empty, caller, rules).
-                signal = request.signal
-                if signal is not None and signal.aborted:
-                    raise UserQuestionError.aborted_by(signal)
-                if request.agent is not None:
-                    if not request.questions:
-                        raise UserQuestionError.empty_questions()
-                    # 2. Check the caller.
-                    self._check_caller(request.agent)
-                _check_request(request)
-                # 3. Call the provider and wait: abort, timeout and aclose() all end it here.
-                if timeout is None:
-                    timeout = request.timeout
-                if timeout is not None:
-                    deadline = Deadline(check_seconds(timeout, "timeout"))
-                    deadline.start_clock(self._running_loop())
-                    # The provider sees the deadline through the request's signal, as it sees
-                    # aborts.
-                    signal = (
-                        deadline.signal
-                        if signal is None
-                        else AbortSignal.any([signal, deadline.signal])
-                    )
-                    given = _with_signal(request, signal)
-                flight = flights[id(given)] = Flight(self, given, self._current_task())
-                result = self._call_provider(given)
-                if type(result) is CoroutineType or inspect.isawaitable(result):
-                    if signal is None:
-                        result = await result
-                    else:
-                        task = flight.task = start_provider(result)
-                        if task.done():
-                            result = finished_result(task, signal)
-                        else:
-                            if deadline is not None:
-                                deadline.arm()  # only a pending provider needs the timer
-                            result = await wait_for_task(task, signal)
-                # 4. Check the answer.
-                answer = check_answer(request.questions, result)
-            except BaseException as error:
-                if (
-                    flight is None
-                    or not flight.withdrawn
-                    or not isinstance(error, self._cancelled)
-                    or _still_cancelled(flight.caller)
-                ):
-                    raise
-                # Withdrawn by aclose(): once the provider's own clean-up is over, the caller
-                # gets ASK_ABORTED like any withdrawn ask.
-                if flight.task is not None and not flight.task.done():
-                    await task_finished(flight.task).wait()
-                raise UserQuestionError.context_closed() from None
-            # 5. Tell the observers (never the clear text of a secret).
-            if observed:
-                await self._answered.acall(
-                    _OBSERVER_FAILED,
-                    request=request,
-                    answer=rules.redact_secrets(request, answer),
-                    wait_seconds=time.perf_counter() - started,
-                )
+                _check_request(request)  # 1. the request: not aborted, not empty
+                self._check_caller(request.agent)  # 2. the caller
+                _check_rules(request)  # 1b. the request's own rules (after the caller's check)
+                flight = self._depart(request, timeout)
+                result = await self._call_and_wait(flight)  # 3. the provider, and the wait
+                answer = check_answer(request.questions, result)  # 4. the answer
+            except BaseException as error:  # 5. the observers, whatever the outcome
+                if watched:
+                    await self._observers.failed(request, error, time.perf_counter() - started)
+                raise
+            if watched:
+                await self._observers.answered(request, answer, time.perf_counter() - started)
             taken = True
             return answer
-        except BaseException as error:
-            if observed:
-                await self._failed.acall(
-                    _OBSERVER_FAILED,
-                    request=request,
-                    error=error,
-                    wait_seconds=time.perf_counter() - started,
-                )
-            raise
         finally:
-            if deadline is not None:
-                deadline.disarm()
             if flight is not None:
-                if flights.get(id(given)) is flight:
-                    del flights[id(given)]
-                leftover = flight.task
-                if leftover is not None and not leftover.done():
-                    # Cancelled but still cleaning up: aclose() waits for it too.
-                    self._leftovers.add(leftover)
-                    leftover.add_done_callback(self._leftovers.discard)
-                flight.end(taken)
+                self._arrive(flight, taken)
+
+    def _depart(self, request: AskUserQuestionRequest, timeout: float | None) -> Flight:
+        """The ask's `Flight`: the request its provider gets, with the timeout's signal in it."""
+        seconds = request.timeout if timeout is None else timeout
+        deadline = None
+        given = request
+        if seconds is not None:
+            deadline = Deadline(check_seconds(seconds, "timeout"))
+            signal = request.signal
+            signal = deadline if signal is None else AbortSignal.any([signal, deadline])
+            given = attrs.evolve(request, signal=signal)
+        flight = Flight(self, given, self._current_task(), deadline)
+        flights[id(given)] = flight
+        return flight
+
+    async def _call_and_wait(self, flight: Flight) -> object:
+        """Call the one provider and wait for its answer, unless the request's signal (the
+        abort, the timeout) or ``aclose()`` ends the wait first."""
+        request = flight.request
+        try:
+            result = self._call_provider(request)
+            if not inspect.isawaitable(result):
+                return result
+            if request.signal is None:
+                return await result
+            flight.task = start_provider(result)
+            if flight.deadline is not None and not flight.task.done():
+                flight.deadline.arm()  # a timer only for a provider that keeps us waiting
+            return await wait_for_task(flight.task, request.signal)
+        except BaseException as error:
+            if not flight.withdrawn_by(error):
+                raise
+            # Withdrawn by aclose(): once the provider's own clean-up is over, the caller gets
+            # ASK_ABORTED like any withdrawn ask.
+            if flight.task is not None and not flight.task.done():
+                await task_finished(flight.task).wait()
+            raise UserQuestionError.context_closed() from None
+
+    def _arrive(self, flight: Flight, taken: bool) -> None:
+        """End the flight: stop its timer, resolve its receipt, keep a provider still cleaning
+        up for ``aclose()`` to wait for."""
+        if flights.get(id(flight.request)) is flight:
+            del flights[id(flight.request)]
+        leftover = flight.task
+        if leftover is not None and not leftover.done():
+            self._leftovers.add(leftover)
+            leftover.add_done_callback(self._leftovers.discard)
+        flight.end(taken)
 
     def ask_sync(
         self, request: AskUserQuestionRequest, timeout: float | None = None
@@ -366,7 +334,7 @@ class UserQuestionService:
         if signal is not None and signal.aborted:
             raise UserQuestionError.aborted_by(signal)
         registration = self._registration
-        impls = provider_impls(self._provider_hook.get_hookimpls())
+        impls = _providers(self._provider_hook)
         result: object = None
         if registration is not None and not impls:
             method = getattr(registration.provider, "resume", None)
@@ -399,45 +367,22 @@ class UserQuestionService:
     def _call_provider(self, request: AskUserQuestionRequest) -> object:
         """Call the one provider (``NO_PROVIDER`` / ``DUPLICATE_PROVIDER`` unless exactly one)."""
         registration = self._registration
-        direct = self._direct
-        if direct is not None and registration is None:
-            # The last ask's one plain implementation, called directly (see
-            # `call_provider_impl`) while it is still the hook's only one and the manager's
-            # call path is still the plain one (tracing replaces it).
-            live = self._live_impls
-            try:
-                if (
-                    live is not None
-                    and len(live) == 1
-                    and live[0] is direct[0]
-                    and self._pm._inner_hookexec is direct[2]
-                ):
-                    return direct[1](request)
-            except IndexError:  # another thread unregistered it just now: the long way
-                pass
-        everything = self._provider_hook.get_hookimpls()
-        if registration is not None and not everything:
-            return registration.provider.ask(request)
-        impls = provider_impls(everything) if len(everything) > 1 else everything
+        impls = _providers(self._provider_hook)
         if registration is None and len(impls) == 1:
-            # The implementation seen here is the one called, even if another thread
-            # unregisters it meanwhile (never a silent None from an empty hook).
-            impl = everything[0]
-            if len(everything) == 1 and is_direct(self._pm, impl):
-                self._direct = (impl, impl.function, self._pm._inner_hookexec)
-            return call_provider_impl(self._pm, self._provider_hook, everything, request)
+            return self._provider_hook(request=request)
         if registration is not None and not impls:
             return registration.provider.ask(request)
         if registration is None and not impls:
             raise UserQuestionError.no_provider()
-        active = [f"provider plugin {impl.plugin_name!r}" for impl in impls]
-        if registration is not None:
-            active.append(_describe(registration.provider))
         raise UserQuestionError.duplicate_provider(
-            *active, fix="a question needs exactly one provider"
+            *self._describe_active(), fix="a question needs exactly one provider"
         )
 
     def _check_caller(self, agent: object) -> None:
+        """``CALLER_NOT_LIVE`` / ``DELEGATED_CALLER`` unless ``agent`` (when given) is the
+        registry's live object of its id and a root."""
+        if agent is None:
+            return
         agents = self._ctx.agents
         agent_id = getattr(agent, "id", None)
         if agents is None or not isinstance(agent_id, str) or agents.get(agent_id) is not agent:
@@ -451,59 +396,75 @@ class UserQuestionService:
             raise UserQuestionError.delegated_caller()
 
 
-class _Observed:
-    """Whether any observer hook has an implementation, without copying lists (every ask asks).
+class _Observers:
+    """The three observer hooks, called only when some observer has something to record."""
 
-    Reads the implementation lists pluggy keeps on each hook caller; if a pluggy version has
-    none under that name, it falls back to the public ``get_hookimpls()``.
-    """
-
-    __slots__ = ("_hooks", "_lists")
+    __slots__ = ("_answered", "_asked", "_failed", "_hooks")
 
     def __init__(self, pm: pluggy.PluginManager) -> None:
-        names = ("dsh_user_questions_asked", "dsh_user_questions_answered")
-        self._hooks = [getattr(pm.hook, name) for name in (*names, "dsh_user_questions_failed")]
-        found = [getattr(hook, "_hookimpls", None) for hook in self._hooks]
-        lists: list[list[Any]] = [impls for impls in found if isinstance(impls, list)]
-        self._lists = lists if len(lists) == len(found) else None
+        self._asked = OneByOne(pm, "dsh_user_questions_asked")
+        self._answered = OneByOne(pm, "dsh_user_questions_answered")
+        self._failed = OneByOne(pm, "dsh_user_questions_failed")
+        self._hooks = (self._asked, self._answered, self._failed)
 
-    def __call__(self) -> bool:
-        lists = self._lists
-        if lists is not None:
-            asked, answered, failed = lists
-            if not (asked or answered or failed):
-                return False
-            if len(asked) == 1 and len(answered) == 1 and len(failed) == 1:
-                # One plugin observing all three (the core's own observers): ask it once.
-                plugin = asked[0].plugin
-                if answered[0].plugin is plugin and failed[0].plugin is plugin:
-                    return _busy(plugin)
-            impls: list[Any] = [impl for found in lists for impl in found]
-        else:
-            impls = [impl for hook in self._hooks for impl in hook.get_hookimpls()]
-        return any(_busy(plugin) for plugin in {id(i.plugin): i.plugin for i in impls}.values())
+    def watching(self) -> bool:
+        """Whether any observer plugin has something to record now.
+
+        An observer with nothing to record (the core's log observer while its logger is off)
+        says so with ``observer_idle()``, and the ask skips the observer calls.
+        """
+        asked = None  # a plugin observing all three hooks is asked once
+        for hook in self._hooks:
+            for impl in hook.impls():
+                plugin = impl.plugin
+                if plugin is not asked and _busy(plugin):
+                    return True
+                asked = plugin
+        return False
+
+    async def asked(self, request: AskUserQuestionRequest) -> None:
+        await self._asked.acall(_OBSERVER_FAILED, request=request)
+
+    async def answered(
+        self, request: AskUserQuestionRequest, answer: AskUserQuestionAnswer, wait: float
+    ) -> None:
+        # Never the clear text of a secret.
+        shown = rules.redact_secrets(request, answer)
+        await self._answered.acall(
+            _OBSERVER_FAILED, request=request, answer=shown, wait_seconds=wait
+        )
+
+    async def failed(
+        self, request: AskUserQuestionRequest, error: BaseException, wait: float
+    ) -> None:
+        await self._failed.acall(_OBSERVER_FAILED, request=request, error=error, wait_seconds=wait)
 
 
 def _busy(observer: object) -> bool:
-    """Whether an observer plugin has something to record now.
-
-    An observer with nothing to record (the core's log observer while its logger is off) says
-    so with ``observer_idle()``, and the ask keeps the unobserved path.
-    """
     idle = getattr(observer, "observer_idle", None)
     return idle is None or not idle()
+
+
+def _check_request(request: AskUserQuestionRequest) -> None:
+    """The first checks, before the caller's: ``ASK_ABORTED``, ``EMPTY_QUESTIONS``."""
+    signal = request.signal
+    if signal is not None and signal.aborted:
+        raise UserQuestionError.aborted_by(signal)
+    if not request.questions:
+        raise UserQuestionError.empty_questions()
 
 
 _CHECKED: dict[int, tuple[object, ...]] = {}
 _CHECKED_MAX = 256
 
 
-def _check_request(request: AskUserQuestionRequest) -> None:
-    """`rules.check_request`, once per questions tuple: requests are immutable.
+def _check_rules(request: AskUserQuestionRequest) -> None:
+    """`rules.check_request`, whose verdict on a tuple of questions is kept.
 
-    `rules.check_request` reads only ``request.questions`` (frozen items in a tuple), so a
-    tuple that passed once passes again; the few last ones are kept (held, so their ids stay
-    theirs) and a request asked again skips the rules' work.
+    A request's questions are a tuple of frozen items, and the rules read nothing else, so a
+    tuple that passed once passes again: a request asked again (a harness re-asking, a
+    scripted evaluation loop) skips the rules' label work, the biggest cost of an ask. The
+    last few tuples are kept, held so that their ids stay theirs.
     """
     questions = request.questions
     if _CHECKED.get(id(questions)) is questions:
@@ -514,35 +475,9 @@ def _check_request(request: AskUserQuestionRequest) -> None:
     _CHECKED[id(questions)] = questions
 
 
-_REQUEST_FIELDS = tuple(field.name for field in attrs.fields(AskUserQuestionRequest))
-_COPIED_FIELDS = tuple(name for name in _REQUEST_FIELDS if name != "signal")
-_new = object.__new__
-_set_questions, _set_agent, _set_signal, _set_timeout, _set_key = (
-    getattr(AskUserQuestionRequest, name).__set__
-    for name in ("questions", "agent", "signal", "timeout", "key")
-)
-
-
-def _with_signal(request: AskUserQuestionRequest, signal: AbortSignal) -> AskUserQuestionRequest:
-    """A copy of ``request`` with ``signal``: ``attrs.evolve`` without re-running validators
-    on fields that were validated when ``request`` was made.
-
-    Every timed ask makes one, so the copy sets the slots directly; tests/test_service.py
-    checks that it copies every field (`_COPIED_FIELDS`).
-    """
-    copy = _new(AskUserQuestionRequest)
-    _set_questions(copy, request.questions)
-    _set_agent(copy, request.agent)
-    _set_signal(copy, signal)
-    _set_timeout(copy, request.timeout)
-    _set_key(copy, request.key)
-    return copy
-
-
-def _still_cancelled(task: object) -> bool:
-    """After a withdrawal's cancel: whether someone else cancelled the task too (3.11+)."""
-    uncancel = getattr(task, "uncancel", None)
-    return uncancel is not None and uncancel() > 0
+def _providers(hook: pluggy.HookCaller) -> list[pluggy.HookImpl]:
+    """The provider hook's implementations that provide answers (wrappers around it do not)."""
+    return [impl for impl in hook.get_hookimpls() if not (impl.wrapper or impl.hookwrapper)]
 
 
 def _describe(provider: object) -> str:

@@ -197,7 +197,7 @@ def end_group(process: subprocess.Popen[bytes]) -> None:
 
 
 def stop_all(run: Run) -> None:
-    names = ", ".join(job.config for job in run.running) or "the run"
+    names = ", ".join(job.name for job in run.running) or "the run"
     say("interrupted: stopping tox and what it started; no further environment runs")
     for job in run.running:
         if job.process and job.process.poll() is None:

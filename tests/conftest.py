@@ -35,6 +35,8 @@ END_TO_END = frozenset(
         "test_docs_truth.py",
         "test_entrypoints.py",
         "test_install_commands.py",
+        "test_mcp_conformance.py",
+        "test_mcp_http.py",
         "test_mcp_node_client.py",
         "test_mcp_server.py",
         "test_pytest_plugin.py",

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
+import subprocess
 import sys
 import textwrap
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -205,3 +207,34 @@ class Server:
     async def client(self, mode: str = "auto") -> AsyncIterator[Client]:
         async with Client(self.parameters, mode=mode) as client:
             yield client
+
+
+@contextmanager
+def serving_http(provider_dir: Path, folder: Path, steps: list[dict[str, Any]]) -> Iterator[str]:
+    """``dsh-ask mcp --http 127.0.0.1:0`` with the scripted provider, running; yields its URL."""
+    parameters = Server(provider_dir, folder, steps).parameters
+    process = subprocess.Popen(
+        [parameters.command, *parameters.args, "--http", "127.0.0.1:0"],
+        env={**os.environ, **(parameters.env or {})},
+        cwd=folder,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    try:
+        ready, _, _ = select.select([process.stderr], [], [], TIMEOUT)
+        line = process.stderr.readline() if ready else ""
+        prefix = "dsh-ask mcp: serving MCP (Streamable HTTP) at "
+        if not line.startswith(prefix):
+            raise AssertionError(f"dsh-ask mcp --http did not start: {line!r}")
+        yield line[len(prefix) :].strip()
+    finally:
+        process.terminate()
+        try:
+            process.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(TIMEOUT)
+        process.stderr.close()

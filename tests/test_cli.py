@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
 import shutil
 import signal
 import subprocess
@@ -305,7 +307,7 @@ def test_two_providers_exit_1_naming_both_and_how_to_choose(cli_two: Cli) -> Non
     assert result.stderr.startswith("Error: a user-questions provider is already registered: ")
     assert "alpha (from dsh-tool-test-provider-alpha 1.0)" in result.stderr
     assert "beta (from dsh-tool-test-provider-beta 1.0)" in result.stderr
-    assert result.stderr.endswith(" (dsh-ask: --provider NAME)\n")
+    assert result.stderr.endswith("; choose one with --provider NAME (dsh-ask --list-providers)\n")
     assert cli_two.asked() == []
 
 
@@ -535,3 +537,64 @@ def test_the_install_hint_names_the_form_that_works_here(tmp_path: Path) -> None
     else:
         assert hint == f"install one, e.g. pip install {root / 'providers' / 'terminal'}"
         assert (root / "providers" / "terminal" / "setup.cfg").is_file()
+
+
+def test_the_install_hint_names_the_provider_asked_for() -> None:
+    """--provider web with nothing installed hints at the web provider, not the terminal one;
+    a name that is none of this project's providers falls back to the terminal one."""
+    assert install_hint("web").endswith(("dsh-user-questions-web", "providers/web"))
+    assert install_hint("inbox").endswith(("dsh-user-questions-inbox", "providers/inbox"))
+    assert install_hint("gamma") == install_hint()
+
+
+SECRET_ARGS = json.dumps({"questions": [{"id": "token", "question": "Token?", "secret": True}]})
+SECRET_ANSWER = {"answers": [{"id": "token", "custom": "hunter2"}]}
+
+
+class TestSecretAnswers:
+    """A secret answer's text goes to a pipe or a file, never to a terminal."""
+
+    def test_to_a_pipe_the_secret_is_printed(self, cli: Cli) -> None:
+        """With stdout a pipe, the script that asked gets the secret's text."""
+        result = cli(stdin=SECRET_ARGS, steps=[{"answer": SECRET_ANSWER}])
+        assert (result.returncode, result.stdout) == (
+            0,
+            '{"answers":[{"id":"token","selected":[],"custom":"hunter2"}]}\n',
+        )
+
+    def test_to_a_terminal_the_secret_is_hidden(self, cli: Cli) -> None:
+        """With stdout a terminal, ``(secret given)`` stands in for the secret's text."""
+        request = cli.tmp_path / "secret.json"
+        request.write_text(SECRET_ARGS, encoding="utf-8")
+        primary, secondary = pty.openpty()
+        try:
+            done = subprocess.run(
+                cli_command([str(request)]),
+                stdin=subprocess.DEVNULL,
+                stdout=secondary,
+                stderr=subprocess.PIPE,
+                cwd=cli.tmp_path,
+                env=cli_env(cli.site, cli.providers, cli.env([{"answer": SECRET_ANSWER}])),
+                timeout=60,
+                check=False,
+            )
+            os.close(secondary)
+            shown = _read_all(primary)
+        finally:
+            os.close(primary)
+        assert done.returncode == 0, done.stderr
+        assert "hunter2" not in shown
+        assert '"custom":"(secret given)"' in shown
+
+
+def _read_all(fd: int) -> str:
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # the other side closed (EIO on Linux)
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")

@@ -67,7 +67,9 @@ def test_a_documented_example_prints_what_the_page_says(
     assert done.stdout == expected
 
 
-_ROW = re.compile(r"^\| `([A-Z_]+)` \| `(\w+)` \| (\d+) \| `(.*)` \|$", re.M)
+_ROW = re.compile(
+    r"^\| `([A-Z_]+)` \| `(\w+)` \| (\d+) \| (\w+) \| (yes|no) \| (yes|no) \| `(.*)` \|$", re.M
+)
 
 _SAMPLES = {
     "ASK_ABORTED": lambda: UserQuestionError.aborted(),
@@ -89,20 +91,34 @@ _SAMPLES = {
 
 def _exit_status(error: UserQuestionError) -> int:
     with contextlib.redirect_stderr(io.StringIO()):
-        return cli._report_code(error.message, error.code, None)
+        return cli._report(error, None)
 
 
-def test_the_error_table_is_every_code_with_its_class_exit_status_and_message() -> None:
-    """docs/errors.md has a row per code: the class its constructor builds, the exit status
-    dsh-ask gives it, and its message (``<...>`` standing for what is filled in)."""
+def test_the_error_table_is_the_outcome_table() -> None:
+    """docs/errors.md has a row per code, equal to its row of errors.OUTCOMES: the class its
+    constructor builds, the exit status dsh-ask gives it, the MCP elicitation's action, whether
+    a durable question stays pending, whether it is the user's choice, and its message
+    (``<...>`` standing for what is filled in)."""
     rows = {code: rest for code, *rest in _ROW.findall((DOCS / "errors.md").read_text("utf-8"))}
     assert set(rows) == {code.value for code in UserQuestionErrorCode}
-    for code, (family, status, message) in rows.items():
+    yes = {"yes": True, "no": False}
+    for code, (family, status, action, pending, chosen, message) in rows.items():
+        row = errors.OUTCOMES[code]
+        assert (row.family.__name__, row.exit_status, row.elicitation) == (
+            family,
+            int(status),
+            action,
+        ), code
+        assert (row.keeps_pending, row.chosen, row.message) == (
+            yes[pending],
+            yes[chosen],
+            message,
+        ), code
         error = _SAMPLES[code]()
         assert error.code == code
-        assert type(error).__name__ == family, code
-        assert isinstance(error, getattr(errors, family))
-        assert _exit_status(error) == int(status), code
+        assert type(error) is row.family, code
+        assert error.outcome is row
+        assert _exit_status(error) == row.exit_status, code
         pattern = re.escape(message)
         pattern = re.sub(r"<[^&>]+>", ".+", pattern.replace(r"\<", "<").replace(r"\>", ">"))
         assert re.fullmatch(pattern, str(error)), (code, message, str(error))

@@ -19,10 +19,14 @@ from dsh_user_questions import (
     StoreError,
     UserQuestionError,
     UserQuestionErrorCode,
+    UserQuestionService,
+    cli,
+    errors,
     is_timeout,
 )
-from dsh_user_questions.errors import AskTimeoutError
+from dsh_user_questions.errors import KEEPS_PENDING, OUTCOMES
 from dsh_user_questions.harness import AbortController, AbortError, AbortSignal
+from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider, make_request
 
 EXACT = [
     (
@@ -134,8 +138,8 @@ def test_aborted_by_chains_the_signal_reason() -> None:
 
 
 def test_aborted_by_an_ask_timeout_is_timed_out() -> None:
-    """A signal aborted with an AskTimeoutError gives ASK_TIMED_OUT, chained from it."""
-    reason = AskTimeoutError("no answer within 5 s")
+    """A signal aborted with an AskTimedOutError gives ASK_TIMED_OUT, chained from it."""
+    reason = UserQuestionError.timed_out()
     error = UserQuestionError.aborted_by(AbortSignal.abort(reason))
     assert error.code == "ASK_TIMED_OUT"
     assert error.__cause__ is reason
@@ -256,8 +260,97 @@ def test_is_timeout_is_the_one_verdict() -> None:
     controller = AbortController()
     assert not is_timeout(controller.signal)
     assert not is_timeout(None)
-    controller.abort(AskTimeoutError())
+    controller.abort(UserQuestionError.timed_out())
     assert is_timeout(controller.signal)
     other = AbortController()
     other.abort("stop")
     assert not is_timeout(other.signal)
+
+
+class TestOutcomeTable:
+    """errors.OUTCOMES: one row per code, read by every surface."""
+
+    def test_every_code_has_one_row_of_its_family(self) -> None:
+        """Each code has a row whose family is the class its constructor builds."""
+        assert set(OUTCOMES) == {code.value for code in UserQuestionErrorCode}
+        for code, row in OUTCOMES.items():
+            error = UserQuestionError("x", code)
+            assert type(error) is row.family
+            assert error.outcome is row
+            assert OUTCOMES[UserQuestionErrorCode(code)] is row
+
+    def test_a_family_keeps_a_question_pending_for_all_its_codes_or_none(self) -> None:
+        """KEEPS_PENDING is a tuple of families: every row of each family agrees on the column."""
+        for row in OUTCOMES.values():
+            assert row.keeps_pending == (row.family in KEEPS_PENDING), row.code
+        assert set(KEEPS_PENDING) == {
+            AskAbortedError,
+            StoreError,
+            ProviderSetupError,
+            CallerRefusedError,
+        }
+
+    def test_the_chosen_outcomes_are_the_human_s_or_caller_s(self) -> None:
+        """Only a cancel, an abort and a timeout are chosen; they also end an elicitation."""
+        chosen = {code for code, row in OUTCOMES.items() if row.chosen}
+        assert chosen == {"ASK_CANCELLED", "ASK_ABORTED", "ASK_TIMED_OUT"}
+        cancels = {code for code, row in OUTCOMES.items() if row.elicitation == "cancel"}
+        assert cancels == chosen
+
+    def test_an_unknown_code_is_a_plain_failure(self) -> None:
+        """An error of a code the table lacks gets a plain failure's row (exit 1, an error)."""
+        row = UserQuestionError("something new", "SOMETHING_NEW").outcome
+        assert (row.code, row.exit_status, row.elicitation) == ("SOMETHING_NEW", 1, "error")
+        assert row.keeps_pending is False
+        assert row.chosen is False
+
+    def test_the_exit_statuses_are_the_cli_s(self) -> None:
+        """The table's exit statuses are dsh-ask's documented ones."""
+        statuses = {row.exit_status for row in OUTCOMES.values()}
+        assert statuses == {
+            cli.EXIT_INVALID,
+            cli.EXIT_FAILURE,
+            cli.EXIT_NOT_INTERACTIVE,
+            cli.EXIT_TIMED_OUT,
+            cli.EXIT_CANCELLED,
+        }
+
+
+class TestTimedOutIsATimeoutError:
+    """AskTimedOutError is also the builtin TimeoutError, as attrs's errors are builtins too."""
+
+    def test_except_timeout_error_catches_a_timed_out_ask(self) -> None:
+        """``except TimeoutError`` catches ASK_TIMED_OUT, which keeps its code and message."""
+        with pytest.raises(TimeoutError) as info:
+            raise UserQuestionError.timed_out()
+        assert isinstance(info.value, AskTimedOutError)
+        assert info.value.code == "ASK_TIMED_OUT"
+        assert str(info.value) == "the user did not answer ask_user_question in time"
+        assert info.value.args == (info.value.message, info.value.code)
+
+    def test_it_pickles_as_itself(self) -> None:
+        """A pickled ASK_TIMED_OUT comes back an AskTimedOutError and a TimeoutError."""
+        again = pickle.loads(pickle.dumps(UserQuestionError.timed_out()))
+        assert isinstance(again, AskTimedOutError)
+        assert isinstance(again, TimeoutError)
+        assert again.code == "ASK_TIMED_OUT"
+
+    def test_one_name_for_it(self) -> None:
+        """The errors module exports one timeout class: AskTimedOutError."""
+        timeouts = [
+            name
+            for name in errors.__all__
+            if isinstance(getattr(errors, name), type)
+            and issubclass(getattr(errors, name), TimeoutError)
+        ]
+        assert timeouts == ["AskTimedOutError"]
+
+    async def test_a_timed_out_ask_is_caught_as_a_timeout_error(
+        self, user_questions: UserQuestionService, scripted_provider: ScriptedProvider
+    ) -> None:
+        """ask(timeout=...) raises what ``except TimeoutError`` catches."""
+        scripted_provider.push(WAIT_FOR_ABORT)
+        with pytest.raises(TimeoutError) as info:
+            await user_questions.ask(make_request(), timeout=0.01)
+        assert isinstance(info.value, UserQuestionError)
+        assert info.value.code == "ASK_TIMED_OUT"

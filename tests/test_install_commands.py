@@ -208,7 +208,7 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of this checkout's sources (no environments, caches or builds)."""
     copy = tmp_path_factory.mktemp("clone") / "dsh-user-questions"
     ignore = shutil.ignore_patterns(
-        ".git", ".tox", ".venv*", "build", "dist", "*.egg-info", "__pycache__", ".*_cache"
+        ".git", ".tox", ".venv*", ".cache", "build", "dist", "*.egg-info", "__pycache__", ".*_cache"
     )
     shutil.copytree(ROOT, copy, ignore=ignore)
     return copy

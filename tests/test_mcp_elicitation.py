@@ -7,10 +7,12 @@ its questions; the client's callback sees the elicitation (a recording fake, or 
 
 # No "from __future__ import annotations": the SDK reads MCPServer tools' annotations at run time.
 import datetime
+import itertools
 import json
 from typing import Any, Literal
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 pytest.importorskip("mcp", reason="the MCP tests need the mcp extra")
@@ -35,6 +37,7 @@ from dsh_user_questions import (
 )
 from dsh_user_questions.harness import AbortController, HarnessContext
 from dsh_user_questions.mcp import (
+    MAX_ELICITATION_ROUNDS,
     ElicitationProvider,
     UnsupportedElicitation,
     elicitation_callback,
@@ -186,11 +189,12 @@ async def test_ranges_are_shown_as_text_in_the_detail() -> None:
     assert "A whole number from 1 to 8" in detail["workers"]
     assert "2 to 20 characters" in detail["name"]
     assert "Choose at least 1" in detail["targets"]
-    assert "Default: Yes." in detail["typed"]  # by its title, not the raw true
+    assert "Default: Yes (skip to keep it)." in detail["typed"]  # by its title, not the raw true
     typed = next(q for q in provider.requests[0].questions if q.id == "typed")
     assert [o.recommended for o in typed.options] == [True, False]
-    assert "Optional" in detail["typed"]
+    assert "Optional." in detail["typed"]
     assert "Optional" not in detail["name"]
+    assert detail["name"].startswith("Required.")
 
 
 async def test_an_answer_out_of_range_is_asked_again_with_the_problem() -> None:
@@ -234,13 +238,13 @@ async def test_own_words_for_an_enum_are_asked_again() -> None:
 
 
 async def test_a_skipped_optional_field_is_left_out() -> None:
-    """A skipped optional field is absent from the content, so the server's default applies."""
+    """A skipped optional field without a default is absent from the content."""
     provider = ScriptedProvider({"answers": [{"id": "pkg", "selected": ["pnpm"]}]})
     schema = {
         "type": "object",
         "properties": {
             "pkg": {"type": "string", "enum": ["pnpm", "npm"]},
-            "typed": {"type": "boolean", "default": True},
+            "typed": {"type": "boolean"},
         },
     }
     assert await _elicit(provider, schema) == {"action": "accept", "content": {"pkg": "pnpm"}}
@@ -252,10 +256,139 @@ async def test_nothing_answered_declines() -> None:
     assert await _elicit(provider, EVERY_KIND) == {"action": "decline"}
 
 
-async def test_a_required_field_skipped_declines() -> None:
-    """A required field left unanswered is a decline, not an accept missing it."""
-    provider = ScriptedProvider({"answers": [{"id": "license", "selected": ["MIT"]}]})
+async def test_a_required_field_skipped_twice_declines() -> None:
+    """A required field left unanswered, asked again and skipped again, is a decline."""
+    provider = ScriptedProvider(
+        {"answers": [{"id": "license", "selected": ["MIT"]}]}, {"answers": []}
+    )
     assert await _elicit(provider, EVERY_KIND) == {"action": "decline"}
+    assert [q.id for q in provider.requests[1].questions] == ["pkg", "name"]
+
+
+SEP_1034: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "User name", "default": "John Doe"},
+        "age": {"type": "integer", "description": "User age", "default": 30},
+        "score": {"type": "number", "description": "User score", "default": 95.5},
+        "status": {
+            "type": "string",
+            "description": "User status",
+            "enum": ["active", "inactive", "pending"],
+            "default": "active",
+        },
+        "verified": {"type": "boolean", "description": "Verification status", "default": True},
+    },
+    "required": [],
+}
+
+
+class TestDefaultsAndRequiredFields:
+    """Enter on a defaulted field sends its default; a required field is asked until answered."""
+
+    async def test_every_field_skipped_sends_every_default(self) -> None:
+        """SEP-1034: a form of defaults, each field skipped (Enter), is accepted with them."""
+        provider = ScriptedProvider(
+            {"answers": [{"id": name, "selected": []} for name in SEP_1034["properties"]]}
+        )
+        reply = await _elicit(provider, SEP_1034)
+        assert reply == {
+            "action": "accept",
+            "content": {
+                "name": "John Doe",
+                "age": 30,
+                "score": 95.5,
+                "status": "active",
+                "verified": True,
+            },
+        }
+        detail = {q.id: q.detail or "" for q in provider.requests[0].questions}
+        assert "Default: 30 (skip to keep it)." in detail["age"]
+        assert "Default: active (skip to keep it)." in detail["status"]
+
+    async def test_an_answer_replaces_the_default(self) -> None:
+        """A field the human answers sends the answer; a skipped one next to it, its default."""
+        provider = ScriptedProvider({"answers": [{"id": "age", "selected": [], "custom": "41"}]})
+        reply = await _elicit(provider, SEP_1034)
+        assert reply["content"]["age"] == 41
+        assert reply["content"]["name"] == "John Doe"
+
+    async def test_a_skipped_required_field_is_asked_again_keeping_the_other_answers(
+        self,
+    ) -> None:
+        """Skipping a required field asks it alone, marked; the answers given before are kept."""
+        provider = ScriptedProvider(
+            {"answers": [{"id": "license", "selected": ["MIT"]}, {"id": "typed", "selected": []}]},
+            {
+                "answers": [
+                    {"id": "pkg", "selected": ["npm"]},
+                    {"id": "name", "selected": [], "custom": "demo"},
+                ]
+            },
+        )
+        reply = await _elicit(provider, EVERY_KIND)
+        assert reply == {
+            "action": "accept",
+            "content": {"license": "mit", "typed": True, "pkg": "npm", "name": "demo"},
+        }
+        again = provider.requests[1].questions
+        assert [q.id for q in again] == ["pkg", "name"]
+        assert again[1].question == (
+            "Project name (required: answer it, or skip it again to decline the whole form)"
+        )
+        assert (again[1].detail or "").startswith("Required.")
+
+    async def test_the_whole_form_skipped_declines_at_once(self) -> None:
+        """Skipping every field of a form with a required field is the human's decline."""
+        provider = ScriptedProvider({"answers": []})
+        assert await _elicit(provider, EVERY_KIND) == {"action": "decline"}
+        assert len(provider.requests) == 1
+
+    async def test_the_re_asking_stops_after_max_rounds(self) -> None:
+        """An answer refused round after round ends in a decline after the last round allowed."""
+        schema = {
+            "type": "object",
+            "properties": {"workers": {"type": "integer", "minimum": 1, "maximum": 8}},
+        }
+        wrong = {"answers": [{"id": "workers", "selected": [], "custom": "99"}]}
+        provider = ScriptedProvider(*[wrong] * (MAX_ELICITATION_ROUNDS + 1))
+        assert await _elicit(provider, schema) == {"action": "decline"}
+        assert len(provider.requests) == MAX_ELICITATION_ROUNDS
+
+    async def test_each_round_yields_to_the_event_loop(self) -> None:
+        """A provider answering at once still lets the loop's other tasks run between rounds."""
+        ticks = 0
+        seen: list[int] = []
+
+        class AtOnce:
+            def ask(self, request: AskUserQuestionRequest) -> dict[str, Any]:
+                seen.append(ticks)
+                return {"answers": [{"id": "workers", "selected": [], "custom": "99"}]}
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await anyio.lowlevel.checkpoint()
+
+        schema = {
+            "type": "object",
+            "properties": {"workers": {"type": "integer", "minimum": 1, "maximum": 8}},
+        }
+        ctx = HarnessContext()
+        ctx.register(plugin)
+        ctx.user_questions.register_provider(AtOnce())
+        callback = elicitation_callback(ctx)
+        params = types.ElicitRequestFormParams(message="m", requested_schema=schema)
+        with anyio.fail_after(TIMEOUT):
+            async with anyio.create_task_group() as group:
+                group.start_soon(ticker)
+                result = await callback(None, params)
+                group.cancel_scope.cancel()
+        assert isinstance(result, types.ElicitResult)
+        assert result.action == "decline"
+        assert len(seen) == MAX_ELICITATION_ROUNDS
+        assert all(later > earlier for earlier, later in itertools.pairwise(seen))
 
 
 async def test_closing_the_question_cancels() -> None:
@@ -438,8 +571,10 @@ async def test_a_validating_server_accepts_every_answer_the_human_finishes() -> 
     again = {q.id: q.question for q in provider.requests[1].questions}
     assert sorted(again) == sorted(set(Signup.model_fields) - {"plan"})
     first = {q.id: q.detail for q in provider.requests[0].questions}
-    assert first["email"] == ("Sign up, please\n\nFormat: an email address, like name@example.com.")
-    assert first["workers"] == "A whole number from 1 to 8."
+    assert first["email"] == (
+        "Sign up, please\n\nRequired. Format: an email address, like name@example.com."
+    )
+    assert first["workers"] == "Required. A whole number from 1 to 8."
     assert again["email"] == (
         'Your email (your answer "a@" was refused: it must be an email address, like'
         " name@example.com: There must be something after the @-sign.)"
@@ -519,11 +654,15 @@ async def test_defaults_are_shown_by_their_titles_and_recommended() -> None:
     """A default is named by its option's title (never its raw value) and is the recommended one."""
     provider = ScriptedProvider({"answers": [{"id": "hero", "selected": ["Batman"]}]})
     reply = await _elicit(provider, HEROES)
-    assert reply == {"action": "accept", "content": {"hero": "hero-2"}}
+    assert reply == {
+        "action": "accept",
+        "content": {"hero": "hero-2", "team": ["hero-2", "hero-3"]},
+    }
     asked = {q.id: q for q in provider.requests[0].questions}
-    assert "Default: Superman." in (asked["hero"].detail or "")
-    assert asked["hero"].detail == "Set up the project\n\nDefault: Superman. Optional."
-    assert "Default: Batman, Robin." in (asked["team"].detail or "")
+    assert asked["hero"].detail == (
+        "Set up the project\n\nOptional. Default: Superman (skip to keep it)."
+    )
+    assert "Default: Batman, Robin (skip to keep it)." in (asked["team"].detail or "")
     assert "hero-" not in (asked["hero"].detail or "") + (asked["team"].detail or "")
     assert [o.recommended for o in asked["hero"].options] == [True, False]
     assert [o.recommended for o in asked["team"].options] == [False, True, True]
@@ -902,7 +1041,7 @@ async def test_provider_recommended_round_trips_to_our_callback_as_recommended()
         ("pnpm", False),
         ("npm (recommended)", True),
     ]
-    assert "Default: npm (recommended)." in (asked.detail or "")
+    assert "Default: npm (recommended) (skip to keep it)." in (asked.detail or "")
 
 
 async def test_provider_refuses_a_secret_question_without_sending_a_form() -> None:

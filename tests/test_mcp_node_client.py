@@ -405,10 +405,11 @@ async def test_server_everything_elicitation_is_accepted(node_dir: Path) -> None
         "titledSingleSelectEnum": "hero-3",
         "titledMultipleSelectEnum": ["fish-1", "fish-2", "fish-3"],
         "legacyTitledEnum": "pet-3",
+        "firstLine": "It was a dark and stormy night.",  # skipped: its default (SEP-1034)
     }
     asked = {q.id: q for q in provider.requests[0].questions}
-    assert "Default: Superman." in (asked["titledSingleSelectEnum"].detail or "")
-    assert "Default: Cats." in (asked["legacyTitledEnum"].detail or "")
+    assert "Default: Superman (skip to keep it)." in (asked["titledSingleSelectEnum"].detail or "")
+    assert "Default: Cats (skip to keep it)." in (asked["legacyTitledEnum"].detail or "")
     assert sorted(q.id for q in provider.requests[1].questions) == ["email", "homepage", "integer"]
 
 

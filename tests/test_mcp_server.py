@@ -33,7 +33,12 @@ from mcp_helpers import (
 
 import dsh_user_questions
 from dsh_user_questions import UserQuestionError, tool
-from dsh_user_questions.mcp import PROGRESS_INTERVAL_ENV, build_server
+from dsh_user_questions.mcp import (
+    ANSWER_SCHEMA,
+    PROGRESS_INTERVAL_ENV,
+    VERDICT_SCHEMA,
+    build_server,
+)
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +63,9 @@ async def test_lists_both_tools_with_the_tool_schema(
             listed = {t.name: t for t in (await client.list_tools()).tools}
     assert sorted(listed) == ["ask_user_question", "review_plan"]
     asked = listed["ask_user_question"].model_dump(by_alias=True, exclude_none=True)
-    assert asked == tool.mcp_tool()
+    assert asked == {**tool.mcp_tool(), "outputSchema": ANSWER_SCHEMA}
     assert listed["review_plan"].input_schema["required"] == ["plan"]
+    assert listed["review_plan"].output_schema == VERDICT_SCHEMA
 
 
 async def test_a_call_is_asked_through_the_installed_provider(
@@ -75,6 +81,7 @@ async def test_a_call_is_asked_through_the_installed_provider(
     assert not first.is_error
     assert not second.is_error
     assert _text(first) == '{"answers":[{"id":"pkg","selected":["pnpm"]}]}'
+    assert first.structured_content == answer
     asked = [e for e in server.events() if e["event"] == "asked"]
     assert asked[0]["request"]["questions"][0]["id"] == "pkg"
     assert len(asked) == 2
@@ -137,7 +144,9 @@ async def test_review_plan_returns_the_decision(provider_dir: Path, tmp_path: Pa
             not_a_plan = await client.call_tool("review_plan", {"plan": "no heading"})
     assert json.loads(_text(kept)) == {"decision": "keep-planning", "feedback": "Add tests"}
     assert json.loads(_text(approved)) == {"decision": "approved"}
+    assert approved.structured_content == {"decision": "approved"}
     assert not_a_plan.is_error
+    assert not_a_plan.structured_content is None
     assert "level-1 ATX heading" in _text(not_a_plan)
     asked = [e["request"] for e in server.events() if e["event"] == "asked"]
     assert asked[0]["questions"][0]["detail"] == PLAN

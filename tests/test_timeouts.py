@@ -10,13 +10,13 @@ import tracemalloc
 import pytest
 
 from dsh_user_questions import (
+    AskTimedOutError,
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
     UserQuestionError,
     UserQuestionService,
     tool,
 )
-from dsh_user_questions.errors import AskTimeoutError
 from dsh_user_questions.harness import AbortController, AbortSignal, HarnessContext
 from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider, make_request
 
@@ -27,13 +27,13 @@ TIMED_OUT = "the user did not answer ask_user_question in time"
 async def test_a_timeout_ends_an_unanswered_ask_with_its_own_code(
     user_questions: UserQuestionService, scripted_provider: ScriptedProvider
 ) -> None:
-    """ask(request, timeout=...) raises ASK_TIMED_OUT, chained from an AskTimeoutError."""
+    """ask(request, timeout=...) raises ASK_TIMED_OUT, chained from the timer's own error."""
     scripted_provider.push(WAIT_FOR_ABORT)
     with pytest.raises(UserQuestionError) as info:
         await asyncio.wait_for(user_questions.ask(make_request(), timeout=0.05), 30)
     assert info.value.code == "ASK_TIMED_OUT"
     assert str(info.value) == TIMED_OUT
-    assert isinstance(info.value.__cause__, AskTimeoutError)
+    assert isinstance(info.value.__cause__, AskTimedOutError)
 
 
 async def test_the_provider_sees_the_timeout_through_the_request_signal(
@@ -48,7 +48,7 @@ async def test_the_provider_sees_the_timeout_through_the_request_signal(
     seen = scripted_provider.requests[0]
     assert seen.signal is not None
     assert seen.signal.aborted
-    assert isinstance(seen.signal.reason, AskTimeoutError)
+    assert isinstance(seen.signal.reason, AskTimedOutError)
     assert seen.questions == request.questions
 
 

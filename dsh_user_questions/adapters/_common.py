@@ -7,14 +7,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from .. import tool
-from ..errors import (
-    AskAbortedError,
-    CallerRefusedError,
-    HarnessError,
-    ProviderSetupError,
-    StoreError,
-    UserQuestionErrorCode,
-)
+from ..errors import KEEPS_PENDING, UserQuestionErrorCode
 
 T = TypeVar("T")
 
@@ -23,12 +16,7 @@ OnSecrets = Callable[[str, Mapping[str, str]], object]
 tool call id of a live call) and the clear texts by question id. The model gets the
 placeholder; this is the only way out of the adapter for the clear text."""
 
-KEEP_PENDING: tuple[type[HarnessError], ...] = (
-    AskAbortedError,
-    StoreError,
-    ProviderSetupError,
-    CallerRefusedError,
-)
+KEEP_PENDING = KEEPS_PENDING
 """The failures that leave a durable call pending (the harness's own abort, no usable provider
 or store, a caller that may not ask): the durable adapters raise them, and a later call asks
 again with the same keys. Every other failure is the call's result, for the model."""

@@ -1,9 +1,11 @@
-"""MCP, both ways: a stdio server that asks through the installed provider, and elicitation.
+"""MCP, both ways: a server that asks through the installed provider, and elicitation.
 
 Needs the ``mcp`` extra (``pip install 'dsh-user-questions[mcp]'``), the official MCP SDK.
 
-- `build_server` / `serve_stdio`: the MCP server behind ``dsh-ask mcp``, serving the tools
-  ``ask_user_question`` and ``review_plan`` through ``ctx.user_questions``.
+- `build_server` / `serve_stdio` / `serve_http`: the MCP server behind ``dsh-ask mcp`` (stdio)
+  and ``dsh-ask mcp --http HOST:PORT`` (Streamable HTTP), serving the tools
+  ``ask_user_question`` and ``review_plan`` through ``ctx.user_questions``; their results
+  are also ``structuredContent`` (`ANSWER_SCHEMA`, `VERDICT_SCHEMA`).
 - `elicitation_callback`: for a harness that is an MCP *client*; pass
   ``elicitation_callback(ctx)`` as the SDK client's ``elicitation_callback`` and a server's
   form-mode ``elicitation/create`` is asked through ``ctx.user_questions``.
@@ -28,25 +30,39 @@ except ImportError as err:  # pragma: no cover - depends on what is installed
         " pip install 'dsh-user-questions[mcp]'"
     ) from err
 
-from ._callback import UnsupportedElicitation, elicitation_callback, questions_for_elicitation
+from ._callback import (
+    MAX_ELICITATION_ROUNDS,
+    UnsupportedElicitation,
+    elicitation_callback,
+    questions_for_elicitation,
+)
 from ._provider import ElicitationProvider, elicitation_schema
 from ._server import (
+    ANSWER_SCHEMA,
+    HTTP_PATH,
     PROGRESS_INTERVAL,
     PROGRESS_INTERVAL_ENV,
     SERVER_NAME,
+    VERDICT_SCHEMA,
     build_server,
+    serve_http,
     serve_stdio,
 )
 
 __all__ = [
+    "ANSWER_SCHEMA",
+    "HTTP_PATH",
+    "MAX_ELICITATION_ROUNDS",
     "PROGRESS_INTERVAL",
     "PROGRESS_INTERVAL_ENV",
     "SERVER_NAME",
+    "VERDICT_SCHEMA",
     "ElicitationProvider",
     "UnsupportedElicitation",
     "build_server",
     "elicitation_callback",
     "elicitation_schema",
     "questions_for_elicitation",
+    "serve_http",
     "serve_stdio",
 ]

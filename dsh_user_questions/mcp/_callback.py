@@ -13,17 +13,24 @@ with real validators (`jsonschema` and its format checker, ``email-validator``, 
 ``_checks``): a number's range and kind, a string's length and format (``email``, ``uri``,
 ``date``, ``date-time``), how many items to pick. An answer that breaks them (``abc`` for a
 number, ``a@`` for an email, own words for an enum) is never sent to the server: it is asked
-again, the question saying which value was refused and why, until it fits or the human closes
-the form. A default is shown by its title (and its option is the recommended one); a skipped
-field is left out of the content so the server applies its own default. An enum title that
-means the UI's own "Other" or "Skip" is shown as ``Listed option: Other``, so the human sees
-the form's option and the UI's own apart.
+again, alone with the other fields still missing, the question saying which value was refused
+and why; the answers already given are kept.
 
-Outcomes: every field answered as required is ``accept``; nothing answered, or a required
-field skipped, is ``decline``; the human closing the question (``ASK_CANCELLED``), an abort
-or a timeout is ``cancel``. A field that maps to no question (a nested object, an array of free
-values, a type union...) refuses the whole elicitation with an ``INVALID_PARAMS`` error naming
-it, rather than dropping it; so does URL mode, which has nothing to ask.
+Defaults (SEP-1034): a field's ``default`` is shown by its title (and its option is the
+recommended one, where the pointer starts); skipping the field (Enter on an empty text, the
+skip row) sends that default, as a form pre-filled with it would. A skipped field without a
+default is left out of the content. A required field says ``Required.``; skipped without a
+default, it is asked again alone, saying that skipping it again declines the whole form.
+
+Outcomes: every required field filled (answered or by its default) is ``accept``; nothing
+answered and no default, a required field skipped twice, or no valid answer within
+`MAX_ELICITATION_ROUNDS` rounds, is ``decline``; the human closing the question
+(``ASK_CANCELLED``), an abort or a timeout is ``cancel``. Each round first yields to the event
+loop, so a provider that answers at once cannot starve it. A field that maps to no question (a
+nested object, an array of free values, a type union...) refuses the whole elicitation with an
+``INVALID_PARAMS`` error naming it, rather than dropping it; so does URL mode, which has nothing
+to ask. An enum title that means the UI's own "Other" or "Skip" is shown as
+``Listed option: Other``, so the human sees the form's option and the UI's own apart.
 """
 
 from __future__ import annotations
@@ -33,10 +40,11 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import anyio.lowlevel
 import attrs
 import mcp_types as types
 
-from ..errors import UserQuestionError, UserQuestionErrorCode
+from ..errors import UserQuestionError
 from ..payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
@@ -47,8 +55,15 @@ from ..payloads import (
 from ..rules import label_key, label_skeleton, reserved_label
 from ._checks import FORMAT_RULES, check_schema, number_rule, problem_with
 
-__all__ = ["UnsupportedElicitation", "elicitation_callback", "questions_for_elicitation"]
+__all__ = [
+    "MAX_ELICITATION_ROUNDS",
+    "UnsupportedElicitation",
+    "elicitation_callback",
+    "questions_for_elicitation",
+]
 
+MAX_ELICITATION_ROUNDS = 10
+"""Rounds of questions one elicitation may take (the first, then re-asks) before declining."""
 YES = "Yes"
 NO = "No"
 LISTED = "Listed option: "
@@ -131,9 +146,8 @@ def _mapped(name: str, prop: Mapping[str, Any], required: bool, intro: str | Non
         said = list(notes)
         if "default" in prop:
             shown = shown_default or json.dumps(default, ensure_ascii=False)
-            said.insert(0, f"Default: {shown}.")
-        if not required:
-            said.append("Optional.")
+            said.insert(0, f"Default: {shown} (skip to keep it).")
+        said.insert(0, "Required." if required else "Optional.")
         detail = "\n\n".join(part for part in (intro, " ".join(said)) if part)
         return AskUserQuestionItem(
             id=name,
@@ -332,30 +346,59 @@ def _answered(item: AskUserQuestionAnswerItem | None) -> bool:
     return item is not None and (bool(item.selected) or item.custom is not None)
 
 
+def _default(field: _Field) -> tuple[bool, Any]:
+    """Whether the field has a default its own schema accepts, and that default."""
+    if "default" not in field.schema:
+        return False, None
+    value = field.schema["default"]
+    return problem_with(field.schema, value) is None, value
+
+
+_REQUIRED_AGAIN = "required: answer it, or skip it again to decline the whole form"
+
+
 async def _fill(
-    service: Any, fields: list[_Field], agent: object | None, signal: Any, timeout: float | None
+    service: Any, fields: list[_Field], agent: object | None, signal: Any, per_round: float | None
 ) -> types.ElicitResult:
     """Ask until every answered field fits its schema; the result to send to the server.
 
     No value that fails a check is ever put into the content: its field is asked again, alone
-    with the other refused ones, its question saying which answer was refused and why.
+    with the other refused ones, its question saying which answer was refused and why. A
+    skipped field takes its default; a skipped required field without one is asked again
+    (the answers given so far are kept), and skipped again it declines the form.
     """
     content: dict[str, Any] = {}
     pending = fields
-    refused: dict[str, tuple[str, str]] = {}
-    while pending:
-        questions = tuple(_refusing(field.question, refused.get(field.name)) for field in pending)
+    why: dict[str, str] = {}
+    for round_number in range(MAX_ELICITATION_ROUNDS):
+        await anyio.lowlevel.checkpoint()  # a provider answering at once still lets others run
+        questions = tuple(_again(field.question, why.get(field.name)) for field in pending)
         answer: AskUserQuestionAnswer = await service.ask(
-            AskUserQuestionRequest(questions=questions, agent=agent, signal=signal, timeout=timeout)
+            AskUserQuestionRequest(
+                questions=questions, agent=agent, signal=signal, timeout=per_round
+            )
         )
         by_id = {item.id: item for item in answer.answers}
         retry: list[_Field] = []
-        refused = {}
+        missing = False  # a required field skipped without a default
+        answered = False
         for field in pending:
             item = by_id.get(field.name)
             if not _answered(item):
+                has_default, default = _default(field)
+                if has_default:
+                    content[field.name] = default
+                elif field.required:
+                    if why.get(field.name) == _REQUIRED_AGAIN:
+                        return types.ElicitResult(action="decline")  # skipped twice
+                    missing = True
+                    why[field.name] = _REQUIRED_AGAIN
+                    retry.append(field)
+                else:
+                    why.pop(field.name, None)
                 continue
             assert item is not None
+            answered = True
             try:
                 value = field.read(item)
             except ValueError as err:
@@ -364,35 +407,38 @@ async def _fill(
                 problem = problem_with(field.schema, value)
             if problem is None:
                 content[field.name] = value
+                why.pop(field.name, None)
             else:
-                refused[field.name] = (_given(item), problem)
+                why[field.name] = _refused(item, problem)
                 retry.append(field)
+        if round_number == 0 and not answered and (missing or not content):
+            return types.ElicitResult(action="decline")  # the whole form skipped
         pending = retry
-    if not content or any(field.required and field.name not in content for field in fields):
-        return types.ElicitResult(action="decline")
-    return types.ElicitResult(action="accept", content=content)
+        if not pending:
+            if not content:
+                return types.ElicitResult(action="decline")
+            return types.ElicitResult(action="accept", content=content)
+    return types.ElicitResult(
+        action="decline"
+    )  # no valid form within MAX_ELICITATION_ROUNDS rounds
 
 
 _SHOWN_CHARS = 60
 
 
-def _given(item: AskUserQuestionAnswerItem) -> str:
-    """The answer the human gave, quoted and cut short, to say it was refused."""
+def _refused(item: AskUserQuestionAnswerItem, problem: str) -> str:
+    """Why an answer is asked again: the answer given, quoted and cut short, and its problem."""
     text = item.custom if item.custom is not None else ", ".join(item.selected)
     if len(text) > _SHOWN_CHARS:
         text = text[:_SHOWN_CHARS] + "..."
-    return json.dumps(text, ensure_ascii=False)
+    return f"your answer {json.dumps(text, ensure_ascii=False)} was refused: {problem}"
 
 
-def _refusing(
-    question: AskUserQuestionItem, refused: tuple[str, str] | None
-) -> AskUserQuestionItem:
-    """The question asked again after its answer ``refused`` (what was given, why not)."""
-    if refused is None:
+def _again(question: AskUserQuestionItem, why: str | None) -> AskUserQuestionItem:
+    """The question asked again, saying ``why`` (a refused answer, or a required field)."""
+    if why is None:
         return question
-    given, problem = refused
-    said = f"{question.question} (your answer {given} was refused: {problem})"
-    return attrs.evolve(question, question=said)
+    return attrs.evolve(question, question=f"{question.question} ({why})")
 
 
 def elicitation_callback(
@@ -427,11 +473,7 @@ def elicitation_callback(
                 raise UserQuestionError.no_provider()
             return await _fill(service, fields, agent, signal, timeout)
         except UserQuestionError as err:
-            if err.code in (
-                UserQuestionErrorCode.ASK_CANCELLED,
-                UserQuestionErrorCode.ASK_ABORTED,
-                UserQuestionErrorCode.ASK_TIMED_OUT,
-            ):
+            if err.outcome.elicitation == "cancel":
                 return types.ElicitResult(action="cancel")
             return types.ErrorData(code=types.INTERNAL_ERROR, message=err.message)
 

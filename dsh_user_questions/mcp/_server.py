@@ -1,8 +1,11 @@
-"""The MCP server behind ``dsh-ask mcp``: the user-questions tools over stdio.
+"""The MCP server behind ``dsh-ask mcp``: the user-questions tools over stdio or Streamable HTTP.
 
 Two tools: ``ask_user_question`` (the model-facing tool of `dsh_user_questions.tool`, same
 schema, same results) and ``review_plan`` (plan review: approve, keep planning, or talk
-instead). Each call asks through ``ctx.user_questions``; a request the client cancels
+instead). A successful call's result is the JSON text and the same value as
+``structuredContent``, which the tool's ``outputSchema`` (`ANSWER_SCHEMA`,
+`VERDICT_SCHEMA`) describes; a failed call is the ``Error: ...`` text with ``isError``.
+Each call asks through ``ctx.user_questions``; a request the client cancels
 (``notifications/cancelled``) cancels the pending ask, and with it the provider's question.
 A question marked ``secret`` is refused (``NOT_INTERACTIVE``): a tool result goes into the
 model's context, so there is nowhere to keep the answer out of it.
@@ -19,11 +22,13 @@ import contextlib
 import json
 import math
 import os
+import socket
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Final, TypeVar
 
 import anyio
+import anyio.abc
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
@@ -34,11 +39,15 @@ from ..errors import HarnessError, UserQuestionError
 from ..plan_review import review_plan
 
 __all__ = [
+    "ANSWER_SCHEMA",
+    "HTTP_PATH",
     "PROGRESS_INTERVAL",
     "PROGRESS_INTERVAL_ENV",
     "REVIEW_PLAN",
     "SERVER_NAME",
+    "VERDICT_SCHEMA",
     "build_server",
+    "serve_http",
     "serve_stdio",
 ]
 
@@ -49,7 +58,51 @@ PROGRESS_INTERVAL: Final = 10.0
 FIRST_PROGRESS: Final = 1.0
 """Seconds before the first progress notification (or the interval, when that is shorter)."""
 PROGRESS_INTERVAL_ENV: Final = "DSH_ASK_MCP_PROGRESS_INTERVAL"
-"""Environment variable `serve_stdio` reads the interval from (seconds, a positive number)."""
+"""Environment variable `serve_stdio` and `serve_http` read the interval from (seconds)."""
+HTTP_PATH: Final = "/mcp"
+"""The path `serve_http` serves the MCP endpoint at."""
+
+ANSWER_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "description": "The user's answer: one item per answered question (a skipped one may be"
+    " left out, or kept with selected []).",
+    "required": ["answers"],
+    "additionalProperties": False,
+    "properties": {
+        "answers": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["id", "selected"],
+                "additionalProperties": False,
+                "properties": {
+                    "id": {"type": "string", "description": "The question's id."},
+                    "selected": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "The labels of the options picked.",
+                    },
+                    "custom": {
+                        "type": "string",
+                        "description": "The user's own words (Other), when given.",
+                    },
+                },
+            },
+        }
+    },
+}
+"""The ``outputSchema`` of ``ask_user_question``: the answer's wire form."""
+
+VERDICT_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "required": ["decision"],
+    "additionalProperties": False,
+    "properties": {
+        "decision": {"type": "string", "enum": ["approved", "keep-planning", "talk-instead"]},
+        "feedback": {"type": "string", "description": "The user's own words, when given."},
+    },
+}
+"""The ``outputSchema`` of ``review_plan``: the decision, and any feedback."""
 
 _REVIEW_PLAN_DESCRIPTION = """\
 Ask the user to review your plan before you carry it out, and wait for the verdict. The plan is \
@@ -76,17 +129,24 @@ _REVIEW_PLAN_SCHEMA: Final[dict[str, Any]] = {
 
 def _tools() -> list[types.Tool]:
     return [
-        types.Tool.model_validate(tool.mcp_tool()),
+        types.Tool.model_validate({**tool.mcp_tool(), "outputSchema": ANSWER_SCHEMA}),
         types.Tool(
             name=REVIEW_PLAN,
             description=_REVIEW_PLAN_DESCRIPTION,
             input_schema=_REVIEW_PLAN_SCHEMA,
+            output_schema=VERDICT_SCHEMA,
         ),
     ]
 
 
 def _text(content: str, *, is_error: bool = False) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=content)], is_error=is_error)
+
+
+def _structured(value: dict[str, Any]) -> types.CallToolResult:
+    """A successful result: ``value`` as compact JSON text and as ``structuredContent``."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=value)
 
 
 async def _ask(ctx: Any, arguments: dict[str, Any]) -> types.CallToolResult:
@@ -98,7 +158,13 @@ async def _ask(ctx: Any, arguments: dict[str, Any]) -> types.CallToolResult:
         )
         return _text(tool.ToolResult.from_error(err).content, is_error=True)
     result = await tool.run(ctx, arguments)
-    return _text(result.content, is_error=result.is_error)
+    if result.is_error:
+        return _text(result.content, is_error=True)
+    # The text is the tool's own answer JSON; the structured value is that same JSON, read back.
+    return types.CallToolResult(
+        content=[types.TextContent(text=result.content)],
+        structured_content=json.loads(result.content),
+    )
 
 
 def _secret_question(arguments: dict[str, Any]) -> str | None:
@@ -135,7 +201,7 @@ async def _review(ctx: Any, arguments: dict[str, Any]) -> types.CallToolResult:
     verdict: dict[str, str] = {"decision": outcome.decision.value}
     if outcome.feedback is not None:
         verdict["feedback"] = outcome.feedback
-    return _text(json.dumps(verdict, ensure_ascii=False, separators=(",", ":")))
+    return _structured(verdict)
 
 
 def _shown(name: str) -> str:
@@ -241,6 +307,66 @@ async def serve_stdio(ctx: Any, *, progress_interval: float | None = None) -> No
     async with stdio_server() as (read_stream, write_stream):
         with _standard_streams_on_terminal():
             await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def serve_http(
+    ctx: Any,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    progress_interval: float | None = None,
+    task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve `build_server` over MCP Streamable HTTP at ``http://HOST:PORT/mcp`` until cancelled.
+
+    The SDK's own Streamable HTTP app (sessions, SSE streams, ``DELETE`` to end a session),
+    run by uvicorn on asyncio. Bound to a loopback address (the default), the SDK's DNS
+    rebinding protection admits only loopback ``Host`` and ``Origin`` headers; bound to any
+    other address, anyone who reaches the port can ask the human, so put it behind what
+    guards your network. Port ``0`` picks a free port. Started with ``task_group.start``, the
+    start value is the endpoint's URL once the socket listens. Raises `OSError` when the
+    address cannot be bound. ``progress_interval`` is as for `serve_stdio`.
+    """
+    import uvicorn  # the SDK's dependency for its HTTP transports; loaded only here
+
+    interval = _interval_from_environment() if progress_interval is None else progress_interval
+    server = build_server(ctx, progress_interval=interval)
+    app = server.streamable_http_app(host=host, streamable_http_path=HTTP_PATH)
+    sock = _listening_socket(host, port)
+    bound_port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    web = uvicorn.Server(
+        uvicorn.Config(app, log_config=None, log_level="warning", lifespan="on", access_log=False)
+    )
+    try:
+        task_status.started(f"http://{shown}:{bound_port}{HTTP_PATH}")
+        try:
+            await web.serve(sockets=[sock])
+        except anyio.get_cancelled_exc_class():
+            web.should_exit = True
+            with anyio.CancelScope(shield=True):  # close the sessions, then end the lifespan
+                if web.started:
+                    await web.shutdown(sockets=[sock])
+            raise
+    finally:
+        sock.close()
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket listening on ``host`` and ``port`` (IPv4 or IPv6, as ``host`` resolves)."""
+    family, kind, proto, _name, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 @contextlib.contextmanager

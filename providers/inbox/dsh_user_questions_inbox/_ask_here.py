@@ -8,7 +8,12 @@ import importlib
 import sys
 import threading
 
-from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions import (
+    AskCancelledError,
+    AskUserQuestionAnswer,
+    AskUserQuestionRequest,
+    UserQuestionError,
+)
 from dsh_user_questions.harness import AbortController
 from dsh_user_questions.rules import inert_text as inert
 
@@ -52,7 +57,9 @@ async def _ask(
     try:
         answer = await provider.ask(request)  # type: ignore[attr-defined]
     except UserQuestionError as err:
-        if err.code == "ASK_CANCELLED" and inbox.settle(record.id, State.CANCELLED, surface="cli"):
+        if isinstance(err, AskCancelledError) and inbox.settle(
+            record.id, State.CANCELLED, surface="cli"
+        ):
             print(f"closed question {record.id}")
             return EXIT_CLOSED
         now = inbox.get(record.id)

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from dsh_user_questions import UserQuestionError
+from dsh_user_questions import BadAnswerError, UserQuestionError
 from dsh_user_questions_web import BoardEvent, Receipt
 from dsh_user_questions_web.answers import problems_of
 from dsh_user_questions_web.board import Outcome
@@ -128,7 +128,7 @@ class InboxBoard:
                 self._inbox.answer, ask_id, answer, surface=self._surface
             )
         except UserQuestionError as err:
-            if err.code != "BAD_ANSWER":
+            if not isinstance(err, BadAnswerError):
                 raise
             return Receipt.rejected(ask_id, problems_of(err))
         if result.applied:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from dsh_user_questions import UserQuestionError
+from dsh_user_questions import BadAnswerError, UserQuestionError
 from dsh_user_questions.rules import inert_text as inert
 from dsh_user_questions.rules import is_diff_review
 
@@ -346,7 +346,7 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
     try:
         result = inbox.answer(question_id, answer, surface=surface)
     except UserQuestionError as err:
-        if err.code != "BAD_ANSWER":
+        if not isinstance(err, BadAnswerError):
             raise
         # The person's own answer breaks the question's rules: say which, as the rules do.
         why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)

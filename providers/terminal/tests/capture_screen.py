@@ -2,20 +2,28 @@
 
 Runs the driver in a pseudo-terminal (80x24, one of them 40x12), reads the screen through pyte,
 and prints the screens (``--write`` puts them in README.md between the ``screen`` markers
-instead).
-``test_readme.py`` checks that the README shows what this captures.
+instead, and draws the package-manager example's form as SVG pictures into the repository's
+docs/img/, ``terminal-form.svg`` at 80x24 and ``terminal-form-40x12.svg``).
+``test_readme.py`` checks that the README shows what this captures, and that the committed
+pictures are what this draws now.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
+from html import escape
 from pathlib import Path
 from typing import Any
 
 from conftest import Terminal, plan_review
 
 README = Path(__file__).resolve().parent.parent / "README.md"
+# The repository's docs pictures and examples (absent when the tests run from an unpacked
+# sdist).
+IMAGES = Path(__file__).resolve().parents[3] / "docs" / "img"
+EXAMPLE = IMAGES.parent.parent / "examples" / "package-manager.json"
 START, END = "<!-- screen:start -->", "<!-- screen:end -->"
 
 PACKAGE_MANAGER: dict[str, Any] = {
@@ -125,6 +133,136 @@ def capture(
             term.close()
 
 
+# The pictures' colours: a dark terminal theme, by pyte's colour names (256-colour and
+# true-colour cells come as six hex digits and are used as they are).
+BACKGROUND, FOREGROUND = "#1e1e1e", "#d4d4d4"
+PALETTE = {
+    "black": "#000000",
+    "red": "#cd3131",
+    "green": "#0dbc79",
+    "brown": "#e5e510",
+    "blue": "#2472c8",
+    "magenta": "#bc3fbc",
+    "cyan": "#11a8cd",
+    "white": "#e5e5e5",
+    "brightblack": "#808080",
+    "brightred": "#f14c4c",
+    "brightgreen": "#23d18b",
+    "brightbrown": "#f5f543",
+    "brightblue": "#3b8eea",
+    "brightmagenta": "#d670d6",
+    "brightcyan": "#29b8db",
+    "brightwhite": "#ffffff",
+}
+CELL_WIDTH, CELL_HEIGHT, FONT_SIZE, PADDING = 8.4, 18, 14, 12
+
+
+def _colour(name: str, default: str) -> str:
+    if name == "default":
+        return default
+    if len(name) == 6 and all(c in "0123456789abcdefABCDEF" for c in name):
+        return f"#{name.lower()}"
+    return PALETTE.get(name, default)
+
+
+def _number(value: float) -> str:
+    return f"{value:.1f}".rstrip("0").rstrip(".")
+
+
+def svg(screen: Any, title: str) -> str:
+    """The pyte ``screen`` drawn as an SVG: monospace text on a dark background, one ``<text>``
+    per run of cells with the same look (so a glyph a font draws wider cannot shift the rest of
+    the line), blank rows below the form left out. Deterministic: the same screen gives the
+    same bytes."""
+    columns = screen.columns
+    shown = [line.rstrip() for line in screen.display]
+    rows = max((y + 1 for y, line in enumerate(shown) if line), default=1)
+    width = columns * CELL_WIDTH + 2 * PADDING
+    height = rows * CELL_HEIGHT + 2 * PADDING
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_number(width)}" '
+        f'height="{_number(height)}" viewBox="0 0 {_number(width)} {_number(height)}" '
+        f'role="img" aria-label="{escape(title)}">',
+        f"<title>{escape(title, quote=False)}</title>",
+        f'<rect width="100%" height="100%" rx="6" fill="{BACKGROUND}"/>',
+        f"<g font-family=\"ui-monospace, 'DejaVu Sans Mono', Menlo, Consolas, monospace\" "
+        f'font-size="{FONT_SIZE}">',
+    ]
+    for y in range(rows):
+        line = screen.buffer[y]
+        cells = [line[x] for x in range(columns)]
+        x = 0
+        while x < columns:
+            cell = cells[x]
+            look = (cell.fg, cell.bg, cell.bold, cell.italics, cell.underscore, cell.reverse)
+            end = x + 1
+            while (
+                end < columns
+                and (
+                    (c := cells[end]).fg,
+                    c.bg,
+                    c.bold,
+                    c.italics,
+                    c.underscore,
+                    c.reverse,
+                )
+                == look
+            ):
+                end += 1
+            text = "".join(c.data for c in cells[x:end])
+            fg = _colour(cell.fg, FOREGROUND)
+            bg = _colour(cell.bg, BACKGROUND)
+            if cell.reverse:
+                fg, bg = bg, fg
+            left = PADDING + x * CELL_WIDTH
+            top = PADDING + y * CELL_HEIGHT
+            if bg != BACKGROUND:
+                out.append(
+                    f'<rect x="{_number(left)}" y="{_number(top)}" '
+                    f'width="{_number((end - x) * CELL_WIDTH)}" height="{CELL_HEIGHT}" '
+                    f'fill="{bg}"/>'
+                )
+            if text.strip():
+                # Spaces kept as no-break spaces: SVG viewers collapse ordinary ones.
+                shown_text = text.rstrip().replace(" ", "\u00a0")
+                style = ""
+                if cell.bold:
+                    style += ' font-weight="bold"'
+                if cell.italics:
+                    style += ' font-style="italic"'
+                if cell.underscore:
+                    style += ' text-decoration="underline"'
+                out.append(
+                    f'<text x="{_number(left)}" y="{_number(top + FONT_SIZE)}" '
+                    f'fill="{fg}"{style}>{escape(shown_text, quote=False)}</text>'
+                )
+            x = end
+    out += ["</g>", "</svg>", ""]
+    return "\n".join(out)
+
+
+def picture(request: dict[str, Any], ready: str, size: tuple[int, int], title: str) -> str:
+    """The screen once ``ready`` shows, drawn as SVG."""
+    with tempfile.TemporaryDirectory() as tmp:
+        term = Terminal(request, Path(tmp), size=size)
+        try:
+            term.wait_for(ready)
+            return svg(term.screen, title)
+        finally:
+            term.close()
+
+
+def pictures() -> dict[str, str]:
+    """The docs' pictures of the terminal form, by file name: the repository's
+    examples/package-manager.json at 80x24 and at 40x12."""
+    example = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    title = "The terminal form asking which package manager the project should use"
+    return {
+        "terminal-form.svg": picture(example, "Esc cancel", (24, 80), f"{title} (80x24)"),
+        "terminal-form-40x12.svg": picture(example, "Esc cancel", (12, 40), f"{title} (40x12)"),
+    }
+
+
 def screens() -> str:
     """The README's block: a question, plan reviews, a long list and a diff review."""
     parts = [
@@ -161,6 +299,9 @@ def main(argv: list[str]) -> None:
     text = README.read_text(encoding="utf-8")
     start, end = _span(text)
     README.write_text(text[:start] + "\n" + block + "\n" + text[end:], encoding="utf-8")
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    for name, drawing in pictures().items():
+        (IMAGES / name).write_text(drawing, encoding="utf-8")
 
 
 if __name__ == "__main__":
