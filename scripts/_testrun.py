@@ -82,7 +82,7 @@ class Run:
 
 def tox_envlist(tox: list[str], config: str) -> list[str]:
     listed = subprocess.run(
-        [*tox, "list", "--no-desc", "-q", "-c", config],
+        [*tox, "list", "-d", "--no-desc", "-q", "-c", config],  # -d: the envlist only
         capture_output=True,
         text=True,
         check=True,

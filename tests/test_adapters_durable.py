@@ -131,6 +131,7 @@ def test_a_run_killed_while_waiting_resumes_and_the_model_gets_the_answer_once(
         "DSH_TEST_SEEN": str(seen),
         "XDG_STATE_HOME": str(tmp_path / "state"),
     }
+    assert _inbox(env, "init").returncode == 0  # `dsh-inbox list` needs the store to exist
     args = (
         ("langgraph", checkpoint)
         if framework == "langgraph"

@@ -144,6 +144,8 @@ config = args[args.index("-c") + 1]
 envlist = Path(config).parent / "envlist"
 if args[:1] == ["list"]:
     print(envlist.read_text() if envlist.exists() else "py313")
+    if "-d" not in args:  # the environments outside the envlist too
+        print("fuzz")
     sys.exit(0)
 envs = args[args.index("-e") + 1] if "-e" in args else "(envlist)"
 if "--notest" in args:

@@ -28,6 +28,15 @@ closing the context, comparing answers, judging that model text is inert by
 `dsh_user_questions.rules.inert_text`, that answers follow `rules.check_answer`, that a receipt
 means taken, that a recommended option is never picked and a secret never kept) is the
 suite's. A rule a provider cannot keep goes into ``opt_out`` with the reason.
+
+**Durable runs.** A provider that keeps questions across processes (the inbox) makes these
+guarantees to a durable run, which its own test suite checks across ``kill -9``, a clean stop
+and a restart (``providers/inbox/tests/test_durability.py``, ``tests/test_adapters_durable.py``):
+the run that asked gets its answer, exactly once; keys are the run's identity plus the tool
+call id (`dsh_user_questions.tool.durable_key`), so two runs never share a record; a second
+live asker of a key is refused while another holds it; an answer not yet delivered is never
+pruned; secrets never leave the harness in clear. The suite's own checks here are the ones
+every provider shares.
 """
 
 from __future__ import annotations

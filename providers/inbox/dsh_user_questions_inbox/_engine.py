@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-__all__ = ["ADDED_COLUMNS", "FIRST_COLUMNS", "INDEXES", "TABLE_COLUMNS", "Engine", "Listener"]
+__all__ = [
+    "ADDED_COLUMNS",
+    "FIRST_COLUMNS",
+    "INDEXES",
+    "LEASES_TABLE",
+    "TABLE_COLUMNS",
+    "Engine",
+    "Listener",
+]
 
 # The one table, identical on both engines (DOUBLE PRECISION and BIGINT are also valid SQLite
 # type names). Times are seconds since the epoch; request and answers are JSON text.
@@ -32,7 +40,8 @@ TABLE_COLUMNS = """
     seq BIGINT NOT NULL,
     key TEXT,
     delivered_at DOUBLE PRECISION,
-    received_at DOUBLE PRECISION
+    received_at DOUBLE PRECISION,
+    lease TEXT
 """
 
 # Columns added after the first release: a store made before them gains them on opening.
@@ -40,6 +49,7 @@ ADDED_COLUMNS = (
     ("key", "TEXT"),
     ("delivered_at", "DOUBLE PRECISION"),
     ("received_at", "DOUBLE PRECISION"),
+    ("lease", "TEXT"),
 )
 # What a table of that name must have to be this store's (else it belongs to someone else).
 FIRST_COLUMNS = frozenset({
@@ -55,6 +65,14 @@ INDEXES = (
     "CREATE UNIQUE INDEX IF NOT EXISTS dsh_inbox_questions_key ON dsh_inbox_questions (key)",
     "CREATE INDEX IF NOT EXISTS dsh_inbox_questions_harness"
     " ON dsh_inbox_questions (harness, delivered_at)",
+)
+
+# The asking providers alive: one row per provider (its lease holder id), its heartbeat
+# renewed while it runs and deleted when it closes (see `_lease`). A record's ``lease`` names
+# the provider asking it.
+LEASES_TABLE = (
+    "CREATE TABLE IF NOT EXISTS dsh_inbox_leases"
+    " (holder TEXT PRIMARY KEY, beat DOUBLE PRECISION NOT NULL)"
 )
 
 
@@ -87,6 +105,14 @@ class Engine(Protocol):
 
     def listen(self) -> Listener:
         """A new listener, hearing of changes from now on."""
+        ...
+
+    def check(self) -> None:
+        """Raise ``STORE_UNUSABLE`` if the store is gone (deleted, moved, unreadable, dropped).
+
+        Cheap (a ``stat`` for SQLite): the watcher calls it between two polls, so an ask
+        waiting on a vanished store fails within a second instead of waiting forever.
+        """
         ...
 
     def close(self) -> None:

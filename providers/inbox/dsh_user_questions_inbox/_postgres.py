@@ -24,7 +24,7 @@ import psycopg
 from dsh_user_questions import UserQuestionError
 from psycopg.conninfo import conninfo_to_dict
 
-from ._engine import ADDED_COLUMNS, FIRST_COLUMNS, INDEXES, TABLE_COLUMNS
+from ._engine import ADDED_COLUMNS, FIRST_COLUMNS, INDEXES, LEASES_TABLE, TABLE_COLUMNS
 
 __all__ = ["CHANNEL", "PostgresEngine"]
 
@@ -49,9 +49,18 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0].strip() if text else type(error).__name__
 
 
+# A failed connection carries no SQLSTATE: these server messages are permanent all the same.
+_PERMANENT_CONNECT = re.compile(
+    r'FATAL: +(database ".*" does not exist|role ".*" does not exist'
+    r"|password authentication failed|permission denied)"
+)
+
+
 def _permanent(error: psycopg.Error) -> bool:
     state = error.sqlstate or ""
-    return bool(state) and state.startswith(_PERMANENT)
+    if state:
+        return state.startswith(_PERMANENT)
+    return _PERMANENT_CONNECT.search(str(error)) is not None
 
 
 class PostgresEngine:
@@ -61,7 +70,12 @@ class PostgresEngine:
     """
 
     def __init__(
-        self, conninfo: str, *, reconnect_seconds: float = 60.0, shown: str | None = None
+        self,
+        conninfo: str,
+        *,
+        reconnect_seconds: float = 60.0,
+        shown: str | None = None,
+        create: bool = True,
     ) -> None:
         self._conninfo = conninfo
         self._shown = shown or "the PostgreSQL inbox"
@@ -72,6 +86,8 @@ class PostgresEngine:
         self._all: list[psycopg.Connection[Any]] = []
         self._closed = False
         self._reached = False  # a server reached once is waited for when it goes away
+        self._create = create
+        self._gone: UserQuestionError | None = None  # a listener found the store gone for good
         self._run(self._create_schema)
         self._reached = True
 
@@ -83,6 +99,14 @@ class PostgresEngine:
         return UserQuestionError.store_unusable(f"PostgreSQL {self._shown}: {why}")
 
     def _create_schema(self, conn: psycopg.Connection[Any]) -> None:
+        if not self._create:
+            row = conn.execute("SELECT to_regclass('dsh_inbox_questions')").fetchone()
+            if row is None or row[0] is None:
+                raise self.unusable(
+                    "there is no store in this database (its table dsh_inbox_questions is"
+                    " missing); this command does not make one: a harness's first ask,"
+                    " `dsh-inbox init` or `dsh-inbox serve` does"
+                )
         with conn.transaction():
             # Several processes may start at once: CREATE ... IF NOT EXISTS is not race-free.
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
@@ -105,6 +129,7 @@ class PostgresEngine:
                 conn.execute(
                     f"ALTER TABLE dsh_inbox_questions ADD COLUMN IF NOT EXISTS {name} {kind}"
                 )
+            conn.execute(LEASES_TABLE)
             for index in INDEXES:
                 conn.execute(index)
 
@@ -163,9 +188,19 @@ class PostgresEngine:
     def listen(self) -> _PostgresListener:
         """A listener on its own connection."""
         try:
-            return _PostgresListener(self._conninfo)
+            return _PostgresListener(self._conninfo, self._lost)
         except psycopg.Error as err:
             raise self.unusable(err) from None
+
+    def _lost(self, error: psycopg.Error) -> None:
+        if _permanent(error):  # the database was dropped, the role removed...
+            self._gone = self.unusable(error)
+
+    def check(self) -> None:
+        """``STORE_UNUSABLE`` once a listener's reconnect met a permanent error (the database
+        dropped, the role or its privilege removed); a server away for a while is no error."""
+        if self._gone is not None:
+            raise self._gone
 
     def close(self) -> None:
         """Close the connections of every thread."""
@@ -188,8 +223,9 @@ def _password_of(conninfo: str) -> str | None:
 class _PostgresListener:
     """``LISTEN`` on a connection of its own; reconnects (and says so) after losing it."""
 
-    def __init__(self, conninfo: str) -> None:
+    def __init__(self, conninfo: str, lost: Callable[[psycopg.Error], None]) -> None:
         self._conninfo = conninfo
+        self._lost = lost
         self._conn: psycopg.Connection[Any] | None = self._connect()
 
     def _connect(self) -> psycopg.Connection[Any]:
@@ -202,7 +238,8 @@ class _PostgresListener:
         if self._conn is None:
             try:
                 self._conn = self._connect()
-            except psycopg.OperationalError:
+            except psycopg.OperationalError as err:
+                self._lost(err)
                 time.sleep(min(timeout, 0.5))
                 return []
             return None

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from dsh_user_questions import UserQuestionError
 
-from ._engine import ADDED_COLUMNS, FIRST_COLUMNS, INDEXES, TABLE_COLUMNS
+from ._engine import ADDED_COLUMNS, FIRST_COLUMNS, INDEXES, LEASES_TABLE, TABLE_COLUMNS
 
 __all__ = ["SQLiteEngine", "unusable"]
 
@@ -70,6 +70,17 @@ def _as_store_errors(path: str) -> Iterator[None]:
         raise unusable(path, err.strerror or str(err)) from None
 
 
+_NO_STORE = (
+    "there is no store here (deleted or moved?); this command does not make one: a harness's"
+    " first ask, `dsh-inbox init` or `dsh-inbox serve` does"
+)
+
+
+def _identity(path: str) -> tuple[int, int]:
+    status = os.stat(path)
+    return status.st_dev, status.st_ino
+
+
 def _create_private(path: str) -> None:
     """Make the folder (0700, when this creates it) and the file (0600) before SQLite does."""
     folder = Path(path).parent
@@ -90,7 +101,7 @@ class SQLiteEngine:
     creates is 0700. Any SQLite or file-system error is ``STORE_UNUSABLE``, naming the file.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, create: bool = True) -> None:
         self._path = path
         self._local = threading.local()
         self._lock = threading.Lock()
@@ -98,8 +109,16 @@ class SQLiteEngine:
         self._closed = False
         try:
             with _as_store_errors(path):
-                _create_private(path)
+                if Path(path).is_dir():
+                    raise unusable(path, "it is a directory, not a database file")
+                if create:
+                    _create_private(path)
+                elif not Path(path).exists():
+                    raise unusable(path, _NO_STORE)
                 self._create_schema(self._conn())
+                # The file this engine uses: a file deleted, moved or replaced under it is
+                # an error (`check`), never a silent new store or an unlinked one.
+                self._identity = _identity(path)
         except Exception:
             self.close()
             raise
@@ -122,6 +141,7 @@ class SQLiteEngine:
             for name, kind in ADDED_COLUMNS:
                 if name not in columns:
                     conn.execute(f"ALTER TABLE dsh_inbox_questions ADD COLUMN {name} {kind}")
+            conn.execute(LEASES_TABLE)
             conn.execute("CREATE TABLE IF NOT EXISTS dsh_inbox_seq (seq BIGINT NOT NULL)")
             conn.execute(
                 "INSERT INTO dsh_inbox_seq SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM dsh_inbox_seq)"
@@ -135,7 +155,25 @@ class SQLiteEngine:
 
     def _guarded(self, work: Callable[[], T]) -> T:
         with _as_store_errors(self._path):
+            self._same_file()
             return work()
+
+    def _same_file(self) -> None:
+        # An open connection goes on using a deleted (unlinked) file: nobody else would see
+        # what it writes, so a store that vanished is an error at once.
+        try:
+            same = _identity(self._path) == self._identity
+        except FileNotFoundError:
+            raise unusable(self._path, "it was deleted or moved away") from None
+        if not same:
+            raise unusable(self._path, "it was replaced by another file")
+
+    def check(self) -> None:
+        """``STORE_UNUSABLE`` if the file was deleted, moved, replaced or became unreadable."""
+        with _as_store_errors(self._path):
+            self._same_file()
+            if not os.access(self._path, os.R_OK | os.W_OK):
+                raise unusable(self._path, "it is no longer readable and writable")
 
     @property
     def path(self) -> str:

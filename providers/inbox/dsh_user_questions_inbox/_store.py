@@ -16,9 +16,11 @@ from typing import Any, Literal
 
 import attrs
 from dsh_user_questions import AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions.errors import UserQuestionErrorCode
 from dsh_user_questions.rules import check_answer
 
 from ._engine import Engine, Listener
+from ._lease import STALE_SECONDS, live
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._seal import seal_secrets
 from ._url import InboxURL, parse_url
@@ -39,6 +41,8 @@ _ID_BYTES = 8
 _CHUNK = 500
 # Rounds of insert / read the key's record / give it up, before a keyed add gives up.
 _KEY_ATTEMPTS = 20
+# Heartbeat rows of providers gone longer than this are deleted by `Inbox.prune`.
+_LEASE_ROWS_KEPT = 86_400.0
 
 
 def _dump(data: Mapping[str, Any]) -> str:
@@ -112,6 +116,7 @@ class Inbox:
         agent: str | None = None,
         deadline: float | None = None,
         question_id: str | None = None,
+        lease: str | None = None,
     ) -> QuestionRecord:
         """Record a new pending question and return its record (with its new id).
 
@@ -121,6 +126,11 @@ class Inbox:
         A withdrawn or expired one without a late answer gives its key up to a new question
         (a fresh ask: the one before was given up). The key's record must hold the same
         questions (``BAD_QUESTION`` otherwise).
+
+        ``lease`` is the asking provider's holder id (see `_lease`): the record is leased to
+        it (the holder keeps its heartbeat with `beat`). A key whose record is leased to another
+        live provider is refused
+        (``BAD_QUESTION``): one run asks a key at a time, never two resumed by one answer.
         """
         wire = request.to_dict() if isinstance(request, AskUserQuestionRequest) else request
         parsed = AskUserQuestionRequest.from_dict(wire)  # a bad wire form never reaches the store
@@ -136,12 +146,13 @@ class Inbox:
                 "created": now,
                 "deadline": deadline,
                 "key": key,
+                "lease": lease,
             }
             if self._engine.write(
                 "INSERT INTO dsh_inbox_questions"
-                " (id, request, agent, harness, created, deadline, state, seq, key)"
+                " (id, request, agent, harness, created, deadline, state, seq, key, lease)"
                 " VALUES (:id, :request, :agent, :harness, :created, :deadline, 'pending', {seq},"
-                " :key) ON CONFLICT DO NOTHING",
+                " :key, :lease) ON CONFLICT DO NOTHING",
                 params,
             ):
                 return QuestionRecord(
@@ -172,6 +183,8 @@ class Inbox:
                     {"id": held.id, "key": key, "now": now},
                 )
                 continue
+            if lease is not None and not self._take_lease(held, key, lease):
+                continue  # taken by another provider meanwhile: read the key again
             if held.state is State.PENDING and (held.harness, held.agent) != (harness, agent):
                 self._engine.write(
                     "UPDATE dsh_inbox_questions SET harness = :harness, agent = :agent"
@@ -183,6 +196,70 @@ class Inbox:
         raise UserQuestionError.store_unusable(
             f"the key {key!r} kept changing hands while this ask tried to record it"
         )
+
+    def _take_lease(self, held: QuestionRecord, key: str, lease: str) -> bool:
+        """Lease the key's record to ``lease``; refused while another live provider holds it."""
+        holder, beat = self.lease_of(held.id)
+        if holder == lease:
+            return True
+        if live(holder, beat):
+            quoted = json.dumps(key, ensure_ascii=False)
+            raise UserQuestionError(
+                f"the key {quoted} is being asked by another live harness"
+                f" (label {held.harness!r}, process {holder}); one run asks a key at a time:"
+                " stop that harness first (a killed one frees the key at once on its own host,"
+                f" else {STALE_SECONDS:g} s after its last heartbeat), or ask with another key",
+                UserQuestionErrorCode.BAD_QUESTION,
+            )
+        return bool(
+            self._engine.write(
+                "UPDATE dsh_inbox_questions SET lease = :lease"
+                " WHERE id = :id AND COALESCE(lease, '') = :old",
+                {"id": held.id, "lease": lease, "old": holder or ""},
+            )
+        )
+
+    def lease_of(self, question_id: str) -> tuple[str | None, float | None]:
+        """The provider the question is leased to and its last heartbeat (``None`` when its
+        row is gone: it closed, or was pruned)."""
+        rows = self._engine.read(
+            "SELECT q.lease, l.beat FROM dsh_inbox_questions q"
+            " LEFT JOIN dsh_inbox_leases l ON l.holder = q.lease WHERE q.id = :id",
+            {"id": question_id},
+        )
+        if not rows:
+            return None, None
+        return rows[0][0], rows[0][1]
+
+    def lease_live(self, question_id: str) -> bool:
+        """Whether a live provider is asking the question now (see `_lease`)."""
+        return live(*self.lease_of(question_id))
+
+    def beat(self, holder: str) -> None:
+        """Renew the heartbeat of the provider ``holder`` (its leases stay live)."""
+        self._engine.write(
+            "INSERT INTO dsh_inbox_leases (holder, beat) VALUES (:holder, :now)"
+            " ON CONFLICT (holder) DO UPDATE SET beat = :now",
+            {"holder": holder, "now": time.time()},
+        )
+
+    def release(self, holder: str, question_id: str | None = None) -> None:
+        """Give up the lease of one question, or (no id) every lease of ``holder``: the
+        provider closed, so the next asker of its keys takes them at once."""
+        if question_id is not None:
+            self._engine.write(
+                "UPDATE dsh_inbox_questions SET lease = NULL WHERE id = :id AND lease = :holder",
+                {"id": question_id, "holder": holder},
+            )
+            return
+        self._engine.write(
+            "DELETE FROM dsh_inbox_leases WHERE holder = :holder", {"holder": holder}
+        )
+
+    def check(self) -> None:
+        """``STORE_UNUSABLE`` if the store is gone: a SQLite file deleted, moved, replaced or
+        unreadable, a PostgreSQL database dropped (see `Engine.check`)."""
+        self._engine.check()
 
     def answer(self, question_id: str, answer: object, *, surface: str) -> AnswerResult:
         """Give the question an answer from ``surface``; the first answer wins.
@@ -321,13 +398,25 @@ class Inbox:
         )
 
     def prune(self, older_than: float) -> int:
-        """Delete final records settled (and late-answered) more than ``older_than`` s ago."""
+        """Delete final records settled (and late-answered) more than ``older_than`` s ago.
+
+        An answer not yet delivered is never deleted: an answered record its asker has not
+        taken (``delivered_at`` unset), and a late answer not yet handed over
+        (``late_delivered_at`` unset), are kept until their harness takes them.
+        """
         if older_than < 0:
             raise ValueError(f"prune(older_than={older_than!r}): a retention cannot be negative")
+        now = time.time()
+        self._engine.write(
+            "DELETE FROM dsh_inbox_leases WHERE beat < :cutoff",
+            {"cutoff": now - _LEASE_ROWS_KEPT},
+        )
         return self._engine.write(
             "DELETE FROM dsh_inbox_questions WHERE state <> 'pending'"
-            " AND settled_at < :cutoff AND (late_at IS NULL OR late_at < :cutoff)",
-            {"cutoff": time.time() - older_than},
+            " AND settled_at < :cutoff AND (late_at IS NULL OR late_at < :cutoff)"
+            " AND (state <> 'answered' OR delivered_at IS NOT NULL)"
+            " AND (late_answer IS NULL OR late_delivered_at IS NOT NULL)",
+            {"cutoff": now - older_than},
         )
 
     # Reading -----------------------------------------------------------------------------------
@@ -426,20 +515,22 @@ class Inbox:
         return f"<Inbox {self.url.engine}>"
 
 
-def open_inbox(url: str | None = None) -> Inbox:
-    """Open (and create when missing) the store at ``url``.
+def open_inbox(url: str | None = None, *, create: bool = True) -> Inbox:
+    """Open (and, with ``create``, create when missing) the store at ``url``.
 
     ``None`` reads ``DSH_USER_QUESTIONS_INBOX``, else uses the default SQLite file under the
     user's state directory. A ``postgresql://`` URL needs the ``[postgresql]`` extra (psycopg).
     A URL that is no store URL is a `ValueError`; a store that cannot be used (a file that is
     no database, read-only, a wrong password, a missing database...) is ``STORE_UNUSABLE``
-    (`StoreError`), one line naming it without its password.
+    (`StoreError`), one line naming it without its password. Without ``create`` (what
+    ``dsh-inbox`` does) a store that does not exist is ``STORE_UNUSABLE`` too: a configured
+    store that vanished is never silently replaced by an empty one.
     """
     parsed = parse_url(url)
     if parsed.engine == "sqlite":
         from ._sqlite import SQLiteEngine
 
-        return Inbox(SQLiteEngine(parsed.target), parsed)
+        return Inbox(SQLiteEngine(parsed.target, create=create), parsed)
     try:
         from ._postgres import PostgresEngine
     except ImportError:
@@ -447,4 +538,4 @@ def open_inbox(url: str | None = None) -> Inbox:
             f"{parsed.shown}: a PostgreSQL inbox needs psycopg;"
             " install dsh-user-questions-inbox[postgresql]"
         ) from None
-    return Inbox(PostgresEngine(parsed.target, shown=parsed.shown), parsed)
+    return Inbox(PostgresEngine(parsed.target, shown=parsed.shown, create=create), parsed)

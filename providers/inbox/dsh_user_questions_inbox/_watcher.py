@@ -1,6 +1,9 @@
 """One thread per provider that listens to the store and wakes the asks waiting on it.
 
-It also prunes final records past the retention, when it starts and hourly.
+It also prunes final records past the retention, when it starts and hourly, renews its
+provider's lease heartbeat (see `_lease`), and checks that the store is still there: an ask
+waiting on a store that was deleted, moved or became unreadable fails with ``STORE_UNUSABLE``
+within a second instead of waiting forever.
 
 A thousand waiting asks cost one listener, not a thousand polls: the thread hears which
 questions changed (from any process), reads those records once, settles the futures of the
@@ -19,6 +22,7 @@ from collections.abc import Callable
 
 from dsh_user_questions import UserQuestionError
 
+from ._lease import BEAT_SECONDS
 from ._record import QuestionRecord
 from ._retention import retention_seconds
 from ._store import Inbox
@@ -30,13 +34,19 @@ _POLL_SECONDS = 0.25  # upper bound on how long close() waits for the thread
 _PRUNE_EVERY = 3600.0  # seconds between two prunes of final records past the retention
 
 
-def _log_failure(what: str) -> None:
-    """Log a failure: one line for the store's own errors (no traceback), else in full."""
+def _log_failure(what: str, last: str | None = None) -> str | None:
+    """Log a failure: one line for the store's own errors (no traceback), else in full.
+
+    The store's error is logged once while it stays the same (``last``, returned): a store
+    that is gone is not one line a second.
+    """
     error = sys.exc_info()[1]
     if isinstance(error, UserQuestionError):
-        _log.error("%s: %s", what, error.message)
-    else:
-        _log.exception(what)
+        if error.message != last:
+            _log.error("%s: %s", what, error.message)
+        return error.message
+    _log.exception(what)
+    return None
 
 
 class Watcher:
@@ -48,9 +58,11 @@ class Watcher:
         *,
         harness: str,
         on_late_answer: Callable[[QuestionRecord], object] | None,
+        lease: str | None = None,
     ) -> None:
         self._inbox = inbox
         self._harness = harness
+        self._lease = lease
         self._on_late_answer = on_late_answer
         self._lock = threading.Lock()
         self._waiters: dict[str, list[asyncio.Future[QuestionRecord]]] = {}
@@ -112,6 +124,7 @@ class Watcher:
         listener = None
         while listener is None and not self._stop.is_set():
             try:
+                self._check()
                 listener = self._inbox.listen()
             except Exception:
                 _log_failure("the inbox watcher cannot listen yet; retrying")
@@ -119,10 +132,15 @@ class Watcher:
         if listener is None:
             return
         resync = True  # late answers that came while no process of this harness listened
-        next_prune = time.monotonic()
+        next_prune = next_beat = time.monotonic()
+        last: str | None = None
         try:
             while not self._stop.is_set():
                 try:
+                    self._check()
+                    if self._lease is not None and time.monotonic() >= next_beat:
+                        next_beat = time.monotonic() + BEAT_SECONDS
+                        self._inbox.beat(self._lease)
                     if time.monotonic() >= next_prune:
                         next_prune = time.monotonic() + _PRUNE_EVERY
                         self._prune()
@@ -134,12 +152,32 @@ class Watcher:
                         resync = True
                     elif changed:
                         self._handle(self._inbox.get_many(changed))
+                    last = None
                 except Exception:
-                    _log_failure("the inbox watcher failed; it will re-read and go on")
+                    last = _log_failure("the inbox watcher failed; it will re-read and go on", last)
                     resync = True
                     self._stop.wait(1.0)
         finally:
             listener.close()
+
+    def _check(self) -> None:
+        """Fail every waiter with the store's error if the store is gone, then raise it."""
+        try:
+            self._inbox.check()
+        except UserQuestionError as error:
+            self.fail(None, error)
+            raise
+
+    def fail(self, question_ids: list[str] | None, error: BaseException) -> None:
+        """End the waits for those questions (``None``: all) with ``error``."""
+        with self._lock:
+            if question_ids is None:
+                waiters, self._waiters = self._waiters, {}
+            else:
+                waiters = {i: self._waiters.pop(i) for i in question_ids if i in self._waiters}
+        for futures in waiters.values():
+            for future in futures:
+                _fail_soon(future, error)
 
     def _prune(self) -> None:
         retention = retention_seconds()
@@ -197,6 +235,15 @@ def _call(callback: Callable[[QuestionRecord], object], record: QuestionRecord) 
         callback(record)
     except Exception:
         _log.exception("the late-answer callback failed for question %s", record.id)
+
+
+def _fail_soon(future: asyncio.Future[QuestionRecord], error: BaseException) -> None:
+    def fail() -> None:
+        if not future.done():
+            future.set_exception(error)
+
+    with contextlib.suppress(RuntimeError):  # the waiter's loop is gone: nobody waits
+        future.get_loop().call_soon_threadsafe(fail)
 
 
 def _settle_soon(future: asyncio.Future[QuestionRecord], record: QuestionRecord) -> None:

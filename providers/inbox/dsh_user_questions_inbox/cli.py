@@ -1,7 +1,10 @@
 """``dsh-inbox``: see and answer the inbox's questions from a shell.
 
 ``dsh-inbox list [--json] [--all]``, ``dsh-inbox show ID``, ``dsh-inbox answer ID``,
-``dsh-inbox cancel ID``, ``dsh-inbox serve`` and ``dsh-inbox prune``. Exit
+``dsh-inbox cancel ID``, ``dsh-inbox serve``, ``dsh-inbox prune`` and ``dsh-inbox init``.
+Only ``init`` and ``serve`` make a store when there is none (as a harness's first ask does):
+``list``, ``show``, ``answer``, ``cancel`` and ``prune`` open an existing one, so a configured
+store that vanished is an error for them, never a new empty store. Exit
 status of ``answer``: 0 this answer was applied (and received by its asker, or kept for one
 that is not waiting now); 2 the answer is invalid (not JSON, or refused
 by the question's rules); 3 the question was already answered or closed; 4 it was withdrawn or
@@ -12,6 +15,7 @@ expired (or its asker stopped waiting as the answer landed), so the answer was k
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -102,6 +106,9 @@ def _parser() -> argparse.ArgumentParser:
         " opens one question only (no token needed)",
     )
     commands.add_parser(
+        "init", help="make the store if there is none (a harness's first ask also makes it)"
+    )
+    commands.add_parser(
         "notify-test",
         help="send a test notification to $DSH_USER_QUESTIONS_NOTIFY (Apprise URLs)",
     )
@@ -122,7 +129,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = _parser().parse_args(argv)
     try:
-        inbox = open_inbox(args.inbox)
+        return _main(args)
+    except BrokenPipeError:
+        # The reader went away (`dsh-inbox list --json | head`): end quietly, and keep Python
+        # from failing again as it flushes stdout on exit.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+# The commands that make the store when there is none; the others need one to exist.
+_CREATING = frozenset({"init", "serve"})
+
+
+def _main(args: argparse.Namespace) -> int:
+    if args.command == "notify-test":
+        return _notify_test()  # no store needed
+    try:
+        inbox = open_inbox(args.inbox, create=args.command in _CREATING)
     except (ValueError, OSError) as err:
         print(f"dsh-inbox: {err}", file=sys.stderr)
         return EXIT_ERROR
@@ -149,8 +174,9 @@ def _run(inbox: Inbox, args: argparse.Namespace) -> int:
         return _cancel(inbox, args.id, surface=args.surface)
     if args.command == "prune":
         return _prune(inbox, args.older_than)
-    if args.command == "notify-test":
-        return _notify_test()
+    if args.command == "init":
+        print(f"the inbox store is ready: {inbox.url.shown}")
+        return 0
     from ._serve import serve
 
     return serve(

@@ -15,10 +15,16 @@ import logging
 import threading
 from typing import TYPE_CHECKING
 
-from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, hookimpl
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionRequest,
+    UserQuestionError,
+    hookimpl,
+)
 from dsh_user_questions.providing import SharedProvider
 
 from ._record import QuestionRecord
+from ._url import parse_url
 from .provider import InboxProvider
 
 if TYPE_CHECKING:
@@ -34,6 +40,7 @@ class InboxPlugin(SharedProvider):
 
     def __init__(self) -> None:
         super().__init__()
+        _check_setting()
         self._provider: InboxProvider | None = None
         self._opening = threading.Lock()  # two first asks at once open one provider
 
@@ -79,6 +86,17 @@ class InboxPlugin(SharedProvider):
             provider, self._provider = self._provider, None
         if provider is not None:
             await asyncio.to_thread(provider.close)
+
+
+def _check_setting() -> None:
+    """``DSH_USER_QUESTIONS_INBOX`` is checked as the provider loads (the entry point), not at
+    the first ask: a malformed URL is ``STORE_UNUSABLE`` naming the variable and what it takes."""
+    try:
+        parse_url()
+    except ValueError as err:
+        raise UserQuestionError.store_unusable(
+            f"{err} (or unset: the default SQLite file)"
+        ) from None
 
 
 plugin = InboxPlugin()

@@ -26,11 +26,11 @@ from dsh_user_questions.errors import is_timeout
 from dsh_user_questions.harness import AbortSignal
 from dsh_user_questions.providing import Receipt, receipt
 
+from ._lease import new_holder
 from ._notices import QuestionNotifier
 from ._record import QuestionRecord, State
 from ._seal import Sealer, register_seal
 from ._store import Inbox, open_inbox
-from ._url import default_sqlite_path
 from ._watcher import Watcher
 
 __all__ = ["ENV_HARNESS", "AlreadyDelivered", "InboxProvider", "default_harness_label"]
@@ -94,18 +94,23 @@ class InboxProvider:
     ) -> None:
         self._owns_inbox = not isinstance(inbox, Inbox)
         self.inbox = inbox if isinstance(inbox, Inbox) else open_inbox(inbox)
-        stable = bool(harness or os.environ.get(ENV_HARNESS, "").strip())
         self.harness = harness or default_harness_label()
-        # Secret answers are sealed to this key; kept on disk only for a stable label.
-        self._sealer = Sealer.for_label(
-            self.harness, default_sqlite_path().parent if stable else None
+        # Secret answers are sealed to this store's key, kept in the user's state directory
+        # (see _seal), so a restarted harness, whatever its label, opens them.
+        self._sealer = Sealer.for_store(self.inbox.url)
+        # This provider's lease on the questions it asks (see _lease): a key is asked by one
+        # live provider at a time.
+        self._holder = new_holder()
+        self.inbox.beat(self._holder)
+        self._watcher = Watcher(
+            self.inbox, harness=self.harness, on_late_answer=on_late_answer, lease=self._holder
         )
-        self._watcher = Watcher(self.inbox, harness=self.harness, on_late_answer=on_late_answer)
         # Writes of asks run here, not on the loop's executor, so close() can wait for them.
         self._work = concurrent.futures.ThreadPoolExecutor(4, "dsh-inbox-ask")
         self._lock = threading.Lock()
-        # Questions being waited for by this provider, with the signal of their ask.
-        self._inflight: dict[str, AbortSignal | None] = {}
+        # Questions being waited for by this provider, with the signal of their ask and
+        # whether it was keyed.
+        self._inflight: dict[str, tuple[AbortSignal | None, bool]] = {}
         self._adding: set[concurrent.futures.Future[QuestionRecord]] = set()
         self._closed = False
         # DSH_USER_QUESTIONS_NOTIFY: a bad URL fails here, when the provider starts.
@@ -154,18 +159,20 @@ class InboxProvider:
             # Aborted while the row was being written: end it once it exists, before going.
             with contextlib.suppress(Exception):
                 record = await asyncio.shield(asyncio.wrap_future(adding))
-                await self._end_now(record.id, request.signal)
+                await self._end_now(record.id, request.signal, keyed=request.key is not None)
             raise
 
     def _submit_add(
         self, request: AskUserQuestionRequest, agent: str | None, deadline: float | None
     ) -> concurrent.futures.Future[QuestionRecord]:
         def add() -> QuestionRecord:
-            record = self.inbox.add(request, harness=self.harness, agent=agent, deadline=deadline)
+            record = self.inbox.add(
+                request, harness=self.harness, agent=agent, deadline=deadline, lease=self._holder
+            )
             if any(question.secret for question in request.questions):
-                register_seal(self.inbox, record.id, self._sealer.public_key)
+                register_seal(self.inbox, record.id, self._sealer.registered_key)
             with self._lock:
-                self._inflight[record.id] = request.signal
+                self._inflight[record.id] = (request.signal, request.key is not None)
             return record
 
         with self._lock:
@@ -198,7 +205,7 @@ class InboxProvider:
         with self._lock:
             if self._closed:
                 raise UserQuestionError.aborted("the inbox provider is closed")
-            self._inflight.setdefault(question_id, signal)
+            self._inflight.setdefault(question_id, (signal, False))
         return await self._wait(question_id, signal, keyed=False)
 
     async def _wait(
@@ -214,7 +221,7 @@ class InboxProvider:
         try:
             record = await self._final(question, future)
         except asyncio.CancelledError:
-            await self._end_now(question_id, signal)
+            await self._end_now(question_id, signal, keyed=keyed)
             raise
         except Exception:
             self._forget(question_id)
@@ -272,6 +279,17 @@ class InboxProvider:
                 return self._opened(record, _result(record))
             raise _closed_error(signal)
         answer = record.state is State.ANSWERED or (keyed and record.late_answer is not None)
+        late = keyed and record.late_answer is not None and record.state is not State.ANSWERED
+        opened: AskUserQuestionAnswer | None = None
+        if answer:
+            # Open a secret before taking the answer: one this process cannot open stays
+            # undelivered in the store (nothing reports it delivered) and the error says why.
+            try:
+                opened = self._opened(record, _late_result(record) if late else _result(record))
+            except UserQuestionError as error:
+                self._forget(record.id)
+                _log.error("inbox question %s: %s", record.id, error.message)
+                raise
         received_now = answer and taken is None
         claiming = asyncio.ensure_future(
             asyncio.to_thread(self._claim, record, keyed, received_now)
@@ -290,9 +308,9 @@ class InboxProvider:
             raise AlreadyDelivered(record.id)
         if answer and taken is not None:
             taken.add_done_callback(lambda ok: self._taken_soon(record, ok))
-        if keyed and record.late_answer is not None and record.state is not State.ANSWERED:
-            return self._opened(record, _late_result(record))
-        return self._opened(record, _result(record))
+        if opened is not None:
+            return opened
+        return _result(record)  # an ending that is an error: raised
 
     def _opened(
         self, record: QuestionRecord, answer: AskUserQuestionAnswer
@@ -330,12 +348,22 @@ class InboxProvider:
         with self._lock:
             self._inflight.pop(question_id, None)
 
-    async def _end_now(self, question_id: str, signal: AbortSignal | None) -> None:
-        """Withdraw (or expire) a question whose asker gave up, before the asker goes on."""
+    async def _end_now(
+        self, question_id: str, signal: AbortSignal | None, *, keyed: bool = False
+    ) -> None:
+        """Withdraw (or expire) a question whose asker gave up, before the asker goes on.
+
+        A keyed question whose ask was cancelled without its signal aborting (the process
+        stopping: SIGINT, the loop shutting down) is released instead: it stays pending, same
+        id and link, for the run that asks its key again (see `_releases`).
+        """
         self._forget(question_id)
         state = State.EXPIRED if is_timeout(signal) else State.WITHDRAWN
         try:
-            ending = self._work.submit(self._end, question_id, state, True)
+            if _releases(signal, keyed):
+                ending = self._work.submit(self.inbox.release, self._holder, question_id)
+            else:
+                ending = self._work.submit(self._end, question_id, state, True)
         except RuntimeError:  # closed: close() settled it
             return
         ending.add_done_callback(_log_failure)
@@ -361,9 +389,12 @@ class InboxProvider:
         provider opened it. Idempotent.
 
         A question an ask of this provider still waits for is withdrawn (expired when its
-        ask's timeout ended it), so no record is left pending by a process that closed
+        ask's timeout ended it), so no unkeyed record is left pending by a process that closed
         cleanly; the ask raises ``ASK_ABORTED`` (``ASK_TIMED_OUT``). One answered in that very
-        moment stays undelivered in the store, for `Inbox.undelivered`.
+        moment stays undelivered in the store, for `Inbox.undelivered`. A keyed question stays
+        pending (its ask raises ``ASK_ABORTED`` all the same): it belongs to its durable run,
+        which re-attaches to it, same id and link, by asking its key again. The provider's
+        leases end with it.
         """
         with self._lock:
             if self._closed:
@@ -375,13 +406,20 @@ class InboxProvider:
         concurrent.futures.wait(adding)
         with self._lock:
             inflight, self._inflight = self._inflight, {}
-        for question_id, signal in inflight.items():
+        kept: list[str] = []
+        for question_id, (signal, keyed) in inflight.items():
+            if _releases(signal, keyed):
+                kept.append(question_id)
+                continue
             state = State.EXPIRED if is_timeout(signal) else State.WITHDRAWN
             try:
                 self._end(question_id, state, False)
             except Exception:
                 _log.exception("could not end inbox question %s on closing", question_id)
         self._work.shutdown(wait=True)
+        with contextlib.suppress(Exception):
+            self.inbox.release(self._holder)
+        self._watcher.fail(kept, UserQuestionError.aborted("the inbox provider was closed"))
         with contextlib.suppress(Exception):
             self._watcher.wake(self.inbox.get_many(inflight))
         self._watcher.close()
@@ -399,6 +437,12 @@ def _result(record: QuestionRecord) -> AskUserQuestionAnswer:
     if record.state is State.EXPIRED:
         raise UserQuestionError.timed_out()
     raise UserQuestionError.aborted("the question was withdrawn")
+
+
+def _releases(signal: AbortSignal | None, keyed: bool) -> bool:
+    """Whether an ask that stops without an answer leaves its question pending: a keyed one
+    whose signal did not abort (its process stops; its run asks the key again later)."""
+    return keyed and not (signal is not None and signal.aborted)
 
 
 def _closed_error(signal: AbortSignal | None) -> UserQuestionError:

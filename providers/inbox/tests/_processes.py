@@ -22,13 +22,20 @@ DSH_INBOX = str(Path(sys.executable).parent / "dsh-inbox")
 class Harness:
     """A running harness_proc.py whose JSON events are read as they come."""
 
-    def __init__(self, url: str, label: str, *args: str) -> None:
+    def __init__(
+        self, url: str, label: str | None, *args: str, env: dict[str, str] | None = None
+    ) -> None:
+        """``label`` ``None``: the default configuration (the per-process label)."""
         env = {
             **os.environ,
             "DSH_USER_QUESTIONS_INBOX": url,
-            "DSH_USER_QUESTIONS_INBOX_HARNESS": label,
             "DSH_USER_QUESTIONS_PROVIDER": "inbox",
+            **(env or {}),
         }
+        if label is None:
+            env.pop("DSH_USER_QUESTIONS_INBOX_HARNESS", None)
+        else:
+            env["DSH_USER_QUESTIONS_INBOX_HARNESS"] = label
         self.process = subprocess.Popen(
             [sys.executable, str(HERE / "harness_proc.py"), *args],
             stdin=subprocess.PIPE,
@@ -46,15 +53,16 @@ class Harness:
             for line in self.process.stdout:
                 self.events.put(json.loads(line))
 
-    def next(self, kind: str, timeout: float = 120) -> dict[str, object]:
-        """The next event of that kind (others before it are kept in ``seen``)."""
+    def next(self, kind: str | tuple[str, ...], timeout: float = 120) -> dict[str, object]:
+        """The next event of that kind (or of one of those kinds); others are skipped."""
+        kinds = (kind,) if isinstance(kind, str) else kind
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AssertionError(f"the harness sent no {kind!r} event")
             event = self.events.get(timeout=left)
-            if event["event"] == kind:
+            if event["event"] in kinds:
                 return event
 
     def finish(self) -> None:
@@ -63,6 +71,14 @@ class Harness:
         self.process.stdin.close()
         assert self.process.wait(timeout=120) == 0
         self._reader.join()
+
+    def interrupt(self) -> None:
+        """SIGINT (Ctrl-C), then wait for the process to end."""
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait(timeout=60)
+        self._reader.join()
+        if self.process.stdin is not None:
+            self.process.stdin.close()
 
     def kill(self) -> None:
         """kill -9."""

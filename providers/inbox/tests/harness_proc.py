@@ -2,6 +2,7 @@
 
 ``harness_proc.py ask N [TIMEOUT]``: ask N questions at once (each with a timeout when given)
 and print each outcome; ``harness_proc.py key KEY...``: ask one question per key;
+``harness_proc.py secret KEY``: ask one secret question with that key;
 ``harness_proc.py resume ID...``: resume those questions; ``harness_proc.py undelivered``: the
 README's recipe (resume every undelivered question of the label). Either way
 it then waits for late answers until stdin closes. One JSON line per event on stdout: ready,
@@ -31,6 +32,9 @@ REQUEST = {
 }
 
 
+SECRET = {"questions": [{"id": "token", "question": "The deploy token?", "secret": True}]}
+
+
 def say(**event: object) -> None:
     print(json.dumps(event), flush=True)
 
@@ -57,7 +61,7 @@ async def one(ctx: HarnessContext, coro: object) -> None:
     try:
         answer = await coro  # type: ignore[misc]
     except UserQuestionError as err:
-        say(event="error", code=str(err.code))
+        say(event="error", code=str(err.code), message=err.message)
     else:
         if answer is not None:
             say(event="answer", answer=answer.to_dict())
@@ -80,6 +84,8 @@ async def main() -> None:
         ]
     elif mode == "key":
         jobs = [service.ask(AskUserQuestionRequest.from_dict(REQUEST, key=key)) for key in args]
+    elif mode == "secret":
+        jobs = [service.ask(AskUserQuestionRequest.from_dict(SECRET, key=args[0]))]
     elif mode == "undelivered":
         inbox = get_provider().inbox
         records = await asyncio.to_thread(inbox.undelivered, harness=get_provider().harness)

@@ -124,10 +124,12 @@ def test_an_unknown_id_exits_1(inbox_url: str, inbox: Inbox) -> None:
 
 
 def test_prune_deletes_final_records_past_the_retention(inbox: Inbox, inbox_url: str) -> None:
-    """prune --older-than deletes old final records; a bad duration is exit 2."""
+    """prune --older-than deletes old final records (delivered ones); a bad duration is
+    exit 2."""
     keep = inbox.add(PKG, harness="h")
     gone = inbox.add(PKG, harness="h")
     inbox.answer(gone.id, pick("npm"), surface="cli")
+    assert inbox.claim_delivery(gone.id)
     assert run(inbox_url, "prune").stdout.strip() == "pruned 0 final records"
     done = run(inbox_url, "prune", "--older-than", "0s")
     assert done.stdout.strip() == "pruned 1 final records"

@@ -128,23 +128,52 @@ async def test_a_given_up_key_asks_anew_unless_a_late_answer_came(
     assert stored.delivered
 
 
-async def test_two_providers_sharing_a_store_attach_to_one_record(
-    inbox_url: str, inbox: Inbox, service: UserQuestionService
-) -> None:
-    """A second provider (as another process would) asking with the key waits on the same
-    record, and both get the one answer."""
-    other = InboxProvider(inbox_url, harness="other-process")
-    try:
-        mine = asyncio.ensure_future(service.ask(keyed("both")))
+class TestLeases:
+    """One run asks a key at a time: a lease on the key, freed when its holder stops."""
+
+    async def test_a_second_live_harness_asking_the_key_is_refused(
+        self, inbox_url: str, inbox: Inbox, service: UserQuestionService
+    ) -> None:
+        """A second provider (as another live process would) asking a key the first is
+        asking is refused with BAD_QUESTION naming the key; the first alone gets the answer;
+        once the first closed, the key is free for the second."""
+        other = InboxProvider(inbox_url, harness="other-process")
+        try:
+            mine = asyncio.ensure_future(service.ask(keyed("both")))
+            record = await pending_one(inbox)
+            with pytest.raises(UserQuestionError) as caught:
+                await other.ask(keyed("both"))
+            assert caught.value.code == "BAD_QUESTION"
+            assert '"both"' in caught.value.message
+            assert "another live harness" in caught.value.message
+            assert len(inbox.records()) == 1
+            await asyncio.to_thread(inbox.answer, record.id, pick("pnpm"), surface="cli")
+            assert (await asyncio.wait_for(mine, 60)).answers[0].selected == ("pnpm",)
+            with pytest.raises(UserQuestionError) as again:
+                await other.ask(keyed("both"))  # the first provider still runs: still its key
+            assert again.value.code == "BAD_QUESTION"
+        finally:
+            await asyncio.to_thread(other.close)
+
+    async def test_a_closed_providers_key_is_taken_at_once(
+        self, inbox_url: str, inbox: Inbox
+    ) -> None:
+        """A provider that closed released its leases: the next asker of its key gets the
+        answer given meanwhile, with no wait for a heartbeat to age."""
+        first = InboxProvider(inbox_url, harness="first")
+        asking = asyncio.ensure_future(first.ask(keyed("handed-on")))
         record = await pending_one(inbox)
-        theirs = asyncio.ensure_future(other.ask(keyed("both")))
-        await asyncio.sleep(0.3)
-        assert len(inbox.records()) == 1
-        await asyncio.to_thread(inbox.answer, record.id, pick("pnpm"), surface="cli")
-        got = await asyncio.wait_for(asyncio.gather(mine, theirs), 60)
-        assert [a.answers[0].selected for a in got] == [("pnpm",), ("pnpm",)]
-    finally:
-        await asyncio.to_thread(other.close)
+        await asyncio.to_thread(first.close)
+        with pytest.raises(UserQuestionError):
+            await asking
+        await asyncio.to_thread(inbox.answer, record.id, pick("npm"), surface="cli")
+        second = InboxProvider(inbox_url, harness="second")
+        try:
+            answer = await asyncio.wait_for(second.ask(keyed("handed-on")), 60)
+        finally:
+            await asyncio.to_thread(second.close)
+        assert answer.answers[0].selected == ("npm",)
+        assert [r.id for r in inbox.records()] == [record.id]
 
 
 @pytest.mark.flaky(reruns=2)

@@ -332,15 +332,17 @@ async def test_the_provider_prunes_final_records_past_the_retention(
     inbox_url: str, inbox: Inbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With DSH_USER_QUESTIONS_INBOX_RETENTION=1s, a provider that starts asking deletes an old
-    answered record; the pending question stays."""
+    answered (and delivered) record; the pending question stays."""
     old = inbox.add(PKG, harness="h")
     inbox.answer(old.id, pick("npm"), surface="cli")
+    assert inbox.claim_delivery(old.id)
     await until(lambda: time.time() - inbox.get(old.id).settled_at > 1.5, "the record to age")
     monkeypatch.setenv("DSH_USER_QUESTIONS_INBOX_RETENTION", "1s")
     made = InboxProvider(inbox_url, harness="pruner")
     try:
         asking = asyncio.ensure_future(made.ask(request()))
         await until(lambda: inbox.get(old.id) is None, "the prune")
+        await until(lambda: inbox.records(), "the new question")
         (record,) = inbox.records()
         assert record.state is State.PENDING
         asking.cancel()

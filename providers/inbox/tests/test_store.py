@@ -159,12 +159,36 @@ def test_prune_deletes_only_old_final_records(inbox: Inbox) -> None:
     pending = inbox.add(PKG, harness="h")
     done = inbox.add(PKG, harness="h")
     inbox.answer(done.id, pick("npm"), surface="cli")
+    assert inbox.claim_delivery(done.id)
     assert inbox.prune(older_than=3600) == 0
     time.sleep(0.05)
     assert inbox.prune(older_than=0) == 1
     assert [r.id for r in inbox.records()] == [pending.id]
     with pytest.raises(ValueError, match="negative"):
         inbox.prune(older_than=-1)
+
+
+class TestRetentionKeepsUndeliveredAnswers:
+    """Retention never deletes an answer its asker has not received."""
+
+    def test_an_undelivered_answer_survives_a_short_retention(self, inbox: Inbox) -> None:
+        """Past a zero retention, an answered record nobody took and a late answer nobody
+        took are kept; once taken (delivered), the next prune deletes them."""
+        answered = inbox.add(PKG, harness="down")
+        inbox.answer(answered.id, pick("npm"), surface="cli")
+        late = inbox.add(PKG, harness="down")
+        inbox.settle(late.id, State.WITHDRAWN, surface="harness", delivered=True)
+        inbox.answer(late.id, pick("pnpm"), surface="cli")
+        withdrawn = inbox.add(PKG, harness="down")
+        inbox.settle(withdrawn.id, State.WITHDRAWN, surface="harness", delivered=True)
+        time.sleep(0.05)
+        assert inbox.prune(older_than=0) == 1  # the withdrawn one: no answer in it
+        assert {r.id for r in inbox.records()} == {answered.id, late.id}
+        assert [r.id for r in inbox.undelivered(harness="down")] == [answered.id]
+        assert inbox.claim_delivery(answered.id)
+        assert inbox.claim_late(late.id)
+        assert inbox.prune(older_than=0) == 2
+        assert inbox.records() == []
 
 
 def test_a_listener_hears_of_changes_from_another_connection(inbox_url: str) -> None:

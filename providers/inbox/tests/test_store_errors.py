@@ -123,7 +123,7 @@ def test_the_store_and_the_token_are_readable_by_their_owner_only(tmp_path: Path
     """The default store: its folder made 0700, the file and SQLite's -wal beside it 0600;
     the serve token file 0600 in that folder."""
     state = tmp_path / "state"
-    done = run("sqlite:///" + str(state / "dsh-user-questions" / "inbox.db"), "list")
+    done = run("sqlite:///" + str(state / "dsh-user-questions" / "inbox.db"), "init")
     assert done.returncode == 0, done.stderr
     folder = state / "dsh-user-questions"
     with open_inbox(f"sqlite:///{folder / 'inbox.db'}") as inbox:
