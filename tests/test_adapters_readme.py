@@ -1,4 +1,5 @@
-"""The README's framework one-liners run as written and give the framework the tool."""
+"""The framework one-liners of docs/adapters.md (once the README's) run as written and give the
+framework the tool."""
 
 from __future__ import annotations
 
@@ -11,13 +12,12 @@ import pytest
 from dsh_user_questions import tool
 from dsh_user_questions.harness import HarnessContext
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs" / "adapters.md"
 
 
 def _block(framework: str) -> str:
-    section = README.read_text(encoding="utf-8").split("## Agent frameworks", 1)[1]
-    section = section.split("\n## ", 1)[0]
-    part = section.split(f"**{framework}**", 1)[1]
+    part = PAGE.read_text(encoding="utf-8").split(f"**{framework}**", 1)[1]
     match = re.search(r"```python\n(.*?)```", part, re.S)
     assert match is not None, f"no python block for {framework}"
     return match.group(1)
@@ -65,10 +65,10 @@ def test_langchain_one_liner(dsh_context: HarnessContext) -> None:
 
 
 async def _run_async_block(block: str, scope: dict[str, Any]) -> None:
-    """Run a README block written with top-level ``await`` / ``async with``, as an app would."""
+    """Run a page's block written with top-level ``await`` / ``async with``, as an app would."""
     import ast
 
-    code = compile(block, "README.md", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    code = compile(block, "adapters.md", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     result = eval(code, scope)
     if result is not None:
         await result
@@ -162,8 +162,8 @@ class TestLangGraphExtra:
     """Issue 26: ``pip install 'dsh-user-questions[langgraph]'`` gives what the example imports."""
 
     def test_the_extra_holds_every_distribution_the_example_imports(self) -> None:
-        """Each module the README's LangGraph block imports comes from the [langgraph] extra,
-        the package itself or the checkpointer the README says to add."""
+        """Each module the page's LangGraph block imports comes from the [langgraph] extra,
+        the package itself or the checkpointer the page says to add."""
         pytest.importorskip("langchain.agents", reason="needs langchain")
         pytest.importorskip("langgraph.checkpoint.sqlite", reason="needs the SQLite checkpointer")
         import configparser
@@ -172,7 +172,7 @@ class TestLangGraphExtra:
         from packaging.utils import canonicalize_name
 
         config = configparser.ConfigParser()
-        config.read(README.with_name("setup.cfg"), encoding="utf-8")
+        config.read(ROOT / "setup.cfg", encoding="utf-8")
         extra = config["options.extras_require"]["langgraph"]
         allowed = {canonicalize_name(Requirement(line).name) for line in extra.split() if line}
         allowed |= {"dsh-user-questions", "langgraph-checkpoint-sqlite"}  # named beside it
@@ -193,7 +193,7 @@ def _owner(module: str) -> str:
     assert spec is not None, module
     assert spec.origin is not None, module
     origin = Path(spec.origin).resolve()
-    if origin.is_relative_to(README.parent):
+    if origin.is_relative_to(ROOT):
         return "dsh-user-questions"  # this tree, on the path
     top = module.split(".")[0]
     for name in importlib.metadata.packages_distributions().get(top, []):

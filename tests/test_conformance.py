@@ -560,11 +560,11 @@ def test_a_suite_without_connect_says_what_to_implement() -> None:
         ProviderConformance().test_skip_returns_an_empty_selection()
 
 
-def test_readme_shows_the_example_test_class() -> None:
-    """The README's suite class is the one in examples/test_board_provider.py, which runs."""
-    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Write a provider", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+def test_the_provider_page_shows_the_example_test_class() -> None:
+    """docs/writing-a-provider.md's suite class is the one in examples/test_board_provider.py,
+    which runs."""
+    page = (EXAMPLES.parent / "docs" / "writing-a-provider.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", page, re.S)
     suite = [block for block in blocks if "ProviderConformance):" in block]
     assert len(suite) == 1
     assert suite[0] in (EXAMPLES / "test_board_provider.py").read_text(encoding="utf-8")

@@ -41,7 +41,7 @@ EXAMPLES = examples()
 def test_the_pages_with_claimed_output_are_checked() -> None:
     """The guides that claim output are among the examples run here."""
     pages = {param.id.rsplit("-", 1)[0] for param in EXAMPLES}  # type: ignore[attr-defined]
-    assert {"quickstart.md", "harness.md", "errors.md"} <= pages
+    assert {"quickstart.md", "harness.md", "errors.md", "questions.md", "tool.md"} <= pages
 
 
 @pytest.mark.parametrize(("code", "expected"), EXAMPLES)
@@ -127,7 +127,10 @@ def test_the_error_table_is_the_outcome_table() -> None:
 def test_the_readme_points_to_the_documentation() -> None:
     """The README links the site's pages (absolute links, which a package index shows)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "https://github.com/dsh-user-questions/dsh-user-questions/blob/main/docs/" in readme
+    site = "https://dsh-user-questions.github.io/dsh-user-questions/"
+    linked = set(re.findall(re.escape(site) + r"([\w-]*/)?\)", readme))
+    pages = {page.stem for page in DOCS.glob("*.md")} - {"index"}
+    assert {f"{page}/" for page in pages} <= linked, "a docs page the README does not link"
 
 
 def test_every_page_is_in_the_navigation() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE_API = ROOT / "docs" / "CORE_API.md"
-README = ROOT / "README.md"
+LAYOUT = ROOT / "docs" / "layout.md"
 PACKAGE = ROOT / "dsh_user_questions"
 
 
@@ -92,13 +92,13 @@ async def test_the_core_api_example_runs() -> None:
 
 
 def _section(title: str) -> str:
-    text = README.read_text("utf-8")
+    text = LAYOUT.read_text("utf-8")
     return text.split(title, 1)[1].split("\n## ", 1)[0]
 
 
-def test_the_readme_layout_lists_every_distribution() -> None:
-    """Each setup.cfg's distribution name (the core's and every provider's) is in the layout."""
-    layout = _section("## Layout")
+def test_the_layout_lists_every_distribution() -> None:
+    """Each setup.cfg's distribution name (the core's and every provider's) is in docs/layout.md."""
+    layout = _section("# Layout")
     names = []
     for setup in [ROOT / "setup.cfg", *sorted(ROOT.glob("providers/*/setup.cfg"))]:
         config = configparser.ConfigParser(interpolation=None)

@@ -1,4 +1,5 @@
-"""The README's harness-side example runs and prints what the README says it prints."""
+"""The README's harness-side example runs and prints what the README says it prints; the examples
+that moved from the README into the documentation pages run from there."""
 
 from __future__ import annotations
 
@@ -11,20 +12,18 @@ from typing import Any
 
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 
 
 def test_readme_example_prints_its_documented_output(tmp_path: Path) -> None:
-    """The python blocks under 'A harness-side example' prints the text block after it."""
+    """The python block under 'A harness-side example' prints the text block after it."""
     text = README.read_text(encoding="utf-8")
     section = text.split("## A harness-side example", 1)[1]
     match = re.search(r"```python\n(.*?)```\s*\nprints\s*\n\s*```text\n(.*?)```", section, re.S)
     assert match is not None, "README example or its output block is missing"
     code, expected = match.groups()
-    # The next block (agent and signal) continues the same script and prints nothing.
-    follow_up = re.search(r"```python\n(.*?)```", section[match.end() :], re.S)
-    assert follow_up is not None
-    code += follow_up.group(1)
     script = tmp_path / "example.py"
     script.write_text(code, encoding="utf-8")
     done = subprocess.run(
@@ -41,12 +40,12 @@ def test_readme_gives_the_two_commands() -> None:
 
 
 def test_readme_tool_example_prints_its_documented_output(tmp_path: Path) -> None:
-    """The python block under 'The model-facing tool' prints the text block after it."""
-    section = README.read_text(encoding="utf-8").split("## The model-facing tool", 1)[1]
+    """The python block of docs/tool.md that claims output prints the text block after it."""
+    section = (DOCS / "tool.md").read_text(encoding="utf-8").split("# The model-facing tool", 1)[1]
     match = re.search(
         r"```python\n((?:(?!```).)*?)```\s*\nprints\s*\n\s*```text\n(.*?)```", section, re.S
     )
-    assert match is not None, "README tool example or its output block is missing"
+    assert match is not None, "the tool example or its output block is missing"
     code, expected = match.groups()
     script = tmp_path / "tool_example.py"
     script.write_text(code, encoding="utf-8")
@@ -71,11 +70,11 @@ class Recorder:
 
 
 def test_readme_tool_one_liners_hand_each_sdk_its_shape() -> None:
-    """The README's one line per SDK runs (real google-genai and mcp types, recording stand-ins
+    """docs/tool.md's one line per SDK runs (real google-genai and mcp types, recording stand-ins
     for the API clients) and passes each API the tool's shape for it."""
     from dsh_user_questions import tool
 
-    section = README.read_text(encoding="utf-8").split("## The model-facing tool", 1)[1]
+    section = (DOCS / "tool.md").read_text(encoding="utf-8").split("# The model-facing tool", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S)
     assert code is not None
     calls: list[tuple[str, dict[str, Any]]] = []
@@ -85,7 +84,7 @@ def test_readme_tool_one_liners_hand_each_sdk_its_shape() -> None:
         "MODEL": "model",
         "messages": [{"role": "user", "content": "Set up the project"}],
     }
-    exec(compile(code.group(1), "README.md", "exec"), namespace)
+    exec(compile(code.group(1), "tool.md", "exec"), namespace)
     assert [(path, kwargs["tools"]) for path, kwargs in calls] == [
         ("chat.completions.create", [tool.openai_tool()]),
         ("responses.create", [tool.openai_responses_tool()]),
@@ -99,7 +98,7 @@ def test_readme_tool_one_liners_hand_each_sdk_its_shape() -> None:
 
 
 def test_readme_mcp_client_line_elicits_through_the_harness() -> None:
-    """The README's MCP client line runs as written with the SDK (2.3: ``mode="legacy"``): a
+    """docs/mcp.md's MCP client line runs as written with the SDK (2.3: ``mode="legacy"``): a
     server's elicitation is answered through ``ctx.user_questions``. Only its ``...`` body is
     filled in, with a call of a tool that elicits."""
     pytest.importorskip("mcp")
@@ -111,7 +110,8 @@ def test_readme_mcp_client_line_elicits_through_the_harness() -> None:
     from dsh_user_questions.harness import HarnessContext
     from dsh_user_questions.testing import ScriptedProvider
 
-    section = README.read_text(encoding="utf-8").split("**A harness that is an MCP client**", 1)[1]
+    mcp_page = (DOCS / "mcp.md").read_text(encoding="utf-8")
+    section = mcp_page.split("## A harness that is an MCP client", 1)[1]
     block = re.search(r"```python\n(.*?)```", section, re.S)
     assert block is not None
     code = block.group(1)
@@ -143,7 +143,7 @@ def test_readme_mcp_client_line_elicits_through_the_harness() -> None:
         "server": Server("setup", on_list_tools=list_tools, on_call_tool=call_tool),
         "ctx": ctx,
     }
-    exec(compile(source, "README.md", "exec"), namespace)
+    exec(compile(source, "mcp.md", "exec"), namespace)
 
     async def run() -> Any:
         with anyio.fail_after(60):
@@ -155,9 +155,11 @@ def test_readme_mcp_client_line_elicits_through_the_harness() -> None:
 
 
 def test_readme_pytest_example_runs_without_async_configuration(tmp_path: Path) -> None:
-    """The README's async pytest example passes as written in a project of its own, with no
+    """docs/testing.md's async pytest example passes as written in a project of its own, with no
     async plugin and no async setting: the package's pytest plugin runs it."""
-    section = README.read_text(encoding="utf-8").split("## Testing your harness", 1)[1]
+    section = (
+        (DOCS / "testing.md").read_text(encoding="utf-8").split("# Testing your harness", 1)[1]
+    )
     block = re.search(r"```python\n(.*?)```", section, re.S)
     assert block is not None
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")

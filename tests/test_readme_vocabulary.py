@@ -1,4 +1,5 @@
-"""The README's examples for secrets, diff review and observability run as documented."""
+"""The examples for secrets, diff review (docs/questions.md) and observability
+(docs/observability.md), which were the README's, run as documented."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
-def _example(heading: str, said: str) -> tuple[str, str]:
-    """The first python block under ``heading`` and the text block after ``said``."""
-    section = README.read_text(encoding="utf-8").split(f"\n{heading}\n", 1)[1]
+def _example(page: str, heading: str, said: str) -> tuple[str, str]:
+    """The first python block under ``heading`` of ``page`` and the text block after ``said``."""
+    text = "\n" + (DOCS / page).read_text(encoding="utf-8")
+    section = text.split(f"\n{heading}\n", 1)[1]
     section = re.split(r"\n#{2,3} ", section, maxsplit=1)[0]
     match = re.search(
         rf"```python\n((?:(?!```).)*?)```\s*\n{re.escape(said)}\s*\n\s*```text\n(.*?)```",
@@ -38,15 +40,15 @@ def _run(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize("heading", ["### Secret answers", "### Diff review"])
-def test_example_prints_what_the_readme_says(heading: str, tmp_path: Path) -> None:
-    """The example under the heading prints exactly its documented output."""
-    code, expected = _example(heading, "prints")
+@pytest.mark.parametrize("heading", ["## Secret answers", "## Diff review"])
+def test_example_prints_what_the_page_says(heading: str, tmp_path: Path) -> None:
+    """The example under the heading of docs/questions.md prints exactly its documented output."""
+    code, expected = _example("questions.md", heading, "prints")
     assert _run(code, tmp_path).stdout == expected
 
 
-def test_observability_example_logs_what_the_readme_says(tmp_path: Path) -> None:
-    """The logging example writes the documented records (the wait aside)."""
-    code, expected = _example("## Observability", "logs (the wait varies)")
+def test_observability_example_logs_what_the_page_says(tmp_path: Path) -> None:
+    """docs/observability.md's logging example writes the documented records (the wait aside)."""
+    code, expected = _example("observability.md", "# Observability", "logs (the wait varies)")
     logged = _run(code, tmp_path).stderr
     assert re.sub(r"after \d+\.\d{3} s", "after 0.000 s", logged) == expected
