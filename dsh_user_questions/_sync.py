@@ -26,6 +26,8 @@ from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ._loops import close_loop
+
 if TYPE_CHECKING:
     from .tool import ToolResult
 
@@ -59,15 +61,7 @@ class QuestionLoop:
         try:
             loop.run_forever()
         finally:
-            try:
-                tasks = asyncio.all_tasks(loop)
-                for task in tasks:
-                    task.cancel()
-                if tasks:
-                    loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-                loop.run_until_complete(loop.shutdown_asyncgens())
-            finally:
-                loop.close()
+            close_loop(loop)
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import pytest
 
 from .. import plugin as core_plugin
+from .._loops import run
 from .._markers import hookimpl
 from ..errors import UserQuestionError, UserQuestionErrorCode
 from ..harness import AbortController, HarnessContext
@@ -20,7 +21,6 @@ from ..payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuesti
 from ..plan_review import read_plan_review
 from . import _inert
 from ._driver import ProviderDriver
-from ._loop import run
 from ._replies import (
     Approve,
     Choose,
