@@ -9,17 +9,19 @@ operating-system crash or power cut may lose the last commits.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from dsh_user_questions import UserQuestionError
 
 from ._engine import ADDED_COLUMNS, FIRST_COLUMNS, INDEXES, LEASES_TABLE, TABLE_COLUMNS
+from ._url import default_sqlite_path
 
 __all__ = ["SQLiteEngine", "unusable"]
 
@@ -74,11 +76,28 @@ _NO_STORE = (
     "there is no store here (deleted or moved?); this command does not make one: a harness's"
     " first ask, `dsh-inbox init` or `dsh-inbox serve` does"
 )
+_VANISHED = (
+    "the store made here before is gone (deleted or moved?); `dsh-inbox serve` makes only a"
+    " first store: `dsh-inbox init` makes a new empty one"
+)
 
 
 def _identity(path: str) -> tuple[int, int]:
     status = os.stat(path)
     return status.st_dev, status.st_ino
+
+
+def made_marker(path: str) -> Path:
+    """The file in the user's state folder saying a store was made at ``path`` (whoever made
+    it: a harness's first ask, ``dsh-inbox init`` or ``serve``)."""
+    where = str(Path(path).absolute())
+    digest = hashlib.sha256(f"sqlite:{where}".encode()).hexdigest()[:24]
+    return default_sqlite_path().parent / "made-stores" / digest
+
+
+def made_before(path: str) -> bool:
+    """A store was made at ``path`` before (by this user): if it is missing now, it vanished."""
+    return made_marker(path).exists()
 
 
 def _create_private(path: str) -> None:
@@ -91,6 +110,12 @@ def _create_private(path: str) -> None:
         raise unusable(path, "it is a directory, not a database file")
     with contextlib.suppress(FileExistsError):
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        # Remembered, so that a command that makes only a first store knows this one vanished
+        # if it goes; a state folder that cannot be written only loses that knowledge.
+        with contextlib.suppress(OSError):
+            marker = made_marker(path)
+            marker.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            marker.touch()
 
 
 class SQLiteEngine:
@@ -101,7 +126,7 @@ class SQLiteEngine:
     creates is 0700. Any SQLite or file-system error is ``STORE_UNUSABLE``, naming the file.
     """
 
-    def __init__(self, path: str, *, create: bool = True) -> None:
+    def __init__(self, path: str, *, create: bool | Literal["first"] = True) -> None:
         self._path = path
         self._local = threading.local()
         self._lock = threading.Lock()
@@ -111,9 +136,12 @@ class SQLiteEngine:
             with _as_store_errors(path):
                 if Path(path).is_dir():
                     raise unusable(path, "it is a directory, not a database file")
+                missing = not Path(path).exists()
+                if missing and create == "first" and made_before(path):
+                    raise unusable(path, _VANISHED)
                 if create:
                     _create_private(path)
-                elif not Path(path).exists():
+                elif missing:
                     raise unusable(path, _NO_STORE)
                 self._create_schema(self._conn())
                 # The file this engine uses: a file deleted, moved or replaced under it is

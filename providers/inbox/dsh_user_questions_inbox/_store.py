@@ -515,7 +515,7 @@ class Inbox:
         return f"<Inbox {self.url.engine}>"
 
 
-def open_inbox(url: str | None = None, *, create: bool = True) -> Inbox:
+def open_inbox(url: str | None = None, *, create: bool | Literal["first"] = True) -> Inbox:
     """Open (and, with ``create``, create when missing) the store at ``url``.
 
     ``None`` reads ``DSH_USER_QUESTIONS_INBOX``, else uses the default SQLite file under the
@@ -524,7 +524,9 @@ def open_inbox(url: str | None = None, *, create: bool = True) -> Inbox:
     no database, read-only, a wrong password, a missing database...) is ``STORE_UNUSABLE``
     (`StoreError`), one line naming it without its password. Without ``create`` (what
     ``dsh-inbox`` does) a store that does not exist is ``STORE_UNUSABLE`` too: a configured
-    store that vanished is never silently replaced by an empty one.
+    store that vanished is never silently replaced by an empty one. ``create="first"`` (what
+    ``dsh-inbox serve`` does) makes a store only where none was made before: a SQLite file made
+    earlier and gone since is ``STORE_UNUSABLE`` saying so (``dsh-inbox init`` makes a new one).
     """
     parsed = parse_url(url)
     if parsed.engine == "sqlite":
@@ -538,4 +540,5 @@ def open_inbox(url: str | None = None, *, create: bool = True) -> Inbox:
             f"{parsed.shown}: a PostgreSQL inbox needs psycopg;"
             " install dsh-user-questions-inbox[postgresql]"
         ) from None
-    return Inbox(PostgresEngine(parsed.target, shown=parsed.shown, create=create), parsed)
+    # A PostgreSQL database cannot vanish into a new one: its tables are made when missing.
+    return Inbox(PostgresEngine(parsed.target, shown=parsed.shown, create=bool(create)), parsed)

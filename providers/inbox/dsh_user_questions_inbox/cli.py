@@ -2,9 +2,10 @@
 
 ``dsh-inbox list [--json] [--all]``, ``dsh-inbox show ID``, ``dsh-inbox answer ID``,
 ``dsh-inbox cancel ID``, ``dsh-inbox serve``, ``dsh-inbox prune`` and ``dsh-inbox init``.
-Only ``init`` and ``serve`` make a store when there is none (as a harness's first ask does):
-``list``, ``show``, ``answer``, ``cancel`` and ``prune`` open an existing one, so a configured
-store that vanished is an error for them, never a new empty store. Exit
+Only ``init`` makes a store whenever there is none; ``serve`` makes only a first one (as a
+harness's first ask does), not one where a store made before vanished; ``list``, ``show``,
+``answer``, ``cancel`` and ``prune`` open an existing one. So a configured store that vanished
+is an error for them all but ``init``, never a new empty store. Exit
 status of ``answer``: 0 this answer was applied (and received by its asker, or kept for one
 that is not waiting now); 2 the answer is invalid (not JSON, or refused
 by the question's rules); 3 the question was already answered or closed; 4 it was withdrawn or
@@ -21,7 +22,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from dsh_user_questions import BadAnswerError, UserQuestionError
 from dsh_user_questions.rules import inert_text as inert
@@ -139,15 +140,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
-# The commands that make the store when there is none; the others need one to exist.
-_CREATING = frozenset({"init", "serve"})
+# The commands that make the store when there is none (serve: a first one only, never one
+# where a store made before vanished); the others need one to exist.
+_CREATING: dict[str, bool | Literal["first"]] = {"init": True, "serve": "first"}
 
 
 def _main(args: argparse.Namespace) -> int:
     if args.command == "notify-test":
         return _notify_test()  # no store needed
     try:
-        inbox = open_inbox(args.inbox, create=args.command in _CREATING)
+        inbox = open_inbox(args.inbox, create=_CREATING.get(args.command, False))
     except (ValueError, OSError) as err:
         print(f"dsh-inbox: {err}", file=sys.stderr)
         return EXIT_ERROR

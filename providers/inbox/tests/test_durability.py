@@ -261,6 +261,39 @@ class TestStoreFaults:
         assert made.returncode == 0, made.stderr
         assert (tmp_path / "inbox.db").exists()
 
+    def test_serve_makes_a_first_store_but_not_one_that_vanished(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """``create="first"`` (dsh-inbox serve) makes a store where none was made before; once
+        made and then deleted, serve exits 1 saying how to make a new one, and makes no file;
+        ``dsh-inbox init`` makes it again."""
+        state = tmp_path / "state"
+        monkeypatch.setenv("XDG_STATE_HOME", str(state))
+        url = _sqlite(tmp_path)
+        open_inbox(url, create="first").close()
+        assert (tmp_path / "inbox.db").exists()
+        (tmp_path / "inbox.db").unlink()
+        with pytest.raises(StoreError) as caught:
+            open_inbox(url, create="first")
+        assert caught.value.code == "STORE_UNUSABLE"
+        assert "dsh-inbox init" in caught.value.message
+        env = {**os.environ, "XDG_STATE_HOME": str(state)}
+        served = subprocess.run(
+            [DSH_INBOX, "--inbox", url, "serve", "--port", "0"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
+        assert served.returncode == 1
+        assert "the store made here before is gone" in served.stderr
+        assert not (tmp_path / "inbox.db").exists()
+        made = subprocess.run(
+            [DSH_INBOX, "--inbox", url, "init"], capture_output=True, text=True, timeout=60, env=env
+        )
+        assert made.returncode == 0, made.stderr
+        assert (tmp_path / "inbox.db").exists()
+
     def test_a_malformed_setting_is_refused_when_the_provider_loads(self) -> None:
         """DSH_USER_QUESTIONS_INBOX=mysql://... fails load_entrypoints() with STORE_UNUSABLE
         naming the variable and the accepted forms (in a fresh process: the plugin module
