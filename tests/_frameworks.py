@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -104,16 +105,19 @@ def drive_terminal(
     environ.update(
         TERM="xterm-256color", LC_ALL="C.UTF-8", DSH_USER_QUESTIONS_PROVIDER="terminal", **env
     )
-    child = pexpect.spawn(
-        argv[0],
-        argv[1:],
-        cwd=str(tmp_path),
-        env=environ,
-        dimensions=(24, 80),
-        encoding="utf-8",
-        codec_errors="replace",
-        timeout=60,
-    )
+    with warnings.catch_warnings():
+        # pexpect forks this process; CrewAI's lancedb (once imported) warns on every fork.
+        warnings.filterwarnings("ignore", "lance is not fork-safe", UserWarning)
+        child = pexpect.spawn(
+            argv[0],
+            argv[1:],
+            cwd=str(tmp_path),
+            env=environ,
+            dimensions=(24, 80),
+            encoding="utf-8",
+            codec_errors="replace",
+            timeout=60,
+        )
     screen = pyte.Screen(80, 24)
     stream = pyte.Stream(screen)
     transcript = ""
