@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("agno", reason="the agno adapter tests need its extra")
 
-from _frameworks import scripted
+from _frameworks import PICK_NPM, ask_in_terminal, scripted
 from agno.agent import Agent
 from agno.models.base import Model
 from agno.models.response import ModelResponse
@@ -143,3 +144,28 @@ class TestPausedRuns:
         run = agent.continue_run(run_response=run, requirements=run.requirements)
         assert provider.requests[0].questions[0].question == "city"
         assert run.content == "Done: booked Lisbon"
+
+
+class TestInAPty:
+    def test_the_terminal_answer_reaches_the_model(self, tmp_path: Path) -> None:
+        """With the installed plugins, the terminal provider asks agno's paused question in a
+        real pseudo-terminal; the option picked there reaches the model's next turn."""
+        child = """
+import asyncio
+from agno.agent import Agent
+from agno.tools.user_feedback import UserFeedbackTools
+from dsh_user_questions.adapters.agno import run_answering
+from test_adapter_agno import FEEDBACK_CALL, ScriptedModel
+
+
+async def main():
+    model = ScriptedModel(call=FEEDBACK_CALL)
+    async with ctx:
+        agent = Agent(model=model, tools=[UserFeedbackTools()])
+        await run_answering(agent, ctx, "Set up the project.")
+    answered(model.seen[-1])
+
+
+asyncio.run(main())
+"""
+        assert '"selected": ["npm"]' in ask_in_terminal(child, tmp_path, PICK_NPM)

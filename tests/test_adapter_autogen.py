@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ import pytest
 pytest.importorskip("autogen_agentchat", reason="the AutoGen adapter tests need its extra")
 pytest.importorskip("autogen_ext.models.replay", reason="the AutoGen tests need autogen-ext")
 
-from _frameworks import ARGUMENTS, PNPM, PNPM_TEXT, scripted
+from _frameworks import ARGUMENTS, NPM_TEXT, PICK_NPM, PNPM, PNPM_TEXT, ask_in_terminal, scripted
 from autogen_agentchat.agents import AssistantAgent, UserProxyAgent
 from autogen_agentchat.conditions import MaxMessageTermination
 from autogen_agentchat.messages import TextMessage, ToolCallSummaryMessage
@@ -132,3 +133,26 @@ class TestUserProxy:
             result = await user.run(task=ASKED)
         assert provider.requests[0].questions[0].question == "Enter your response: "
         assert result.messages[-1].to_text() == "SQLite"
+
+
+class TestInAPty:
+    def test_the_terminal_answer_is_the_tool_result(self, tmp_path: Path) -> None:
+        """With the installed plugins, the terminal provider asks in a real pseudo-terminal;
+        the key pressed there is the result of the replayed model's tool call."""
+        child = """
+import asyncio
+from autogen_agentchat.agents import AssistantAgent
+from dsh_user_questions.adapters.autogen import ask_user_question_tool
+from test_adapter_autogen import calls, model
+
+
+async def main():
+    async with ctx:
+        tools = [ask_user_question_tool(ctx)]
+        result = await AssistantAgent("assistant", model(calls()), tools=tools).run(task="Go.")
+    answered(result.messages[-1].to_text())
+
+
+asyncio.run(main())
+"""
+        assert ask_in_terminal(child, tmp_path, PICK_NPM) == NPM_TEXT

@@ -7,13 +7,16 @@ answer shape, typed with the SDK's own result classes.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("claude_agent_sdk")
 
+from _frameworks import PICK_NPM, ask_in_terminal
 from claude_agent_sdk import (
     ClaudeAgentOptions,
     PermissionResultAllow,
@@ -348,3 +351,30 @@ class TestOtherTools:
         """``ClaudeAgentOptions(can_use_tool=...)`` takes the callback as it is."""
         callback = can_use_tool(ctx)
         assert ClaudeAgentOptions(can_use_tool=callback).can_use_tool is callback
+
+
+class TestInAPty:
+    def test_the_terminal_answer_is_claude_codes_answer(self, tmp_path: Path) -> None:
+        """The SDK's callback, given Claude Code's AskUserQuestion, asks through the installed
+        terminal provider in a real pseudo-terminal; the allow carries the label picked."""
+        child = """
+import asyncio, json
+from claude_agent_sdk import ToolPermissionContext
+from dsh_user_questions.adapters.claude_agent_sdk import can_use_tool
+from test_adapter_claude_agent_sdk import claude_question
+
+QUESTION = claude_question("Which package manager?", "Tooling", "pnpm", "npm")
+
+
+async def main():
+    async with ctx:
+        result = await can_use_tool(ctx)(
+            "AskUserQuestion", {"questions": [QUESTION]}, ToolPermissionContext(tool_use_id="t")
+        )
+    answered(json.dumps([result.behavior, (result.updated_input or {}).get("answers")]))
+
+
+asyncio.run(main())
+"""
+        out = ask_in_terminal(child, tmp_path, PICK_NPM)
+        assert json.loads(out) == ["allow", {"Which package manager?": "npm"}]

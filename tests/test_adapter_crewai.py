@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("crewai", reason="the CrewAI adapter tests need its extra")
 
-from _frameworks import closing, scripted
+from _frameworks import ask_in_terminal, closing, scripted
 from crewai import Agent, Crew, Task
 from crewai.core.providers.human_input import reset_provider, set_provider
 from crewai.flow.flow import Flow, start
@@ -122,3 +123,32 @@ class TestFlowAsk:
         finally:
             closing(ctx)
         assert provider.requests[0].questions[0].question == "What topic should I research?"
+
+
+class TestInAPty:
+    def test_feedback_typed_in_the_terminal_reaches_the_model(self, tmp_path: Path) -> None:
+        """With the installed plugins, the terminal provider asks for feedback in a real
+        pseudo-terminal; the words typed there reach the model, and Enter accepts its next
+        result."""
+        child = """
+import os
+os.environ.update(
+    CREWAI_DISABLE_TELEMETRY="true", CREWAI_TRACING_ENABLED="false", OTEL_SDK_DISABLED="true"
+)
+from _frameworks import closing
+from crewai.core.providers.human_input import set_provider
+from dsh_user_questions.adapters.crewai import human_input_provider
+from test_adapter_crewai import ScriptedLLM, crew
+
+llm = ScriptedLLM(model="scripted", replies=["pnpm", "yarn"], sent=[])
+set_provider(human_input_provider(ctx))
+try:
+    result = crew(llm).kickoff()
+finally:
+    closing(ctx)
+answered(repr([result.raw, str(llm.sent[-1])]))
+"""
+        steps = [(("Enter send", "pnpm"), "Try another one.\r"), (("Enter send", "yarn"), "\r")]
+        out = ask_in_terminal(child, tmp_path, *steps)
+        assert out.startswith("['yarn', ")
+        assert "Try another one." in out

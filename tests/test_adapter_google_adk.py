@@ -9,13 +9,14 @@ scripted call first, then answers with the last function response it was given. 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("google.adk", reason="the Google ADK adapter tests need its extra")
 
-from _frameworks import ARGUMENTS, PNPM, PNPM_TEXT, scripted
+from _frameworks import ARGUMENTS, NPM_TEXT, PICK_NPM, PNPM, PNPM_TEXT, ask_in_terminal, scripted
 from google.adk.agents import LlmAgent
 from google.adk.events import Event
 from google.adk.models import BaseLlm, LlmRequest, LlmResponse
@@ -172,3 +173,30 @@ class TestConfirmations:
         async with ctx:
             assert await answer_confirmations(ctx, []) is None
         assert provider.requests == []
+
+
+class TestInAPty:
+    def test_the_terminal_answer_reaches_the_models_next_turn(self, tmp_path: Path) -> None:
+        """With the installed plugins, the terminal provider asks in a real pseudo-terminal;
+        the key pressed there is the function response of the model's next turn."""
+        child = """
+import asyncio
+from _frameworks import ARGUMENTS
+from dsh_user_questions import tool
+from dsh_user_questions.adapters.google_adk import ask_user_question_tool
+from google.adk.agents import LlmAgent
+from test_adapter_google_adk import ScriptedLlm, final_text, run, said, start
+
+
+async def main():
+    llm = ScriptedLlm(model="scripted", call_name=tool.NAME, call_args=ARGUMENTS, requests=[])
+    agent = LlmAgent(name="planner", model=llm, tools=[ask_user_question_tool(ctx)])
+    async with ctx:
+        runner, session = await start(agent)
+        events = await run(runner, session, said("Set up the project."))
+    answered(final_text(events))
+
+
+asyncio.run(main())
+"""
+        assert NPM_TEXT in ask_in_terminal(child, tmp_path, PICK_NPM)

@@ -7,13 +7,23 @@ smolagents ships no fake model, so `ScriptedModel` (a minimal ``Model``) plays o
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("smolagents", reason="the smolagents adapter tests need its extra")
 
-from _frameworks import ARGUMENTS, PNPM, PNPM_TEXT, closing, scripted
+from _frameworks import (
+    ARGUMENTS,
+    NPM_TEXT,
+    PICK_NPM,
+    PNPM,
+    PNPM_TEXT,
+    ask_in_terminal,
+    closing,
+    scripted,
+)
 from smolagents import ChatMessage, Model, Tool, ToolCallingAgent, UserInputTool
 from smolagents.models import ChatMessageToolCall, ChatMessageToolCallFunction, MessageRole
 
@@ -102,3 +112,19 @@ class TestToolCallingAgent:
             assert made(**ARGUMENTS) == PNPM_TEXT
         finally:
             closing(ctx)
+
+
+class TestInAPty:
+    def test_the_terminal_answer_reaches_the_model(self, tmp_path: Path) -> None:
+        """With the installed plugins, the terminal provider asks in a real pseudo-terminal;
+        the key pressed there is the observation the model's next step is given."""
+        child = """
+from _frameworks import closing
+from test_adapter_smolagents import run_agent
+try:
+    _, model = run_agent(ctx)
+finally:
+    closing(ctx)
+answered(model.observations[-1])
+"""
+        assert NPM_TEXT in ask_in_terminal(child, tmp_path, PICK_NPM)
