@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 
+import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions.errors import is_timeout
 from dsh_user_questions.harness import AbortSignal
@@ -111,7 +112,12 @@ class InboxProvider:
         # Questions being waited for by this provider, with the signal of their ask and
         # whether it was keyed.
         self._inflight: dict[str, tuple[AbortSignal | None, bool]] = {}
-        self._adding: set[concurrent.futures.Future[QuestionRecord]] = set()
+        # Asks whose rows are still to be written (see _drain), and how many are queued or
+        # being written (close() waits for them).
+        self._queued: list[_Queued] = []
+        self._draining = False
+        self._writing = 0
+        self._written = threading.Condition(self._lock)
         self._closed = False
         # DSH_USER_QUESTIONS_NOTIFY: a bad URL fails here, when the provider starts.
         self._notices = QuestionNotifier.from_env(self.inbox)
@@ -154,38 +160,77 @@ class InboxProvider:
         """Write the question's row (in the provider's own threads) and return its record."""
         adding = self._submit_add(request, agent, deadline)
         try:
-            return await asyncio.shield(asyncio.wrap_future(adding))
+            return await asyncio.shield(adding)
         except asyncio.CancelledError:
             # Aborted while the row was being written: end it once it exists, before going.
             with contextlib.suppress(Exception):
-                record = await asyncio.shield(asyncio.wrap_future(adding))
+                record = await asyncio.shield(adding)
                 await self._end_now(record.id, request.signal, keyed=request.key is not None)
             raise
 
     def _submit_add(
         self, request: AskUserQuestionRequest, agent: str | None, deadline: float | None
-    ) -> concurrent.futures.Future[QuestionRecord]:
-        def add() -> QuestionRecord:
-            record = self.inbox.add(
-                request, harness=self.harness, agent=agent, deadline=deadline, lease=self._holder
-            )
-            if any(question.secret for question in request.questions):
-                register_seal(self.inbox, record.id, self._sealer.registered_key)
-            with self._lock:
-                self._inflight[record.id] = (request.signal, request.key is not None)
-            return record
-
+    ) -> asyncio.Future[QuestionRecord]:
+        """Queue the question's row; the asks queued together are written in one transaction
+        by one thread (`_drain`), so ten thousand asks started at once are not ten thousand
+        commits."""
+        loop = asyncio.get_running_loop()
+        adding: asyncio.Future[QuestionRecord] = loop.create_future()
         with self._lock:
             if self._closed:
                 raise UserQuestionError.aborted("the inbox provider is closed")
-            adding = self._work.submit(add)
-            self._adding.add(adding)
-        adding.add_done_callback(self._added)
+            self._queued.append(_Queued(request, agent, deadline, adding, loop))
+            self._writing += 1
+            if self._draining:
+                return adding
+            self._draining = True
+        try:
+            self._work.submit(self._drain)
+        except BaseException:
+            with self._lock:
+                self._draining = False
+            raise
         return adding
 
-    def _added(self, done: concurrent.futures.Future[QuestionRecord]) -> None:
-        with self._lock:
-            self._adding.discard(done)
+    def _drain(self) -> None:
+        """Write every queued ask's row, a batch (one transaction) at a time, until none is
+        queued; each ask gets its own record or error."""
+        while True:
+            with self._lock:
+                batch, self._queued = self._queued, []
+                if not batch:
+                    self._draining = False
+                    return
+            try:
+                outcomes: list[QuestionRecord | Exception] = self.inbox.add_many(
+                    [(one.request, one.agent, one.deadline) for one in batch],
+                    harness=self.harness,
+                    lease=self._holder,
+                )
+            except Exception as error:  # as one write failing: every ask of the batch has it
+                outcomes = [error] * len(batch)
+            for one, outcome in zip(batch, outcomes, strict=True):
+                if isinstance(outcome, QuestionRecord):
+                    try:
+                        if any(question.secret for question in one.request.questions):
+                            register_seal(self.inbox, outcome.id, self._sealer.registered_key)
+                    except Exception as error:
+                        outcome = error
+                    else:
+                        with self._lock:
+                            self._inflight[outcome.id] = (
+                                one.request.signal,
+                                one.request.key is not None,
+                            )
+            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Queued, object]]] = {}
+            for one, outcome in zip(batch, outcomes, strict=True):
+                by_loop.setdefault(one.loop, []).append((one, outcome))
+            for loop, settled in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
+                    loop.call_soon_threadsafe(_settle_adds, settled)
+            with self._lock:
+                self._writing -= len(batch)
+                self._written.notify_all()
 
     async def resume(
         self, question_id: str, *, signal: AbortSignal | None = None
@@ -400,10 +445,10 @@ class InboxProvider:
             if self._closed:
                 return
             self._closed = True
-            adding = list(self._adding)
         if self._notices is not None:
             self._notices.cancel()
-        concurrent.futures.wait(adding)
+        with self._lock:
+            self._written.wait_for(lambda: self._writing == 0)
         with self._lock:
             inflight, self._inflight = self._inflight, {}
         kept: list[str] = []
@@ -425,6 +470,28 @@ class InboxProvider:
         self._watcher.close()
         if self._owns_inbox:
             self.inbox.close()
+
+
+@attrs.define(slots=True)
+class _Queued:
+    """An ask whose row waits to be written."""
+
+    request: AskUserQuestionRequest
+    agent: str | None
+    deadline: float | None
+    future: asyncio.Future[QuestionRecord]
+    loop: asyncio.AbstractEventLoop
+
+
+def _settle_adds(settled: list[tuple[_Queued, object]]) -> None:
+    """On the asks' loop: hand each its record or its error."""
+    for one, outcome in settled:
+        if one.future.done():
+            continue
+        if isinstance(outcome, BaseException):
+            one.future.set_exception(outcome)
+        else:
+            one.future.set_result(outcome)  # type: ignore[arg-type]
 
 
 def _result(record: QuestionRecord) -> AskUserQuestionAnswer:
