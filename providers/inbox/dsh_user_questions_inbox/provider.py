@@ -20,6 +20,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
@@ -38,6 +39,9 @@ __all__ = ["ENV_HARNESS", "AlreadyDelivered", "InboxProvider", "default_harness_
 
 ENV_HARNESS = "DSH_USER_QUESTIONS_INBOX_HARNESS"
 _log = logging.getLogger(__name__)
+# Rows written per transaction at most: larger batches save little time, and what a batch
+# holds while it is written (its rows' JSON, its records) raises the process's peak memory.
+_BATCH = 500
 _process_label: str | None = None
 
 
@@ -118,6 +122,11 @@ class InboxProvider:
         self._draining = False
         self._writing = 0
         self._written = threading.Condition(self._lock)
+        # Records to read for asks about to wait (see _read).
+        self._reads: list[
+            tuple[str, asyncio.Future[QuestionRecord | None], asyncio.AbstractEventLoop]
+        ] = []
+        self._reading = False
         self._closed = False
         # DSH_USER_QUESTIONS_NOTIFY: a bad URL fails here, when the provider starts.
         self._notices = QuestionNotifier.from_env(self.inbox)
@@ -197,7 +206,8 @@ class InboxProvider:
         queued; each ask gets its own record or error."""
         while True:
             with self._lock:
-                batch, self._queued = self._queued, []
+                batch = self._queued[:_BATCH]
+                del self._queued[:_BATCH]
                 if not batch:
                     self._draining = False
                     return
@@ -231,6 +241,47 @@ class InboxProvider:
             with self._lock:
                 self._writing -= len(batch)
                 self._written.notify_all()
+
+    async def _read(self, question_id: str) -> QuestionRecord | None:
+        """The question's record as stored now; the reads asked for together are one query
+        (`_drain_reads`), so ten thousand asks waiting at once are not ten thousand reads."""
+        loop = asyncio.get_running_loop()
+        reading: asyncio.Future[QuestionRecord | None] = loop.create_future()
+        with self._lock:
+            self._reads.append((question_id, reading, loop))
+            start = not self._reading
+            self._reading = True
+        if start:
+            try:
+                self._work.submit(self._drain_reads)
+            except RuntimeError:  # closed: read it here
+                with self._lock:
+                    self._reading = False
+                return await asyncio.to_thread(self.inbox.get, question_id)
+        return await reading
+
+    def _drain_reads(self) -> None:
+        while True:
+            with self._lock:
+                batch = self._reads[:_BATCH]
+                del self._reads[:_BATCH]
+                if not batch:
+                    self._reading = False
+                    return
+            try:
+                found: dict[str, QuestionRecord] | Exception = {
+                    record.id: record for record in self.inbox.get_many(i for i, _, _ in batch)
+                }
+            except Exception as error:
+                found = error
+            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], object]]] = {}
+            for question_id, future, loop in batch:
+                outcome = found if isinstance(found, Exception) else found.get(question_id)
+                by_loop.setdefault(loop, []).append((future, outcome))
+            del batch, found
+            for loop, settled in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
+                    loop.call_soon_threadsafe(_settle_all, settled)
 
     async def resume(
         self, question_id: str, *, signal: AbortSignal | None = None
@@ -286,7 +337,7 @@ class InboxProvider:
             question if isinstance(question, QuestionRecord) and question.state.final else None
         )
         if current is None:
-            current = await asyncio.to_thread(self.inbox.get, question_id)
+            current = await self._read(question_id)
         if current is None:
             raise LookupError(f"the inbox has no question {question_id!r}")
         while not current.state.final:
@@ -485,13 +536,18 @@ class _Queued:
 
 def _settle_adds(settled: list[tuple[_Queued, object]]) -> None:
     """On the asks' loop: hand each its record or its error."""
-    for one, outcome in settled:
-        if one.future.done():
+    _settle_all([(one.future, outcome) for one, outcome in settled])
+
+
+def _settle_all(settled: list[tuple[asyncio.Future[Any], object]]) -> None:
+    """On the futures' loop: each its result, or its error."""
+    for future, outcome in settled:
+        if future.done():
             continue
         if isinstance(outcome, BaseException):
-            one.future.set_exception(outcome)
+            future.set_exception(outcome)
         else:
-            one.future.set_result(outcome)  # type: ignore[arg-type]
+            future.set_result(outcome)
 
 
 def _result(record: QuestionRecord) -> AskUserQuestionAnswer:
