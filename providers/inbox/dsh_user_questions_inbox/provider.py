@@ -315,7 +315,10 @@ class InboxProvider:
         question_id = question if isinstance(question, str) else question.id
         future = self._watcher.watch(question_id)
         try:
-            record = await self._final(question, future)
+            found = await self._final(question, future)
+            # Waiting with no deadline: the future is awaited here, so a pending ask holds
+            # no frame of _final's while it waits.
+            record = found if isinstance(found, QuestionRecord) else await found
         except asyncio.CancelledError:
             await self._end_now(question_id, signal, keyed=keyed)
             raise
@@ -330,8 +333,9 @@ class InboxProvider:
 
     async def _final(
         self, question: QuestionRecord | str, future: asyncio.Future[QuestionRecord]
-    ) -> QuestionRecord:
-        """The question's record once it is final (expired here when its deadline passes)."""
+    ) -> QuestionRecord | asyncio.Future[QuestionRecord]:
+        """The question's record once it is final (expired here when its deadline passes), or
+        (a pending question without a deadline) ``future``, for the caller to await."""
         question_id = question if isinstance(question, str) else question.id
         current = (
             question if isinstance(question, QuestionRecord) and question.state.final else None
@@ -345,7 +349,7 @@ class InboxProvider:
             del current  # not held while waiting (see ask())
             left = None if deadline is None else deadline - time.time()
             if left is None:
-                return await future
+                return future
             if left > 0:
                 with contextlib.suppress(asyncio.TimeoutError):
                     return await asyncio.wait_for(asyncio.shield(future), left)
