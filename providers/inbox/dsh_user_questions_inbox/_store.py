@@ -199,22 +199,22 @@ class Inbox:
 
     def add_many(
         self,
-        asks: Sequence[tuple[AskUserQuestionRequest, str | None, float | None]],
+        asks: Sequence[tuple[AskUserQuestionRequest, str | None, float | None, str | None]],
         *,
         harness: str,
         lease: str | None = None,
     ) -> list[QuestionRecord | Exception]:
         """Record several new pending questions of ``harness`` in one transaction.
 
-        ``asks`` holds (request, agent, deadline) triples; each gets what `add` would have
-        returned or raised, in order. A request with a ``key`` is recorded by `add` on its own
+        ``asks`` holds (request, agent, deadline, question id or ``None`` for a new one)
+        tuples; each gets what `add` would have returned or raised, in order. A request with a ``key`` is recorded by `add` on its own
         (its key may attach it to a record). A failed transaction fails every question of it
         with the same error: none of them is recorded.
         """  # fmt: skip
         results: list[QuestionRecord | Exception | None] = [None] * len(asks)
         rows: list[tuple[int, dict[str, Any]]] = []
         wires: list[dict[str, Any]] = []
-        for index, (request, agent, deadline) in enumerate(asks):
+        for index, (request, agent, deadline, question_id) in enumerate(asks):
             try:
                 if request.key is not None:
                     results[index] = self.add(
@@ -225,7 +225,7 @@ class Inbox:
                 AskUserQuestionRequest.from_dict(wire)  # as in add(): a bad form is refused
                 wires.append(wire)
                 rows.append((index, {
-                    "id": secrets.token_hex(_ID_BYTES), "request": _dump(wire), "agent": agent,
+                    "id": question_id or new_question_id(), "request": _dump(wire), "agent": agent,
                     "harness": harness, "created": time.time(), "deadline": deadline,
                     "key": None, "lease": lease,
                 }))  # fmt: skip
@@ -575,6 +575,11 @@ class Inbox:
 
     def __repr__(self) -> str:
         return f"<Inbox {self.url.engine}>"
+
+
+def new_question_id() -> str:
+    """A new random question id (64 bits, hex)."""
+    return secrets.token_hex(_ID_BYTES)
 
 
 def open_inbox(url: str | None = None, *, create: bool = True) -> Inbox:

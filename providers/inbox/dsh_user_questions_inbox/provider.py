@@ -32,7 +32,7 @@ from ._lease import new_holder
 from ._notices import QuestionNotifier
 from ._record import QuestionRecord, State
 from ._seal import Sealer, register_seal
-from ._store import Inbox, open_inbox
+from ._store import Inbox, new_question_id, open_inbox
 from ._watcher import Watcher
 
 __all__ = ["ENV_HARNESS", "AlreadyDelivered", "InboxProvider", "default_harness_label"]
@@ -201,6 +201,15 @@ class InboxProvider:
             raise
         return adding
 
+    def _sealed(self, one: _Queued) -> str | None:
+        """For a new question with secrets: its id, its seal registered before its row is
+        written (an answer never finds it without the key to seal to)."""
+        if not _secret(one.request) or one.request.key is not None:
+            return None
+        question_id = new_question_id()
+        register_seal(self.inbox, question_id, self._sealer.registered_key)
+        return question_id
+
     def _drain(self) -> None:
         """Write every queued ask's row, a batch (one transaction) at a time, until none is
         queued; each ask gets its own record or error."""
@@ -213,7 +222,7 @@ class InboxProvider:
                     return
             try:
                 outcomes: list[QuestionRecord | Exception] = self.inbox.add_many(
-                    [(one.request, one.agent, one.deadline) for one in batch],
+                    [(one.request, one.agent, one.deadline, self._sealed(one)) for one in batch],
                     harness=self.harness,
                     lease=self._holder,
                 )
@@ -222,7 +231,7 @@ class InboxProvider:
             for one, outcome in zip(batch, outcomes, strict=True):
                 if isinstance(outcome, QuestionRecord):
                     try:
-                        if any(question.secret for question in one.request.questions):
+                        if _secret(one.request) and one.request.key is not None:
                             register_seal(self.inbox, outcome.id, self._sealer.registered_key)
                     except Exception as error:
                         outcome = error
@@ -525,6 +534,10 @@ class InboxProvider:
         self._watcher.close()
         if self._owns_inbox:
             self.inbox.close()
+
+
+def _secret(request: AskUserQuestionRequest) -> bool:
+    return any(question.secret for question in request.questions)
 
 
 @attrs.define(slots=True)
