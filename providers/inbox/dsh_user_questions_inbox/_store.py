@@ -207,9 +207,9 @@ class Inbox:
         """Record several new pending questions of ``harness`` in one transaction.
 
         ``asks`` holds (request, agent, deadline, question id or ``None`` for a new one)
-        tuples; each gets what `add` would have returned or raised, in order. A request with a ``key`` is recorded by `add` on its own
-        (its key may attach it to a record). A failed transaction fails every question of it
-        with the same error: none of them is recorded.
+        tuples; each gets what `add` would have returned or raised, in order. A request with a
+        ``key`` is recorded by `add` on its own (its key may attach it to a record). A failed
+        transaction fails every question of it with the same error: none of them is recorded.
         """  # fmt: skip
         results: list[QuestionRecord | Exception | None] = [None] * len(asks)
         rows: list[tuple[int, dict[str, Any]]] = []
