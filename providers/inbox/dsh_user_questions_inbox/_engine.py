@@ -99,6 +99,11 @@ class Engine(Protocol):
         """Run one write as one transaction; the number of rows it changed."""
         ...
 
+    def write_many(self, sql: str, params: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Run one write for each parameter set, all in one transaction; the rows each
+        changed. A failure writes none of them."""
+        ...
+
     def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
         """Run one query; its rows."""
         ...

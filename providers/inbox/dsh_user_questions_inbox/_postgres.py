@@ -181,6 +181,30 @@ class PostgresEngine:
             return self._run(lambda conn: len(conn.execute(statement, params).fetchall()))
         return self._run(lambda conn: conn.execute(_pg(sql), params).rowcount)
 
+    def write_many(self, sql: str, params: Sequence[Mapping[str, Any]]) -> list[int]:
+        """One transaction: the statement once per parameter set (announced on commit)."""
+        if "{seq}" in sql:
+            statement = (
+                f"WITH changed AS ({_pg(sql.replace('{seq}', _SEQ))} RETURNING id)"
+                f" SELECT pg_notify('{CHANNEL}', id) FROM changed"
+            )
+
+            def run(conn: psycopg.Connection[Any]) -> list[int]:
+                with conn.transaction(), conn.cursor() as cursor:
+                    cursor.executemany(statement, params, returning=True)
+                    counts = [len(cursor.fetchall())]
+                    while cursor.nextset():
+                        counts.append(len(cursor.fetchall()))
+                return counts
+
+            return self._run(run)
+
+        def plain(conn: psycopg.Connection[Any]) -> list[int]:
+            with conn.transaction():
+                return [conn.execute(_pg(sql), one).rowcount for one in params]
+
+        return self._run(plain)
+
     def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
         """Rows of one query."""
         return self._run(lambda conn: conn.execute(_pg(sql), params).fetchall())

@@ -237,6 +237,27 @@ class SQLiteEngine:
         conn.execute("COMMIT")
         return changed
 
+    def write_many(self, sql: str, params: Sequence[Mapping[str, Any]]) -> list[int]:
+        """One transaction: the statement once per parameter set, each change numbered."""
+        return self._guarded(lambda: self._write_many(sql, params))
+
+    def _write_many(self, sql: str, params: Sequence[Mapping[str, Any]]) -> list[int]:
+        conn = self._conn()
+        bumps = "{seq}" in sql
+        statement = sql.replace("{seq}", _SEQ)
+        changed: list[int] = []
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for one in params:
+                changed.append(conn.execute(statement, one).rowcount)
+                if bumps and changed[-1]:
+                    conn.execute("UPDATE dsh_inbox_seq SET seq = seq + 1")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return changed
+
     def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
         """Rows of one query (a consistent snapshot under WAL)."""
         return self._guarded(lambda: self._conn().execute(sql, params).fetchall())

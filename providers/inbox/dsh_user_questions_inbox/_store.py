@@ -37,6 +37,12 @@ _COLUMNS = (
 _SELECT = f"SELECT {_COLUMNS} FROM dsh_inbox_questions"
 # Ids are read aloud and typed (dsh-inbox answer ID): short, but 64 random bits.
 _ID_BYTES = 8
+_INSERT = (
+    "INSERT INTO dsh_inbox_questions"
+    " (id, request, agent, harness, created, deadline, state, seq, key, lease)"
+    " VALUES (:id, :request, :agent, :harness, :created, :deadline, 'pending', {seq},"
+    " :key, :lease) ON CONFLICT DO NOTHING"
+)
 # Ids per IN (...) list: far below SQLite's and PostgreSQL's parameter limits.
 _CHUNK = 500
 # Rounds of insert / read the key's record / give it up, before a keyed add gives up.
@@ -148,13 +154,7 @@ class Inbox:
                 "key": key,
                 "lease": lease,
             }
-            if self._engine.write(
-                "INSERT INTO dsh_inbox_questions"
-                " (id, request, agent, harness, created, deadline, state, seq, key, lease)"
-                " VALUES (:id, :request, :agent, :harness, :created, :deadline, 'pending', {seq},"
-                " :key, :lease) ON CONFLICT DO NOTHING",
-                params,
-            ):
+            if self._engine.write(_INSERT, params):
                 return QuestionRecord(
                     id=new_id,
                     request=dict(wire),
@@ -196,6 +196,68 @@ class Inbox:
         raise UserQuestionError.store_unusable(
             f"the key {key!r} kept changing hands while this ask tried to record it"
         )
+
+    def add_many(
+        self,
+        asks: Sequence[tuple[AskUserQuestionRequest, str | None, float | None, str | None]],
+        *,
+        harness: str,
+        lease: str | None = None,
+    ) -> list[QuestionRecord | Exception]:
+        """Record several new pending questions of ``harness`` in one transaction.
+
+        ``asks`` holds (request, agent, deadline, question id or ``None`` for a new one)
+        tuples; each gets what `add` would have returned or raised, in order. A request with a
+        ``key`` is recorded by `add` on its own (its key may attach it to a record). A failed
+        transaction fails every question of it with the same error: none of them is recorded.
+        """  # fmt: skip
+        results: list[QuestionRecord | Exception | None] = [None] * len(asks)
+        rows: list[tuple[int, dict[str, Any]]] = []
+        wires: list[dict[str, Any]] = []
+        for index, (request, agent, deadline, question_id) in enumerate(asks):
+            try:
+                if request.key is not None:
+                    results[index] = self.add(
+                        request, harness=harness, agent=agent, deadline=deadline, lease=lease
+                    )
+                    continue
+                wire = request.to_dict()
+                AskUserQuestionRequest.from_dict(wire)  # as in add(): a bad form is refused
+                wires.append(wire)
+                rows.append((index, {
+                    "id": question_id or new_question_id(), "request": _dump(wire), "agent": agent,
+                    "harness": harness, "created": time.time(), "deadline": deadline,
+                    "key": None, "lease": lease,
+                }))  # fmt: skip
+            except Exception as error:  # handed to that ask alone
+                results[index] = error
+        if rows:
+            try:
+                changed = self._engine.write_many(_INSERT, [params for _, params in rows])
+            except Exception as error:  # the whole batch failed: each ask says so
+                changed = None
+                for index, _ in rows:
+                    results[index] = error
+            for position, (index, params) in enumerate(rows if changed is not None else ()):
+                assert changed is not None
+                if not changed[position]:
+                    results[index] = ValueError(
+                        f"the inbox already has a question {params['id']!r}"
+                    )
+                    continue
+                results[index] = QuestionRecord(
+                    id=params["id"],
+                    request=wires[position],
+                    agent=params["agent"],
+                    harness=harness,
+                    created=params["created"],
+                    deadline=params["deadline"],
+                    state=State.PENDING,
+                    key=None,
+                )
+        done = [result for result in results if result is not None]
+        assert len(done) == len(asks)  # every ask has its outcome
+        return done
 
     def _take_lease(self, held: QuestionRecord, key: str, lease: str) -> bool:
         """Lease the key's record to ``lease``; refused while another live provider holds it."""
@@ -513,6 +575,11 @@ class Inbox:
 
     def __repr__(self) -> str:
         return f"<Inbox {self.url.engine}>"
+
+
+def new_question_id() -> str:
+    """A new random question id (64 bits, hex)."""
+    return secrets.token_hex(_ID_BYTES)
 
 
 def open_inbox(url: str | None = None, *, create: bool | Literal["first"] = True) -> Inbox:

@@ -65,7 +65,9 @@ class Watcher:
         self._lease = lease
         self._on_late_answer = on_late_answer
         self._lock = threading.Lock()
-        self._waiters: dict[str, list[asyncio.Future[QuestionRecord]]] = {}
+        # One future per question, a list only when several wait for it (ten thousand
+        # pending asks hold no list each).
+        self._waiters: dict[str, _Waiters] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -91,18 +93,26 @@ class Watcher:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[QuestionRecord] = loop.create_future()
         with self._lock:
-            self._waiters.setdefault(question_id, []).append(future)
+            held = self._waiters.get(question_id)
+            if held is None:
+                self._waiters[question_id] = future
+            elif isinstance(held, list):
+                held.append(future)
+            else:
+                self._waiters[question_id] = [held, future]
         self.start(loop)
         return future
 
     def unwatch(self, question_id: str, future: asyncio.Future[QuestionRecord]) -> None:
         """Stop waking ``future``."""
         with self._lock:
-            futures = self._waiters.get(question_id)
-            if futures is not None:
+            held = self._waiters.get(question_id)
+            if held is future:
+                del self._waiters[question_id]
+            elif isinstance(held, list):
                 with contextlib.suppress(ValueError):
-                    futures.remove(future)
-                if not futures:
+                    held.remove(future)
+                if not held:
                     del self._waiters[question_id]
 
     @property
@@ -175,8 +185,8 @@ class Watcher:
                 waiters, self._waiters = self._waiters, {}
             else:
                 waiters = {i: self._waiters.pop(i) for i in question_ids if i in self._waiters}
-        for futures in waiters.values():
-            for future in futures:
+        for held in waiters.values():
+            for future in _each(held):
                 _fail_soon(future, error)
 
     def _prune(self) -> None:
@@ -213,8 +223,8 @@ class Watcher:
         for record in records:
             if record.state.final:
                 with self._lock:
-                    futures = self._waiters.pop(record.id, [])
-                for future in futures:
+                    held = self._waiters.pop(record.id, [])
+                for future in _each(held):
                     _settle_soon(future, record)
 
     def deliver(self, record: QuestionRecord) -> None:
@@ -253,3 +263,10 @@ def _settle_soon(future: asyncio.Future[QuestionRecord], record: QuestionRecord)
 
     with contextlib.suppress(RuntimeError):  # the waiter's loop is gone: nobody waits
         future.get_loop().call_soon_threadsafe(settle)
+
+
+_Waiters = asyncio.Future[QuestionRecord] | list[asyncio.Future[QuestionRecord]]
+
+
+def _each(held: _Waiters) -> list[asyncio.Future[QuestionRecord]]:
+    return held if isinstance(held, list) else [held]

@@ -20,7 +20,9 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
+import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions.errors import is_timeout
 from dsh_user_questions.harness import AbortSignal
@@ -30,13 +32,16 @@ from ._lease import new_holder
 from ._notices import QuestionNotifier
 from ._record import QuestionRecord, State
 from ._seal import Sealer, register_seal
-from ._store import Inbox, open_inbox
+from ._store import Inbox, new_question_id, open_inbox
 from ._watcher import Watcher
 
 __all__ = ["ENV_HARNESS", "AlreadyDelivered", "InboxProvider", "default_harness_label"]
 
 ENV_HARNESS = "DSH_USER_QUESTIONS_INBOX_HARNESS"
 _log = logging.getLogger(__name__)
+# Rows written per transaction at most: larger batches save little time, and what a batch
+# holds while it is written (its rows' JSON, its records) raises the process's peak memory.
+_BATCH = 500
 _process_label: str | None = None
 
 
@@ -111,7 +116,17 @@ class InboxProvider:
         # Questions being waited for by this provider, with the signal of their ask and
         # whether it was keyed.
         self._inflight: dict[str, tuple[AbortSignal | None, bool]] = {}
-        self._adding: set[concurrent.futures.Future[QuestionRecord]] = set()
+        # Asks whose rows are still to be written (see _drain), and how many are queued or
+        # being written (close() waits for them).
+        self._queued: list[_Queued] = []
+        self._draining = False
+        self._writing = 0
+        self._written = threading.Condition(self._lock)
+        # Records to read for asks about to wait (see _read).
+        self._reads: list[
+            tuple[str, asyncio.Future[QuestionRecord | None], asyncio.AbstractEventLoop]
+        ] = []
+        self._reading = False
         self._closed = False
         # DSH_USER_QUESTIONS_NOTIFY: a bad URL fails here, when the provider starts.
         self._notices = QuestionNotifier.from_env(self.inbox)
@@ -154,38 +169,128 @@ class InboxProvider:
         """Write the question's row (in the provider's own threads) and return its record."""
         adding = self._submit_add(request, agent, deadline)
         try:
-            return await asyncio.shield(asyncio.wrap_future(adding))
+            return await asyncio.shield(adding)
         except asyncio.CancelledError:
             # Aborted while the row was being written: end it once it exists, before going.
             with contextlib.suppress(Exception):
-                record = await asyncio.shield(asyncio.wrap_future(adding))
+                record = await asyncio.shield(adding)
                 await self._end_now(record.id, request.signal, keyed=request.key is not None)
             raise
 
     def _submit_add(
         self, request: AskUserQuestionRequest, agent: str | None, deadline: float | None
-    ) -> concurrent.futures.Future[QuestionRecord]:
-        def add() -> QuestionRecord:
-            record = self.inbox.add(
-                request, harness=self.harness, agent=agent, deadline=deadline, lease=self._holder
-            )
-            if any(question.secret for question in request.questions):
-                register_seal(self.inbox, record.id, self._sealer.registered_key)
-            with self._lock:
-                self._inflight[record.id] = (request.signal, request.key is not None)
-            return record
-
+    ) -> asyncio.Future[QuestionRecord]:
+        """Queue the question's row; the asks queued together are written in one transaction
+        by one thread (`_drain`), so ten thousand asks started at once are not ten thousand
+        commits."""
+        loop = asyncio.get_running_loop()
+        adding: asyncio.Future[QuestionRecord] = loop.create_future()
         with self._lock:
             if self._closed:
                 raise UserQuestionError.aborted("the inbox provider is closed")
-            adding = self._work.submit(add)
-            self._adding.add(adding)
-        adding.add_done_callback(self._added)
+            self._queued.append(_Queued(request, agent, deadline, adding, loop))
+            self._writing += 1
+            if self._draining:
+                return adding
+            self._draining = True
+        try:
+            self._work.submit(self._drain)
+        except BaseException:
+            with self._lock:
+                self._draining = False
+            raise
         return adding
 
-    def _added(self, done: concurrent.futures.Future[QuestionRecord]) -> None:
+    def _sealed(self, one: _Queued) -> str | None:
+        """For a new question with secrets: its id, its seal registered before its row is
+        written (an answer never finds it without the key to seal to)."""
+        if not _secret(one.request) or one.request.key is not None:
+            return None
+        question_id = new_question_id()
+        register_seal(self.inbox, question_id, self._sealer.registered_key)
+        return question_id
+
+    def _drain(self) -> None:
+        """Write every queued ask's row, a batch (one transaction) at a time, until none is
+        queued; each ask gets its own record or error."""
+        while True:
+            with self._lock:
+                batch = self._queued[:_BATCH]
+                del self._queued[:_BATCH]
+                if not batch:
+                    self._draining = False
+                    return
+            try:
+                outcomes: list[QuestionRecord | Exception] = self.inbox.add_many(
+                    [(one.request, one.agent, one.deadline, self._sealed(one)) for one in batch],
+                    harness=self.harness,
+                    lease=self._holder,
+                )
+            except Exception as error:  # as one write failing: every ask of the batch has it
+                outcomes = [error] * len(batch)
+            for one, outcome in zip(batch, outcomes, strict=True):
+                if isinstance(outcome, QuestionRecord):
+                    try:
+                        if _secret(one.request) and one.request.key is not None:
+                            register_seal(self.inbox, outcome.id, self._sealer.registered_key)
+                    except Exception as error:
+                        outcome = error
+                    else:
+                        with self._lock:
+                            self._inflight[outcome.id] = (
+                                one.request.signal,
+                                one.request.key is not None,
+                            )
+            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Queued, object]]] = {}
+            for one, outcome in zip(batch, outcomes, strict=True):
+                by_loop.setdefault(one.loop, []).append((one, outcome))
+            for loop, settled in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
+                    loop.call_soon_threadsafe(_settle_adds, settled)
+            with self._lock:
+                self._writing -= len(batch)
+                self._written.notify_all()
+
+    async def _read(self, question_id: str) -> QuestionRecord | None:
+        """The question's record as stored now; the reads asked for together are one query
+        (`_drain_reads`), so ten thousand asks waiting at once are not ten thousand reads."""
+        loop = asyncio.get_running_loop()
+        reading: asyncio.Future[QuestionRecord | None] = loop.create_future()
         with self._lock:
-            self._adding.discard(done)
+            self._reads.append((question_id, reading, loop))
+            start = not self._reading
+            self._reading = True
+        if start:
+            try:
+                self._work.submit(self._drain_reads)
+            except RuntimeError:  # closed: read it here
+                with self._lock:
+                    self._reading = False
+                return await asyncio.to_thread(self.inbox.get, question_id)
+        return await reading
+
+    def _drain_reads(self) -> None:
+        while True:
+            with self._lock:
+                batch = self._reads[:_BATCH]
+                del self._reads[:_BATCH]
+                if not batch:
+                    self._reading = False
+                    return
+            try:
+                found: dict[str, QuestionRecord] | Exception = {
+                    record.id: record for record in self.inbox.get_many(i for i, _, _ in batch)
+                }
+            except Exception as error:
+                found = error
+            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], object]]] = {}
+            for question_id, future, loop in batch:
+                outcome = found if isinstance(found, Exception) else found.get(question_id)
+                by_loop.setdefault(loop, []).append((future, outcome))
+            del batch, found
+            for loop, settled in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
+                    loop.call_soon_threadsafe(_settle_all, settled)
 
     async def resume(
         self, question_id: str, *, signal: AbortSignal | None = None
@@ -219,7 +324,10 @@ class InboxProvider:
         question_id = question if isinstance(question, str) else question.id
         future = self._watcher.watch(question_id)
         try:
-            record = await self._final(question, future)
+            found = await self._final(question, future)
+            # Waiting with no deadline: the future is awaited here, so a pending ask holds
+            # no frame of _final's while it waits.
+            record = found if isinstance(found, QuestionRecord) else await found
         except asyncio.CancelledError:
             await self._end_now(question_id, signal, keyed=keyed)
             raise
@@ -234,14 +342,15 @@ class InboxProvider:
 
     async def _final(
         self, question: QuestionRecord | str, future: asyncio.Future[QuestionRecord]
-    ) -> QuestionRecord:
-        """The question's record once it is final (expired here when its deadline passes)."""
+    ) -> QuestionRecord | asyncio.Future[QuestionRecord]:
+        """The question's record once it is final (expired here when its deadline passes), or
+        (a pending question without a deadline) ``future``, for the caller to await."""
         question_id = question if isinstance(question, str) else question.id
         current = (
             question if isinstance(question, QuestionRecord) and question.state.final else None
         )
         if current is None:
-            current = await asyncio.to_thread(self.inbox.get, question_id)
+            current = await self._read(question_id)
         if current is None:
             raise LookupError(f"the inbox has no question {question_id!r}")
         while not current.state.final:
@@ -249,7 +358,7 @@ class InboxProvider:
             del current  # not held while waiting (see ask())
             left = None if deadline is None else deadline - time.time()
             if left is None:
-                return await future
+                return future
             if left > 0:
                 with contextlib.suppress(asyncio.TimeoutError):
                     return await asyncio.wait_for(asyncio.shield(future), left)
@@ -400,10 +509,10 @@ class InboxProvider:
             if self._closed:
                 return
             self._closed = True
-            adding = list(self._adding)
         if self._notices is not None:
             self._notices.cancel()
-        concurrent.futures.wait(adding)
+        with self._lock:
+            self._written.wait_for(lambda: self._writing == 0)
         with self._lock:
             inflight, self._inflight = self._inflight, {}
         kept: list[str] = []
@@ -425,6 +534,37 @@ class InboxProvider:
         self._watcher.close()
         if self._owns_inbox:
             self.inbox.close()
+
+
+def _secret(request: AskUserQuestionRequest) -> bool:
+    return any(question.secret for question in request.questions)
+
+
+@attrs.define(slots=True)
+class _Queued:
+    """An ask whose row waits to be written."""
+
+    request: AskUserQuestionRequest
+    agent: str | None
+    deadline: float | None
+    future: asyncio.Future[QuestionRecord]
+    loop: asyncio.AbstractEventLoop
+
+
+def _settle_adds(settled: list[tuple[_Queued, object]]) -> None:
+    """On the asks' loop: hand each its record or its error."""
+    _settle_all([(one.future, outcome) for one, outcome in settled])
+
+
+def _settle_all(settled: list[tuple[asyncio.Future[Any], object]]) -> None:
+    """On the futures' loop: each its result, or its error."""
+    for future, outcome in settled:
+        if future.done():
+            continue
+        if isinstance(outcome, BaseException):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
 
 
 def _result(record: QuestionRecord) -> AskUserQuestionAnswer:
