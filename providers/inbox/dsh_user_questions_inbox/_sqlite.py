@@ -224,18 +224,7 @@ class SQLiteEngine:
         return self._guarded(lambda: self._write(sql, params))
 
     def _write(self, sql: str, params: Mapping[str, Any]) -> int:
-        conn = self._conn()
-        bumps = "{seq}" in sql
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            changed = conn.execute(sql.replace("{seq}", _SEQ), params).rowcount
-            if bumps and changed:
-                conn.execute("UPDATE dsh_inbox_seq SET seq = seq + 1")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-        return changed
+        return self._write_many(sql, [params])[0]
 
     def write_many(self, sql: str, params: Sequence[Mapping[str, Any]]) -> list[int]:
         """One transaction: the statement once per parameter set, each change numbered."""
