@@ -173,7 +173,9 @@ async def test_a_hanging_receiver_never_delays_past_the_timeout(
         assert ticks > 5  # the loop kept running while the receiver hung
     finally:
         hanging.close()
-    assert "longer than 0.5 s" in caplog.text
+    # Both ends come at 0.5 s: the notifier's own wait, or the request's read timeout (capped at
+    # the notifier's timeout), whichever fires first; either way the caller waited no longer.
+    assert "longer than 0.5 s" in caplog.text or "refused 't'" in caplog.text, caplog.text
 
 
 def test_an_unknown_url_is_refused_at_once_with_its_password_redacted() -> None:
