@@ -24,10 +24,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from dsh_user_questions.rules import DIFF_REVIEW_INTENT, inert_text
+from dsh_user_questions.view import markdown as render
+from dsh_user_questions.view import parse_diff
 from starlette.types import Message, Receive, Scope, Send
 
-from ._diff import parse_diff
-from ._markdown import render
 from .board import BoardEvent, QuestionBoard
 from .limits import Limits
 

@@ -13,10 +13,10 @@ from dsh_user_questions import (
 )
 from dsh_user_questions.harness import Agent
 from dsh_user_questions.rules import DIFF_REVIEW_INTENT, inert_text
+from dsh_user_questions.view import parse_diff
 from playwright.async_api import Page, expect
 
 from dsh_user_questions_web import WebProvider
-from dsh_user_questions_web._diff import parse_diff
 
 pytestmark = pytest.mark.browser
 

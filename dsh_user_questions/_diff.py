@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from dsh_user_questions.rules import inert_text
+from .rules import inert_text
 
 __all__ = ["parse_diff"]
 

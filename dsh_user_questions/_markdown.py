@@ -16,9 +16,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from dsh_user_questions.rules import inert_text
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
+
+from .rules import inert_text
 
 __all__ = ["Node", "render"]
 
