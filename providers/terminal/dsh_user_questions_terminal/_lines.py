@@ -32,10 +32,11 @@ from dsh_user_questions import (
 )
 from dsh_user_questions.harness import AbortSignal
 from dsh_user_questions.rules import inert_text, is_diff_review, is_plan_review
+from dsh_user_questions.view import markdown
 
 from ._diff import render_diff
 from ._labels import visible_labels
-from ._markdown import lines_to_plain, render_markdown
+from ._markdown import lines_to_plain, render_nodes
 from ._page import RECOMMENDED
 from ._questions import SECRET_GIVEN, answer_problem, unusable_stream
 
@@ -305,7 +306,7 @@ def _show(out: TextIO, item: AskUserQuestionItem, index: int, total: int) -> Non
             _emit(out, "\n".join(lines_to_plain(render_diff(item.detail))), indent="  ")
         else:
             bar = "  \u2502 " if plan else "    "
-            _emit(out, "\n".join(lines_to_plain(render_markdown(item.detail))), indent=bar)
+            _emit(out, "\n".join(lines_to_plain(render_nodes(markdown(item.detail)))), indent=bar)
     labels = visible_labels([option.label for option in item.options])
     for number, (option, label) in enumerate(zip(item.options, labels, strict=True), start=1):
         text = f"{number}. {label}"
@@ -318,7 +319,7 @@ def _show(out: TextIO, item: AskUserQuestionItem, index: int, total: int) -> Non
             # Nothing is focused here: each option's preview follows it, behind a bar.
             _emit(
                 out,
-                "\n".join(lines_to_plain(render_markdown(option.preview))),
+                "\n".join(lines_to_plain(render_nodes(markdown(option.preview)))),
                 indent="     \u2502 ",
             )
     _emit(out, _how_to_answer(item, plan))

@@ -6,10 +6,11 @@ from typing import Literal
 
 from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem
 from dsh_user_questions.rules import inert_text, is_diff_review, is_plan_review
+from dsh_user_questions.view import markdown
 
 from ._diff import render_diff
 from ._labels import visible_labels
-from ._markdown import Line, render_markdown
+from ._markdown import Line, render_nodes
 
 __all__ = ["RECOMMENDED", "Page", "Row", "RowKind", "TextPurpose"]
 
@@ -91,9 +92,9 @@ class Page:
         self.custom = ""
         self.answer: AskUserQuestionAnswerItem | None = None
         detail = item.detail if item.detail is not None and item.detail.strip() else None
-        self.detail: list[Line] = (
-            [] if detail is None else render_diff(detail) if diff else render_markdown(detail)
-        )
+        self.detail: list[Line] = []
+        if detail is not None:
+            self.detail = render_diff(detail) if diff else render_nodes(markdown(detail))
         self.detail_top = 0
         self.wrapped: list[Line] = []
         self.wrapped_key: tuple[int, ...] = ()
@@ -122,7 +123,7 @@ class Page:
         if text is None or not text.strip():
             return []
         if row.index not in self._previews:
-            self._previews[row.index] = render_markdown(text)
+            self._previews[row.index] = render_nodes(markdown(text))
         return self._previews[row.index]
 
     def set_wrapped(self, wrapped: list[Line], sources: list[int]) -> None:

@@ -9,11 +9,17 @@ from pathlib import Path
 import pytest
 from dsh_user_questions import rules
 from dsh_user_questions.rules import inert_text
+from dsh_user_questions.view import markdown
 from hypothesis import given
 from hypothesis import strategies as st
 
 import dsh_user_questions_terminal
-from dsh_user_questions_terminal._markdown import render_markdown
+from dsh_user_questions_terminal._markdown import render_nodes
+
+
+def render_markdown(source: str):
+    return render_nodes(markdown(source))
+
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 CONTROLS = ["\x1b", "\x1b[", "[31m", "\x1b]0;", "\x07", "\x9b", "\x9d", "\x85", "\r", "\n", "\t"]

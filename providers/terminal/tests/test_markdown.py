@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dsh_user_questions_terminal._markdown import lines_to_plain, render_markdown
+from dsh_user_questions.view import markdown
+
+from dsh_user_questions_terminal._markdown import lines_to_plain, render_nodes
 
 
 def plain(source: str) -> list[str]:
-    return lines_to_plain(render_markdown(source))
+    return lines_to_plain(render_nodes(markdown(source)))
 
 
 def test_headings_and_paragraphs_are_separated_by_blank_lines():
@@ -39,7 +41,7 @@ def test_code_blocks_are_indented_and_kept_verbatim():
 
 def test_quotes_tables_rules_and_links():
     """Quotes get a bar, table cells a separator (and a rule under the header), links their
-    address."""
+    address in the core's words (in brackets, as on every surface) unless the words are it."""
     source = "> quoted\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n---\n\n[docs](https://x.test) <https://y.test>"
     assert plain(source) == [
         "\u2502 quoted",
@@ -50,13 +52,13 @@ def test_quotes_tables_rules_and_links():
         "",
         "\u2500" * 40,
         "",
-        "docs <https://x.test> https://y.test",
+        "docs (https://x.test) https://y.test",
     ]
 
 
 def test_emphasis_becomes_style_not_markers():
     """Bold, italic and inline code are styles on the text, and their markers are gone."""
-    lines = render_markdown("**bold** *it* `code`")
+    lines = render_nodes(markdown("**bold** *it* `code`"))
     assert ("bold", "bold") in lines[0]
     assert ("italic", "it") in lines[0]
     assert ("class:md.code", "code") in lines[0]
@@ -74,3 +76,29 @@ def test_table_columns_align():
     assert [line.index("\u2502") for line in lines if "\u2502" in line] == [12, 12, 12]
     assert lines[0].startswith("name ")
     assert any(set(line) <= set("\u2500\u253c ") for line in lines)
+
+
+class TestTheCoresTree:
+    """The terminal draws the core's element tree (`dsh_user_questions.view.markdown`)."""
+
+    def test_a_top_heading_is_underlined_though_the_tree_moved_it_down(self):
+        """The core moves headings two levels down (``#`` is ``h3``): the terminal still draws
+        a top heading bold and underlined, and the others bold only."""
+        lines = render_nodes(markdown("# Top\n\n## Next"))
+        assert lines[0] == [("bold underline", "Top")]
+        assert lines[2] == [("bold", "Next")]
+
+    def test_each_item_shows_its_number_as_written(self):
+        """An ordered list item shows the number the markdown gives it (as the web page does),
+        so "drop step 1" names the step shown as 1."""
+        assert plain("1. one\n\n1. again") == ["1. one", "", "1. again"]
+
+    def test_a_links_target_is_styled_as_an_address(self):
+        """The words of a link are underlined and the core's target after them is dimmed."""
+        (line,) = render_nodes(markdown("[docs](https://x.test)"))
+        assert line == [("underline", "docs"), ("class:md.url", " (https://x.test)")]
+
+    def test_a_tree_is_drawn_without_parsing(self):
+        """A tree made by hand (not from markdown) is drawn: the terminal parses nothing."""
+        tree = [["p", {}, "a ", ["strong", {}, "b"]], ["pre", {}, ["code", {}, "x\ny\n"]]]
+        assert lines_to_plain(render_nodes(tree)) == ["a b", "", "  x", "  y"]
