@@ -1,15 +1,17 @@
-"""A unified diff (a diff-review question's ``detail``) rendered as terminal lines.
+"""A unified diff (a diff-review question's ``detail``) drawn as terminal lines.
 
-Each line of the diff becomes one line of style-and-text fragments: file headers (``diff``,
-``---``, ``+++``, ``index``, renames, modes) bold, hunk headers (``@@ -1,3 +1,4 @@``) in cyan,
-added lines green and removed lines red, each under a gutter with the old and the new line
-number (the numbers the hunk headers give). Everything from the diff passes through the core's
-`inert_text`, so a diff of a file that holds escape sequences shows them as stand-ins.
+The core reads the diff once for every surface (`dsh_user_questions.view.parse_diff`: files,
+hunks, and lines with their kind and their old and new line numbers, every text inert); this
+module only draws it. A file's header lines (``diff``, ``index``, modes, renames, then its
+``---``/``+++`` paths) are bold, hunk headers (``@@ -1,3 +1,4 @@``) cyan, added lines green,
+removed lines red (a removed ``--- x`` too: the hunk's counts say what it is), each under a
+gutter with its old and its new line number. Lines outside any hunk come first in their file.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
+from typing import Any
 
 from dsh_user_questions.rules import inert_text
 
@@ -20,60 +22,27 @@ __all__ = ["GUTTER_STYLE", "render_diff"]
 GUTTER_STYLE = "class:diff.gutter"
 """The style of a diff line's line-number gutter (a wrapped diff line continues under blanks)."""
 
-_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_FILE_HEADS = (
-    "diff ",
-    "--- ",
-    "+++ ",
-    "index ",
-    "new file mode",
-    "deleted file mode",
-    "old mode",
-    "new mode",
-    "similarity index",
-    "dissimilarity index",
-    "rename from",
-    "rename to",
-    "copy from",
-    "copy to",
-    "Binary files",
-)
+_LINES = {
+    "add": ("+", "class:diff.added"),
+    "del": ("-", "class:diff.removed"),
+    "ctx": (" ", ""),
+    "note": ("", "class:diff.meta"),
+}
 
 
-def render_diff(source: str) -> list[Line]:
-    """The lines of ``source`` (a unified diff), styled, each with its line-number gutter."""
+def render_diff(diff: Mapping[str, Any]) -> list[Line]:
+    """The lines of ``diff`` (`parse_diff`'s structure), styled, each under its gutter."""
     rows: list[tuple[int | None, int | None, str, str]] = []
-    old = new = 0
-    old_left = new_left = 0
-    text = inert_text(source, multiline=True)
-    for raw in (text[:-1] if text.endswith("\n") else text).split("\n"):
-        in_hunk = old_left > 0 or new_left > 0
-        hunk = _HUNK.match(raw)
-        if hunk is not None and not in_hunk:
-            old, new = int(hunk.group(1)), int(hunk.group(3))
-            old_left = int(hunk.group(2)) if hunk.group(2) is not None else 1
-            new_left = int(hunk.group(4)) if hunk.group(4) is not None else 1
-            rows.append((None, None, "class:diff.hunk", raw))
-        elif in_hunk and raw.startswith("-"):
-            rows.append((old, None, "class:diff.removed", raw))
-            old += 1
-            old_left -= 1
-        elif in_hunk and raw.startswith("+"):
-            rows.append((None, new, "class:diff.added", raw))
-            new += 1
-            new_left -= 1
-        elif in_hunk and (raw.startswith(" ") or raw == ""):
-            rows.append((old, new, "", raw))
-            old += 1
-            new += 1
-            old_left -= 1
-            new_left -= 1
-        elif raw.startswith("\\"):  # "\ No newline at end of file"
-            rows.append((None, None, "class:diff.meta", raw))
-        elif raw.startswith(_FILE_HEADS):
-            rows.append((None, None, "class:diff.file", raw))
-        else:
-            rows.append((None, None, "class:diff.meta", raw))
+    for file in diff["files"]:
+        rows += [(None, None, "class:diff.file", text) for text in file["meta"]]
+        for sign, path in (("---", file["old"]), ("+++", file["new"])):
+            if path is not None:
+                rows.append((None, None, "class:diff.file", f"{sign} {path}"))
+        for hunk in file["hunks"]:
+            rows.append((None, None, "class:diff.hunk", hunk["header"]))
+            for kind, old, new, text in hunk["lines"]:
+                sign, style = _LINES.get(kind, ("", "class:diff.meta"))
+                rows.append((old, new, style, sign + text))
     digits = max((len(str(n)) for o, nw, _, _ in rows for n in (o, nw) if n is not None), default=1)
     lines: list[Line] = []
     for old_number, new_number, style, text in rows:
@@ -83,6 +52,6 @@ def render_diff(source: str) -> list[Line]:
         )
         line: Line = [(GUTTER_STYLE, gutter)]
         if text:
-            line.append((style, text))
+            line.append((style, inert_text(text)))
         lines.append(line)
     return lines

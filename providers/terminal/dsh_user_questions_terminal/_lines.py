@@ -32,7 +32,7 @@ from dsh_user_questions import (
 )
 from dsh_user_questions.harness import AbortSignal
 from dsh_user_questions.rules import inert_text, is_diff_review, is_plan_review
-from dsh_user_questions.view import markdown
+from dsh_user_questions.view import markdown, parse_diff
 
 from ._diff import render_diff
 from ._labels import visible_labels
@@ -303,7 +303,7 @@ def _show(out: TextIO, item: AskUserQuestionItem, index: int, total: int) -> Non
     _emit(out, inert_text(item.question))
     if item.detail is not None and item.detail.strip():
         if is_diff_review(item):  # the gutter of line numbers is its bar
-            _emit(out, "\n".join(lines_to_plain(render_diff(item.detail))), indent="  ")
+            _emit(out, "\n".join(lines_to_plain(render_diff(parse_diff(item.detail)))), indent="  ")
         else:
             bar = "  \u2502 " if plan else "    "
             _emit(out, "\n".join(lines_to_plain(render_nodes(markdown(item.detail)))), indent=bar)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem
 from dsh_user_questions.rules import inert_text, is_diff_review, is_plan_review
-from dsh_user_questions.view import markdown
+from dsh_user_questions.view import markdown, parse_diff
 
 from ._diff import render_diff
 from ._labels import visible_labels
@@ -93,8 +93,10 @@ class Page:
         self.answer: AskUserQuestionAnswerItem | None = None
         detail = item.detail if item.detail is not None and item.detail.strip() else None
         self.detail: list[Line] = []
-        if detail is not None:
-            self.detail = render_diff(detail) if diff else render_nodes(markdown(detail))
+        if detail is not None and diff:
+            self.detail = render_diff(parse_diff(detail))
+        elif detail is not None:
+            self.detail = render_nodes(markdown(detail))
         self.detail_top = 0
         self.wrapped: list[Line] = []
         self.wrapped_key: tuple[int, ...] = ()
