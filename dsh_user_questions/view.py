@@ -36,6 +36,7 @@ from typing import Any
 import attrs
 
 from ._diff import parse_diff
+from ._labels import visible_labels
 from ._markdown import Node
 from ._markdown import render as markdown
 from .payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
@@ -60,12 +61,14 @@ class OptionView:
     """One option as a surface shows it.
 
     ``label`` is the wire label as written: what an answer names (``selected``), never what is
-    shown; ``shown`` is that label inert on one line. ``description`` is inert text (several
-    lines); ``preview`` the element tree of the option's preview markdown (`markdown`), or one
-    ``pre``/``code`` block of its inert text when the markdown is nested too deep to parse;
-    ``None`` without a preview. ``recommended`` marks the option the asker suggests (marked and
-    focused first, never selected for the human). ``approves`` is true for the one option that
-    approves a plan-review or diff-review question (its intent's approve label).
+    shown; ``shown`` is that label inert on one line, its invisible characters (and letters that
+    look like another label's, or mix with Latin ones) as ``<U+XXXX>`` stand-ins, so two labels
+    never look the same. ``description`` is inert text (several lines); ``preview`` the element
+    tree of the option's preview markdown (`markdown`), or one ``pre``/``code`` block of its
+    inert text when the markdown is nested too deep to parse; ``None`` without a preview.
+    ``recommended`` marks the option the asker suggests (marked and focused first, never
+    selected for the human). ``approves`` is true for the one option that approves a plan-review
+    or diff-review question (its intent's approve label).
     """
 
     label: str
@@ -160,7 +163,10 @@ def _cached_view(item: AskUserQuestionItem) -> QuestionView:
         detail=None if detail is None else _tree(detail),
         detail_text=None if detail is None else inert_text(detail, multiline=True),
         diff=parse_diff(detail) if kind == "diff-review" and detail is not None else None,
-        options=tuple(_option_view(option, approve) for option in item.options),
+        options=tuple(
+            _option_view(option, shown, approve)
+            for option, shown in zip(item.options, _shown_labels(item), strict=True)
+        ),
         multi_select=item.multi_select,
         # allow_other arrives with its own change; until then every question offers free text.
         other=bool(getattr(item, "allow_other", True)) or not item.options,
@@ -168,7 +174,13 @@ def _cached_view(item: AskUserQuestionItem) -> QuestionView:
     )
 
 
-def _option_view(option: AskUserQuestionOption, approve: str | None) -> OptionView:
+def _shown_labels(item: AskUserQuestionItem) -> list[str]:
+    # Invisible characters and look-alike letters as stand-ins (a label is judged beside the
+    # question's other labels): two labels never look the same on any surface.
+    return visible_labels([option.label for option in item.options])
+
+
+def _option_view(option: AskUserQuestionOption, shown: str, approve: str | None) -> OptionView:
     preview = option.preview
     if preview is None:
         tree = None
@@ -178,7 +190,7 @@ def _option_view(option: AskUserQuestionOption, approve: str | None) -> OptionVi
             tree = (["pre", {}, ["code", {}, inert_text(preview, multiline=True)]],)
     return OptionView(
         label=option.label,
-        shown=inert_text(option.label),
+        shown=shown,
         description=None
         if option.description is None
         else inert_text(option.description, multiline=True),

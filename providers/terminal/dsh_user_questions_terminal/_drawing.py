@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dsh_user_questions.rules import inert_text
 from prompt_toolkit.formatted_text import FormattedText, StyleAndTextTuples
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
@@ -12,7 +11,7 @@ from prompt_toolkit.utils import get_cwidth
 from ._diff import GUTTER_STYLE
 from ._markdown import Fragment, Line, lines_to_plain
 from ._page import Page
-from ._questions import describe_answer
+from ._questions import describe_answer, one_line
 from ._wrap import wrap_line
 
 __all__ = ["SEP", "STYLE", "boxed", "continuation", "join", "mark_cut", "recap", "wrap_parts"]
@@ -138,11 +137,11 @@ def recap(pages: Sequence[Page], width: int) -> FormattedText:
     answer given (labels as the form showed them; a secret answer only as "(secret given)")."""
     lines: list[Line] = []
     for page in pages:
-        head = f"{inert_text(page.item.header)}: " if page.item.header else ""
+        head = f"{page.view.header}: " if page.view.header else ""
         lines += wrap_line(
             [
                 ("class:recap.mark", "\u2714 "),
-                ("class:recap", head + inert_text(page.item.question)),
+                ("class:recap", head + one_line(page.view.question)),
             ],
             width,
             2,

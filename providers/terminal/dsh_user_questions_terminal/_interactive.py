@@ -53,7 +53,14 @@ from ._drawing import SEP, STYLE, boxed, continuation, join, mark_cut, recap, wr
 from ._keys import LAST_KEY, form_bindings
 from ._markdown import Line
 from ._page import RECOMMENDED, Page, TextPurpose
-from ._questions import SECRET_GIVEN, answer_problem, describe_answer, title, unusable_stream
+from ._questions import (
+    SECRET_GIVEN,
+    answer_problem,
+    describe_answer,
+    one_line,
+    title,
+    unusable_stream,
+)
 from ._screen_guard import drop_type_ahead, output_above, restore_on_signals
 from ._turns import TERMINAL_TURNS
 from ._viewport import RowWindow, fit_rows, share_height
@@ -168,7 +175,7 @@ class Form:
         if self.summary:
             return
         page = self.current
-        if not page.item.options and page.answer is None:
+        if not page.view.options and page.answer is None:
             self._start_text("free")
         else:
             self.stop_text()
@@ -220,23 +227,21 @@ class Form:
             page.other_checked = False
             self._record(AskUserQuestionAnswerItem(id=item.id))
         elif row.kind == "other":
-            self._start_text("free" if not item.options else "other")
-        elif page.plan and item.options[row.index].label == page.approve:
+            self._start_text("free" if not page.view.options else "other")
+        elif page.plan and row.approves:
             if self._plan_unread(page):
                 self.scroll_detail(+1)
                 self.read_first = True  # said until the whole plan has been drawn
                 return
-            self._record(AskUserQuestionAnswerItem(id=item.id, selected=[page.approve]))
+            self._record(AskUserQuestionAnswerItem(id=item.id, selected=[row.label]))
         elif page.plan:
-            self._start_text("feedback", item.options[row.index].label)
-        elif item.multi_select:
+            self._start_text("feedback", row.label)
+        elif page.view.multi_select:
             if not page.touched and not page.checked and not page.other_checked:
                 page.checked.add(row.index)
             self.confirm_multi()
         else:
-            self._record(
-                AskUserQuestionAnswerItem(id=item.id, selected=[item.options[row.index].label])
-            )
+            self._record(AskUserQuestionAnswerItem(id=item.id, selected=[row.label]))
 
     def toggle(self, row_index: int) -> None:
         page = self.current
@@ -259,14 +264,14 @@ class Form:
 
     def toggle_all(self) -> None:
         page = self.current
-        everything = set(range(len(page.item.options)))
+        everything = set(range(len(page.view.options)))
         page.checked = set() if page.checked == everything else everything
         page.touched = True
 
     def confirm_multi(self) -> None:
         page = self.current
         item = page.item
-        selected = [o.label for i, o in enumerate(item.options) if i in page.checked]
+        selected = [r.label for r in page.rows if r.kind == "option" and r.index in page.checked]
         custom = page.custom.strip() if page.other_checked and page.custom.strip() else None
         self._record(AskUserQuestionAnswerItem(id=item.id, selected=selected, custom=custom))
 
@@ -303,7 +308,7 @@ class Form:
                 if value
                 else AskUserQuestionAnswerItem(id=item.id)
             )
-        elif item.multi_select:
+        elif page.view.multi_select:
             page.custom = value
             page.other_checked = bool(value)
             self.stop_text()
@@ -369,7 +374,7 @@ class Form:
             page.cursor = value - 1
             return
         self.digits = ""
-        if page.item.multi_select:
+        if page.view.multi_select:
             self.toggle(value - 1)
         else:
             self.activate(value - 1)
@@ -526,16 +531,16 @@ class Form:
                 ("class:chip", " Summary "),
                 ("class:progress", f"  check your answers{more}"),
             ]
-        item = self.current.item
-        if item.header:
-            fragments += [("class:chip", f" {inert_text(item.header)} "), ("", "  ")]
+        view = self.current.view
+        if view.header:
+            fragments += [("class:chip", f" {view.header} "), ("", "  ")]
         progress = f"question {self.page + 1} of {total}" if total > 1 else ""
         if progress or more:
             fragments.append(("class:progress", (progress + more).lstrip(" \u00b7")))
         return fragments
 
     def _question_lines(self, width: int) -> list[Line]:
-        text = "Submit these answers?" if self.summary else inert_text(self.current.item.question)
+        text = "Submit these answers?" if self.summary else one_line(self.current.view.question)
         return wrap_line([("class:question", text)], width)
 
     def _detail_lines(self, width: int, overflow: list[Line]) -> list[Line]:
@@ -583,7 +588,7 @@ class Form:
             wrapped.append([])
             sources.append(_PREVIEW_SOURCE)
         start = len(wrapped)
-        label = page.rows[row_index].label
+        label = page.rows[row_index].shown
         title: Line = [("class:preview.title", f"Preview \u00b7 {label}")]
         lines = wrap_line(title, inner)
         for line in preview:
@@ -617,7 +622,7 @@ class Form:
         if self.summary:
             return self._summary_lines(width)
         page = self.current
-        multi = page.item.multi_select
+        multi = page.view.multi_select
         digits = len(str(len(page.rows)))
         out: list[list[Line]] = []
         for i, row in enumerate(page.rows):
@@ -630,14 +635,11 @@ class Form:
                 on = row.index in page.checked if row.kind == "option" else page.other_checked
                 fragments.append(("class:checkbox", "[x] " if on else "[ ] "))
             indent = sum(get_cwidth(text) for _, text in fragments)
-            fragments.append(("class:current" if here else "", row.label))
+            fragments.append(("class:current" if here else "", row.shown))
             description = row.description
-            approve_row = row.kind == "option" and page.item.options[row.index].label == (
-                page.approve
-            )
             if row.recommended:
                 fragments.append(("class:recommended", f" {RECOMMENDED}"))
-            if page.plan and approve_row and self._plan_unread(page):
+            if page.plan and row.approves and self._plan_unread(page):
                 description = f"read the whole {page.what} first (PgDn)"
             if row.kind == "other" and page.custom and (page.other_checked or not multi):
                 shown = SECRET_GIVEN if page.secret else inert_text(page.custom)
@@ -655,7 +657,7 @@ class Form:
             fragments: Line = [
                 ("class:pointer", "\u276f " if here else "  "),
                 ("class:number", f"{i + 1:>{digits}}. "),
-                ("", f"{title(page.item)}: "),
+                ("", f"{title(page.view)}: "),
                 (
                     "class:current",
                     describe_answer(page.answer, secret=page.secret, shown=page.shown_labels),
@@ -715,13 +717,13 @@ class Form:
         if self.summary:
             text = f"Enter submit \u00b7 1-{len(self.pages)} change an answer{back}"
         elif self.text_purpose == "feedback":
-            label = page.shown_labels.get(self.feedback_label) or inert_text(self.feedback_label)
+            label = page.shown_labels.get(self.feedback_label, "")
             text = f"Enter send (empty: {label} without feedback) \u00b7 Esc back to choices"
-        elif self.text_purpose == "free" and not page.item.options:
+        elif self.text_purpose == "free" and not page.view.options:
             text = "Enter send (empty: skip) \u00b7 Esc more choices"
         elif self.text_purpose is not None:
             text = "Enter send \u00b7 Esc back to the choices"
-        elif page.item.multi_select:
+        elif page.view.multi_select:
             text = (
                 f"\u2191\u2193 move \u00b7 Space or 1-{len(page.rows)} toggle \u00b7 a all"
                 f" \u00b7 Enter confirm{back}"

@@ -28,7 +28,7 @@ def form_bindings(form: Form) -> KeyBindings:
     listing = ~typing & ~confirming
     on_summary = Condition(lambda: form.summary)
     on_question = listing & ~on_summary
-    multi = Condition(lambda: not form.summary and form.current.item.multi_select)
+    multi = Condition(lambda: not form.summary and form.current.view.multi_select)
 
     @kb.add("c-c")
     def _(event: KeyPressEvent) -> None:
@@ -101,7 +101,7 @@ def form_bindings(form: Form) -> KeyBindings:
         row = page.rows[page.cursor]
         chosen = page.checked or page.other_checked or page.touched
         if (
-            page.item.multi_select
+            page.view.multi_select
             and chosen
             and row.kind in ("option", "other")
             and page.cursor in form.visible
@@ -113,7 +113,7 @@ def form_bindings(form: Form) -> KeyBindings:
     @kb.add("space", filter=on_question)
     def _(event: KeyPressEvent) -> None:
         page = form.current
-        if page.item.multi_select:
+        if page.view.multi_select:
             form.toggle(page.cursor)
         else:
             form.activate(page.cursor)

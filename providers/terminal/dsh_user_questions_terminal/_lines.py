@@ -31,14 +31,12 @@ from dsh_user_questions import (
     UserQuestionError,
 )
 from dsh_user_questions.harness import AbortSignal
-from dsh_user_questions.rules import inert_text, is_diff_review, is_plan_review
-from dsh_user_questions.view import markdown, parse_diff
+from dsh_user_questions.rules import inert_text
+from dsh_user_questions.view import QuestionView, question_view
 
-from ._diff import render_diff
-from ._labels import visible_labels
 from ._markdown import lines_to_plain, render_nodes
-from ._page import RECOMMENDED
-from ._questions import SECRET_GIVEN, answer_problem, unusable_stream
+from ._page import RECOMMENDED, detail_lines
+from ._questions import SECRET_GIVEN, answer_problem, one_line, unusable_stream
 
 __all__ = ["ask_in_lines", "parse_answer_line"]
 
@@ -55,50 +53,55 @@ class _Refused(ValueError):
     """The line is ambiguous; the message says why, and the question is asked again."""
 
 
-def _matching_label(item: AskUserQuestionItem, text: str) -> str | None:
+def _matching_label(view: QuestionView, text: str) -> str | None:
     """The option whose label is exactly ``text`` (else the only one equal ignoring case)."""
-    labels = [option.label for option in item.options]
+    labels = [option.label for option in view.options]
     if text in labels:
         return text
     folded = [label for label in labels if label.casefold() == text.casefold()]
     return folded[0] if len(folded) == 1 else None
 
 
-def _row_of(item: AskUserQuestionItem, label: str) -> int:
-    return next(n for n, option in enumerate(item.options, start=1) if option.label == label)
+def _row_of(view: QuestionView, label: str) -> int:
+    return next(n for n, option in enumerate(view.options, start=1) if option.label == label)
 
 
-def _quoted(label: str) -> str:
-    return json.dumps(inert_text(label), ensure_ascii=False)
+def _shown(view: QuestionView, label: str) -> str:
+    """How the option labelled ``label`` is shown."""
+    return view.options[_row_of(view, label) - 1].shown
 
 
-def _picks(item: AskUserQuestionItem, text: str) -> list[str]:
+def _quoted(view: QuestionView, label: str) -> str:
+    return json.dumps(_shown(view, label), ensure_ascii=False)
+
+
+def _picks(view: QuestionView, text: str) -> list[str]:
     """The options a line of numbers picks: a number in range is always that row; one out of
     range picks the option labelled with it, if there is one."""
-    count = len(item.options)
+    count = len(view.options)
     labels: list[str] = []
     for part in (part for part in re.split(r"[\s,]+", text) if part):
         number = int(part)
         if 1 <= number <= count:
-            labels.append(item.options[number - 1].label)
+            labels.append(view.options[number - 1].label)
             continue
-        label = _matching_label(item, part)
+        label = _matching_label(view, part)
         if label is None:
             raise _Refused(f"there is no option {number}: the options are 1-{count}")
         labels.append(label)
     labels = list(dict.fromkeys(labels))
-    if len(labels) > 1 and not item.multi_select:
+    if len(labels) > 1 and not view.multi_select:
         raise _Refused("pick one option: a single number")
     return labels
 
 
-def _readings(item: AskUserQuestionItem, text: str, picks: list[str], label: str) -> str:
+def _readings(view: QuestionView, text: str, picks: list[str], label: str) -> str:
     """Why ``text`` is refused: it reads as rows and as a label (say both, and how to choose)."""
-    rows = ", ".join(f"{_row_of(item, pick)} ({_quoted(pick)})" for pick in picks)
+    rows = ", ".join(f"{_row_of(view, pick)} ({_quoted(view, pick)})" for pick in picks)
     return (
-        f"{text!r} could mean options {rows} or the option labelled {_quoted(label)}"
-        f" (row {_row_of(item, label)}): type the numbers with commas for the rows, or"
-        f" {LABEL_PREFIX}{inert_text(label)} for the label"
+        f"{text!r} could mean options {rows} or the option labelled {_quoted(view, label)}"
+        f" (row {_row_of(view, label)}): type the numbers with commas for the rows, or"
+        f" {LABEL_PREFIX}{_shown(view, label)} for the label"
     )
 
 
@@ -118,46 +121,51 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
     - digits and punctuation only (``2.``, ``#2``): refused;
     - on a plan or diff review, ``approve``, ``a``, ``yes``, ``y`` approve; other text is
       feedback;
-    - any other text: the human's own answer (``custom``).
+    - any other text: the human's own answer (``custom``), refused on a question that offers
+      no free text (`QuestionView.other`).
     """
+    view = question_view(item)
     text = line.strip()
     if not text:
         return AskUserQuestionAnswerItem(id=item.id)
-    if not item.options:
+    if not view.options:
         return AskUserQuestionAnswerItem(id=item.id, custom=text)
     if text.startswith(LABEL_PREFIX):
         wanted = text[len(LABEL_PREFIX) :].strip()
-        label = _matching_label(item, wanted)
+        label = _matching_label(view, wanted)
         if label is None:
-            raise _Refused(
-                f"no option is labelled {_quoted(wanted)} ({LABEL_PREFIX}LABEL picks by label)"
-            )
+            said = json.dumps(inert_text(wanted), ensure_ascii=False)
+            raise _Refused(f"no option is labelled {said} ({LABEL_PREFIX}LABEL picks by label)")
         return AskUserQuestionAnswerItem(id=item.id, selected=[label])
-    if _review(item) and item.intent is not None and text.casefold() in _APPROVE_WORDS:
-        return AskUserQuestionAnswerItem(id=item.id, selected=[item.intent.approve])
-    label = _matching_label(item, text)
+    approve = _approve_label(view)
+    if approve is not None and text.casefold() in _APPROVE_WORDS:
+        return AskUserQuestionAnswerItem(id=item.id, selected=[approve])
+    label = _matching_label(view, text)
     if _PICKS.fullmatch(text):
         try:
-            picks = _picks(item, text)
+            picks = _picks(view, text)
         except _Refused:
             if label is None:
                 raise
             picks = [label]  # no reading as rows: the label it is
         if label is not None and picks != [label] and re.search(r"[\s,]", text):
-            raise _Refused(_readings(item, text, picks, label)) from None
+            raise _Refused(_readings(view, text, picks, label)) from None
         return AskUserQuestionAnswerItem(id=item.id, selected=picks)
     if label is not None:
         return AskUserQuestionAnswerItem(id=item.id, selected=[label])
-    if _NUMBERISH.fullmatch(text):
-        count = len(item.options)
-        how = f"numbers 1-{count} separated by commas" if item.multi_select else "a number"
-        how = how if item.multi_select else f"{how} 1-{count}"
-        raise _Refused(f"{text!r} is not an answer: type {how}, a label, or your own words")
+    own = view.other or view.kind != "question"  # a review card's text is feedback
+    if _NUMBERISH.fullmatch(text) or not own:
+        count = len(view.options)
+        how = f"numbers 1-{count} separated by commas" if view.multi_select else "a number"
+        how = how if view.multi_select else f"{how} 1-{count}"
+        words = ", a label, or your own words" if own else " or a label"
+        raise _Refused(f"{text!r} is not an answer: type {how}{words}")
     return AskUserQuestionAnswerItem(id=item.id, custom=text)
 
 
-def _review(item: AskUserQuestionItem) -> bool:
-    return is_plan_review(item) or is_diff_review(item)
+def _approve_label(view: QuestionView) -> str | None:
+    """The wire label of a review card's approve option (``None``: not a review card)."""
+    return next((option.label for option in view.options if option.approves), None)
 
 
 class _LineReader:
@@ -290,70 +298,66 @@ def _emit(out: TextIO, text: str = "", indent: str = "") -> None:
         out.write("\n".join(wrapped or [indent.rstrip()]) + "\n")
 
 
-def _show(out: TextIO, item: AskUserQuestionItem, index: int, total: int) -> None:
-    plan = _review(item)
+def _show(out: TextIO, view: QuestionView, index: int, total: int) -> None:
+    plan = view.kind != "question"
     heading = []
-    if item.header:
-        heading.append(f"[{inert_text(item.header)}]")
+    if view.header:
+        heading.append(f"[{view.header}]")
     if total > 1:
         heading.append(f"question {index + 1} of {total}")
     out.write("\n")
     if heading:
         _emit(out, " ".join(heading))
-    _emit(out, inert_text(item.question))
-    if item.detail is not None and item.detail.strip():
-        if is_diff_review(item):  # the gutter of line numbers is its bar
-            _emit(out, "\n".join(lines_to_plain(render_diff(parse_diff(item.detail)))), indent="  ")
-        else:
-            bar = "  \u2502 " if plan else "    "
-            _emit(out, "\n".join(lines_to_plain(render_nodes(markdown(item.detail)))), indent=bar)
-    labels = visible_labels([option.label for option in item.options])
-    for number, (option, label) in enumerate(zip(item.options, labels, strict=True), start=1):
-        text = f"{number}. {label}"
+    _emit(out, one_line(view.question))
+    detail = lines_to_plain(detail_lines(view))
+    if detail:
+        # A diff's gutter of line numbers is its bar.
+        bar = "  " if view.diff is not None else "  \u2502 " if plan else "    "
+        _emit(out, "\n".join(detail), indent=bar)
+    for number, option in enumerate(view.options, start=1):
+        text = f"{number}. {option.shown}"
         if option.recommended:
             text += f" {RECOMMENDED}"
         if option.description:
-            text += f" - {inert_text(option.description)}"
+            text += f" - {one_line(option.description)}"
         _emit(out, text, indent="  ")
-        if option.preview is not None and option.preview.strip() and not plan:
+        if option.preview and not plan:
             # Nothing is focused here: each option's preview follows it, behind a bar.
-            _emit(
-                out,
-                "\n".join(lines_to_plain(render_nodes(markdown(option.preview)))),
-                indent="     \u2502 ",
-            )
-    _emit(out, _how_to_answer(item, plan))
+            preview = lines_to_plain(render_nodes(option.preview))
+            _emit(out, "\n".join(preview), indent="     \u2502 ")
+    _emit(out, _how_to_answer(view))
 
 
-def _how_to_answer(item: AskUserQuestionItem, plan: bool) -> str:
-    count = len(item.options)
-    if plan and item.intent is not None:
-        approve = _row_of(item, item.intent.approve)
-        keep = "keeps editing" if is_diff_review(item) else "keeps planning"
+def _how_to_answer(view: QuestionView) -> str:
+    count = len(view.options)
+    approve = _approve_label(view)
+    if approve is not None:
+        keep = "keeps editing" if view.kind == "diff-review" else "keeps planning"
         return (
-            f"Answer: {approve} (or approve, a, yes) approves; another number, or your feedback"
-            f" as text, {keep}; end of input (Ctrl-D) to talk instead."
+            f"Answer: {_row_of(view, approve)} (or approve, a, yes) approves; another number, or"
+            f" your feedback as text, {keep}; end of input (Ctrl-D) to talk instead."
         )
     if not count:
-        if item.secret:
+        if view.secret:
             return "Answer: your text (secret: not shown as you type); an empty line skips."
         return "Answer: your text; an empty line skips."
     by_label = (
-        f" (=LABEL for a label that is a number, e.g. {LABEL_PREFIX}{inert_text(numeric)})"
-        if (numeric := _numeric_label(item)) is not None
+        f" (=LABEL for a label that is a number, e.g. {LABEL_PREFIX}{numeric})"
+        if (numeric := _numeric_label(view)) is not None
         else ""
     )
-    if item.multi_select:
+    own = ", or your own text" if view.other else ""
+    if view.multi_select:
         return (
-            f"Answer: numbers 1-{count} separated by commas (e.g. 1,3){by_label}, or your own"
-            " text; an empty line skips."
+            f"Answer: numbers 1-{count} separated by commas (e.g. 1,3){by_label}{own}; an empty"
+            " line skips."
         )
-    return f"Answer: a number 1-{count}{by_label}, or your own text; an empty line skips."
+    return f"Answer: a number 1-{count}{by_label}{own}; an empty line skips."
 
 
-def _numeric_label(item: AskUserQuestionItem) -> str | None:
-    """The first label that reads as a number (typing it picks a row, not that option)."""
-    return next((o.label for o in item.options if _NUMBERISH.fullmatch(o.label.strip())), None)
+def _numeric_label(view: QuestionView) -> str | None:
+    """How the first label that reads as a number is shown (typing it picks a row)."""
+    return next((o.shown for o in view.options if _NUMBERISH.fullmatch(o.label.strip())), None)
 
 
 def _input_fd(fd: int | None) -> int:
@@ -406,14 +410,15 @@ async def ask_in_lines(
     answers: list[AskUserQuestionAnswerItem] = []
     total = len(request.questions)
     for index, item in enumerate(request.questions):
+        view = question_view(item)
         shown = io.StringIO()
-        _show(shown, item, index, total)
+        _show(shown, view, index, total)
         _write(stream, shown.getvalue())
         while True:
             _write(stream, "> ")
-            with _no_echo(fd if item.secret and at_terminal else None):
+            with _no_echo(fd if view.secret and at_terminal else None):
                 line = await _read_or_abort(reader, signal)
-            if item.secret and at_terminal and line is not None:
+            if view.secret and at_terminal and line is not None:
                 _write(stream, "\n")  # the person's Enter was not echoed either
             if line is None:
                 _write(stream, "\n")
@@ -429,7 +434,7 @@ async def ask_in_lines(
                     " terminal a person types into",
                 )
             if not at_terminal:  # a terminal echoed the line already; a pipe did not
-                shown_line = SECRET_GIVEN if item.secret and line.strip() else inert_text(line)
+                shown_line = SECRET_GIVEN if view.secret and line.strip() else inert_text(line)
                 _write(stream, shown_line + "\n")
             try:
                 answer = parse_answer_line(item, line)

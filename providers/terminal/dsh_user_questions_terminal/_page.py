@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Literal
 
 from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem
-from dsh_user_questions.rules import inert_text, is_diff_review, is_plan_review
-from dsh_user_questions.view import markdown, parse_diff
+from dsh_user_questions.view import QuestionView, question_view
 
 from ._diff import render_diff
-from ._labels import visible_labels
 from ._markdown import Line, render_nodes
+from ._questions import one_line
 
-__all__ = ["RECOMMENDED", "Page", "Row", "RowKind", "TextPurpose"]
+__all__ = ["RECOMMENDED", "Page", "Row", "RowKind", "TextPurpose", "detail_lines"]
 
 RowKind = Literal["option", "other", "skip", "talk"]
 TextPurpose = Literal["other", "feedback", "free"]
@@ -22,52 +21,61 @@ RECOMMENDED = "(recommended)"
 
 
 class Row:
-    __slots__ = ("description", "index", "kind", "label", "recommended")
+    """A row of the form: an option (``label`` its wire label, what an answer names; ``shown``
+    what is drawn), or one of the form's own rows (Other, Skip, Talk instead)."""
+
+    __slots__ = ("approves", "description", "index", "kind", "label", "recommended", "shown")
 
     def __init__(
         self,
         kind: RowKind,
-        label: str,
+        shown: str,
         description: str | None = None,
         index: int = -1,
         *,
+        label: str = "",
         recommended: bool = False,
+        approves: bool = False,
     ) -> None:
         self.kind = kind
         self.index = index
         self.label = label
+        self.shown = shown
         self.description = description
         self.recommended = recommended
+        self.approves = approves
 
 
 class Page:
     """One question and what the human has done with it so far.
 
-    A review card (a plan review, or a diff review) shows its ``detail`` in a box, and its
-    approve option counts only once every line of it was drawn: `read` says so, and stays true
-    for the page (the text does not change), whatever the terminal's size later.
+    Everything drawn comes from the question's view (`dsh_user_questions.view.question_view`);
+    ``item`` is kept for the answer rules only. A review card (a plan review, or a diff review)
+    shows its detail in a box, and its approve option counts only once every line of it was
+    drawn: `read` says so, and stays true for the page (the text does not change), whatever the
+    terminal's size later.
     """
 
     def __init__(self, item: AskUserQuestionItem) -> None:
         self.item = item
-        diff = is_diff_review(item)
-        self.plan = diff or is_plan_review(item)  # a review card: the approve gate applies
-        self.diff = diff
-        self.what = "diff" if diff else "plan"  # the word the card uses for its text
-        self.secret = item.secret
-        labels = visible_labels([option.label for option in item.options])
-        self.shown_labels = {
-            option.label: label for option, label in zip(item.options, labels, strict=True)
-        }
+        view: QuestionView = question_view(item)
+        self.view = view
+        self.diff = view.kind == "diff-review"
+        self.plan = view.kind != "question"  # a review card: the approve gate applies
+        self.what = "diff" if self.diff else "plan"  # the word the card uses for its text
+        self.secret = view.secret
+        self.shown_labels = {option.label: option.shown for option in view.options}
         self.rows: list[Row] = [
             Row(
                 "option",
-                label,
-                inert_text(o.description or "") or None,
+                option.shown,
+                one_line(option.description or "") or None,
                 i,
-                recommended=o.recommended,
+                label=option.label,
+                recommended=option.recommended,
+                approves=option.approves,
             )
-            for i, (o, label) in enumerate(zip(item.options, labels, strict=True))
+            for i, option in enumerate(view.options)
         ]
         if self.plan:
             self.rows.append(
@@ -78,9 +86,9 @@ class Page:
                 )
             )
         else:
-            if item.options:
+            if view.options and view.other:
                 self.rows.append(Row("other", "Other", "type your own answer"))
-            else:
+            elif not view.options:
                 self.rows.append(Row("other", "Type your answer"))
             self.rows.append(Row("skip", "Skip", "leave this question unanswered"))
         # The pointer starts on the recommended option (never checked or picked by itself).
@@ -91,17 +99,12 @@ class Page:
         self.other_checked = False
         self.custom = ""
         self.answer: AskUserQuestionAnswerItem | None = None
-        detail = item.detail if item.detail is not None and item.detail.strip() else None
-        self.detail: list[Line] = []
-        if detail is not None and diff:
-            self.detail = render_diff(parse_diff(detail))
-        elif detail is not None:
-            self.detail = render_nodes(markdown(detail))
+        self.detail: list[Line] = detail_lines(view)
         self.detail_top = 0
         self.wrapped: list[Line] = []
         self.wrapped_key: tuple[int, ...] = ()
-        # Each option's preview (markdown, rendered when first focused); not on a review card,
-        # whose box is its plan or diff.
+        # Each option's preview (rendered when first focused); not on a review card, whose box
+        # is its plan or diff.
         self._previews: dict[int, list[Line]] = {}
         # Per wrapped line: the source line it comes from (the question's overflow lines and
         # the blank after them have negative numbers), and whether it has been drawn.
@@ -114,18 +117,19 @@ class Page:
 
     @property
     def approve(self) -> str | None:
-        return self.item.intent.approve if self.plan and self.item.intent else None
+        """The wire label of the option that approves a review card (``None``: no card)."""
+        return next((row.label for row in self.rows if row.approves), None)
 
     def preview(self, row_index: int) -> list[Line]:
         """The rendered preview of the option on row ``row_index`` (none: ``[]``)."""
         row = self.rows[row_index] if 0 <= row_index < len(self.rows) else None
         if self.plan or row is None or row.kind != "option":
             return []
-        text = self.item.options[row.index].preview
-        if text is None or not text.strip():
+        tree = self.view.options[row.index].preview
+        if not tree:
             return []
         if row.index not in self._previews:
-            self._previews[row.index] = render_nodes(markdown(text))
+            self._previews[row.index] = render_nodes(tree)
         return self._previews[row.index]
 
     def set_wrapped(self, wrapped: list[Line], sources: list[int]) -> None:
@@ -153,3 +157,15 @@ class Page:
                 self.seen_sources.add(source)
         if not self.unseen:
             self.read = True
+
+
+def detail_lines(view: QuestionView) -> list[Line]:
+    """The detail as drawn lines: the diff of a diff review, else the markdown tree (its inert
+    text, line by line, when the markdown could not be parsed); none without a detail."""
+    if view.diff is not None:
+        return render_diff(view.diff)
+    if view.detail is not None:
+        return render_nodes(view.detail)
+    if view.detail_text is not None and view.detail_text.strip():
+        return [[("", text)] if text else [] for text in view.detail_text.split("\n")]
+    return []

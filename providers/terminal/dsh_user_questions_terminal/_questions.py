@@ -11,16 +11,29 @@ from dsh_user_questions import (
     UserQuestionError,
 )
 from dsh_user_questions.rules import check_answer, inert_text
+from dsh_user_questions.view import QuestionView
 
-__all__ = ["SECRET_GIVEN", "answer_problem", "describe_answer", "title", "unusable_stream"]
+__all__ = [
+    "SECRET_GIVEN",
+    "answer_problem",
+    "describe_answer",
+    "one_line",
+    "title",
+    "unusable_stream",
+]
 
 SECRET_GIVEN = "(secret given)"
 """What the summary, the scrollback record and line mode's transcript show for a secret answer."""
 
 
-def title(item: AskUserQuestionItem) -> str:
-    """A short inert name for the question: its header, else its question."""
-    return inert_text(item.header or item.question)
+def one_line(text: str) -> str:
+    """A view's several-line text (already inert) on one line: a row or a heading is one."""
+    return text.replace("\n", " ")
+
+
+def title(view: QuestionView) -> str:
+    """A short name for the question (inert, one line): its header, else its question."""
+    return view.header or one_line(view.question)
 
 
 def describe_answer(

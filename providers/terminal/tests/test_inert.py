@@ -58,13 +58,14 @@ def test_markdown_shows_the_cores_stand_ins(raw, shown):
 
 
 def test_the_terminal_has_no_inert_text_of_its_own():
-    """Every module of the provider that shows model text uses ``rules.inert_text`` itself: the
-    provider's own copy (``_inert``) is gone."""
+    """Every module of the provider that makes text inert (the human's typed text; a markdown or
+    diff fragment once more) uses ``rules.inert_text``: the provider's own copy (``_inert``) is
+    gone."""
     package = Path(dsh_user_questions_terminal.__file__).parent
     assert not (package / "_inert.py").exists()
     with pytest.raises(ImportError):
         importlib.import_module("dsh_user_questions_terminal._inert")
-    for name in ("_drawing", "_interactive", "_labels", "_lines", "_markdown", "_page"):
+    for name in ("_diff", "_interactive", "_lines", "_markdown", "_questions"):
         module = importlib.import_module(f"dsh_user_questions_terminal.{name}")
         assert module.inert_text is rules.inert_text, name
 

@@ -1,5 +1,8 @@
 """Option labels as the human must read them: different labels never look the same.
 
+The look-alike marks of every surface: `dsh_user_questions.view.question_view` shows each
+option's label (`OptionView.shown`) through `visible_labels`.
+
 A model can offer ``npm``, ``npm`` followed by a zero-width space, and ``npm`` spelt with a
 Cyrillic er (U+0440) for its ``p``: drawn as they are, the three rows look identical and the
 human cannot tell which one they pick. In a label, invisible characters (format characters
@@ -16,7 +19,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
-from dsh_user_questions.rules import inert_text, label_skeleton
+from .rules import inert_text, label_skeleton
 
 __all__ = ["visible_labels"]
 
