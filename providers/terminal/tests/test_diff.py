@@ -7,17 +7,10 @@ from dsh_user_questions.view import parse_diff
 from dsh_user_questions_terminal._diff import GUTTER_STYLE, render_diff
 from dsh_user_questions_terminal._markdown import lines_to_plain
 
-DIFF = """\
-diff --git a/app.py b/app.py
-index 3b18e51..a9c2f0d 100644
---- a/app.py
-+++ b/app.py
-@@ -10,3 +10,3 @@ def main():
-     setup()
----- run(debug=True)
-+++  run(debug=False)
-\\ No newline at end of file
-"""
+DIFF = (
+    "diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -10,3 +10,3 @@ def main():\n"
+    "     setup()\n---- run(debug=True)\n+++  run(debug=False)\n\\ No newline at end of file\n"
+)
 
 
 class TestDrawingTheCoresDiff:
@@ -29,7 +22,6 @@ class TestDrawingTheCoresDiff:
         lines = render_diff(parse_diff(DIFF))
         assert lines_to_plain(lines) == [
             "      \u2502 diff --git a/app.py b/app.py",
-            "      \u2502 index 3b18e51..a9c2f0d 100644",
             "      \u2502 --- a/app.py",
             "      \u2502 +++ b/app.py",
             "      \u2502 @@ -10,3 +10,3 @@ def main():",
@@ -40,7 +32,7 @@ class TestDrawingTheCoresDiff:
         ]
         styles = [line[1][0] for line in lines]
         assert styles == [
-            *["class:diff.file"] * 4,
+            *["class:diff.file"] * 3,
             "class:diff.hunk",
             "",
             "class:diff.removed",
