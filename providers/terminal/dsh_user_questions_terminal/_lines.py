@@ -158,8 +158,9 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
         count = len(view.options)
         how = f"numbers 1-{count} separated by commas" if view.multi_select else "a number"
         how = how if view.multi_select else f"{how} 1-{count}"
-        words = ", a label, or your own words" if own else " or a label"
-        raise _Refused(f"{text!r} is not an answer: type {how}{words}")
+        if not own:  # only the options: no words of the human's own
+            raise _Refused(f"{text!r} is not one of the options: type {how} or a label")
+        raise _Refused(f"{text!r} is not an answer: type {how}, a label, or your own words")
     return AskUserQuestionAnswerItem(id=item.id, custom=text)
 
 

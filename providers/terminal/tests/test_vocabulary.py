@@ -203,27 +203,3 @@ def test_a_diff_review_in_line_mode(piped):
     assert feedback.answer == {
         "answers": [{"id": "edit", "selected": [], "custom": "keep debug on"}]
     }
-
-
-# --- options only (allow_other false) --------------------------------------------------------
-
-
-class TestOptionsOnly:
-    """A question with ``allow_other`` false (the view's ``other`` false) offers no free text."""
-
-    def test_the_form_has_no_other_row(self, terminal):
-        """The rows are the options and Skip: no "Other" row, so no free text can be typed."""
-        term = terminal({"questions": [question(allow_other=False)]})
-        screen = term.wait_for(HINT)
-        assert "4. Skip" in screen, screen
-        assert "Other" not in screen, screen
-        term.press("3")
-        assert term.outcome()["answer"] == {"answers": [{"id": "pkg", "selected": ["yarn"]}]}
-
-    def test_line_mode_refuses_text_and_does_not_offer_it(self, piped):
-        """Line mode does not offer "your own text", refuses a line that names no option (and
-        asks again), then takes a number."""
-        result = piped({"questions": [question(allow_other=False)]}, "bun\n2\n")
-        assert "your own text" not in result.stderr, result.stderr
-        assert "'bun' is not an answer: type a number 1-3 or a label" in result.stderr
-        assert result.answer == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
