@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dsh_user_questions import AskUserQuestionItem
 from dsh_user_questions.view import markdown
 
 from dsh_user_questions_terminal._markdown import lines_to_plain, render_nodes
+from dsh_user_questions_terminal._page import Page
 
 
 def plain(source: str) -> list[str]:
@@ -102,3 +104,11 @@ class TestTheCoresTree:
         """A tree made by hand (not from markdown) is drawn: the terminal parses nothing."""
         tree = [["p", {}, "a ", ["strong", {}, "b"]], ["pre", {}, ["code", {}, "x\ny\n"]]]
         assert lines_to_plain(render_nodes(tree)) == ["a b", "", "  x", "  y"]
+
+    def test_a_detail_too_deep_to_parse_is_shown_as_its_text(self):
+        """Markdown nested too deep for the parser has no tree in the view: the page shows the
+        view's inert text of the detail instead, line by line."""
+        deep = "*" * 3000 + "x" + "*" * 3000
+        item = AskUserQuestionItem(id="q", question="?", detail=f"{deep}\n\x1b[2J")
+        lines = lines_to_plain(Page(item).detail)
+        assert lines == [deep, "<U+001B>[2J"]
