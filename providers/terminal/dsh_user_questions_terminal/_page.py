@@ -60,9 +60,9 @@ class Page:
         self.item = item
         view: QuestionView = question_view(item)
         self.view = view
-        self.diff = view.kind == "diff-review"
         self.plan = view.kind != "question"  # a review card: the approve gate applies
-        self.what = "diff" if self.diff else "plan"  # the word the card uses for its text
+        # The word the card uses for its text.
+        self.what = "diff" if view.kind == "diff-review" else "plan"
         self.secret = view.secret
         self.shown_labels = {option.label: option.shown for option in view.options}
         self.rows: list[Row] = [
@@ -114,11 +114,6 @@ class Page:
         self.spans: dict[int, tuple[int, int]] = {}  # source line -> its wrapped lines
         self.seen_sources: set[int] = set()  # source lines every piece of which was drawn
         self.read = False  # every line of a review card's text has been drawn (at any size)
-
-    @property
-    def approve(self) -> str | None:
-        """The wire label of the option that approves a review card (``None``: no card)."""
-        return next((row.label for row in self.rows if row.approves), None)
 
     def preview(self, row_index: int) -> list[Line]:
         """The rendered preview of the option on row ``row_index`` (none: ``[]``)."""
