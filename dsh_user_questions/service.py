@@ -466,7 +466,7 @@ class _Observers:
 
         An observer with nothing to record (the core's log observer while its logger is off)
         says so with ``observer_idle()``, and the ask skips the observer calls. Which plugins
-        observe, and their ``observer_idle``, are worked out again only when the hooks'
+        observe, and their ``observer_idle`` methods, are read again only when the hooks'
         implementations change (a plugin registered or unregistered).
         """
         asked, answered, failed = self._callers
@@ -501,11 +501,11 @@ class _Observers:
 
 
 _IdleChecks = tuple[Callable[[], bool], ...] | None
-"""Each observer plugin's ``observer_idle``, once each; ``None``: one observer has none."""
+"""Each observer plugin's ``observer_idle``, once each; ``None``: an observer has none."""
 
 
 def _idle_checks(impls: tuple[list[pluggy.HookImpl], ...]) -> _IdleChecks:
-    """What `_Observers.watching` calls to learn whether the observers have nothing to do."""
+    """The ``observer_idle`` methods `_Observers.watching` calls, read as the plugins register."""
     checks: dict[int, Callable[[], bool]] = {}
     for hook_impls in impls:
         for impl in hook_impls:
