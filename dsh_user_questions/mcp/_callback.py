@@ -15,9 +15,9 @@ What a question cannot carry is written into its detail as text and checked on t
 with real validators (`jsonschema` and its format checker, ``email-validator``, pydantic; see
 ``_checks``): a number's range and kind, a string's length and format (``email``, ``uri``,
 ``date``, ``date-time``), how many items to pick. An answer that breaks them (``abc`` for a
-number, ``a@`` for an email, own words for an enum) is never sent to the server: it is asked
-again, alone with the other fields still missing, the question saying which value was refused
-and why; the answers already given are kept.
+number, ``a@`` for an email) is never sent to the server: it is asked again, alone with the
+other fields still missing, the question saying which value was refused and why; the answers
+already given are kept.
 
 Defaults (SEP-1034): a field's ``default`` is shown by its title (and its option is the
 recommended one, where the pointer starts); skipping the field (Enter on an empty text, the
