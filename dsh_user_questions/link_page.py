@@ -140,7 +140,7 @@ def _question_html(index: int, question: AskUserQuestionItem, form: _Form) -> st
             f'<label for="{name}-custom">Your answer (hidden as you type)</label>'
             f'<input type=password id="{name}-custom" name="{name}-custom" autocomplete=off>'
         )
-    else:
+    elif question.allow_other:  # false: the options only, no box for words of one's own
         typed = html.escape(form.get(f"{name}-custom", [""])[-1])
         if question.options and not question.multi_select:
             # A single-select takes one choice: the typed words are one more option, so a

@@ -38,6 +38,13 @@ class Questions:
                 request=make_request(make_question(question="Something else entirely?")),
                 asker="laptop",
             ),
+            "q-3": LinkedQuestion(
+                request=make_request(
+                    make_question(allow_other=False),
+                    make_question(id="os", multi_select=True, allow_other=False),
+                ),
+                asker="laptop",
+            ),
         }
         self.answers: list[tuple[str, dict[str, Any]]] = []
 
@@ -286,3 +293,40 @@ class TestHostsAndOrigins:
         assert public_prefix("https://box.example") == ""
         with pytest.raises(ValueError, match="ftp://box"):
             public_host("ftp://box")
+
+
+class TestNoOtherOnTheLinkPage:
+    """A question with ``allow_other`` false shows its options only."""
+
+    async def test_no_other_choice_and_no_box_for_own_words(
+        self, client: httpx.AsyncClient
+    ) -> None:
+        """Neither the single- nor the multi-select has an Other choice or a text box."""
+        page = await client.get(path("q-3"))
+        assert page.status_code == 200
+        assert 'name="q0"' in page.text
+        assert 'name="q1"' in page.text
+        assert "Other" not in page.text
+        assert "<textarea" not in page.text
+        assert "-custom" not in page.text
+
+    async def test_its_options_answer_and_forged_words_are_refused(
+        self, client: httpx.AsyncClient, questions: Questions
+    ) -> None:
+        """Picks are sent; words posted anyway are refused by the answer rules (422)."""
+        forged = await client.post(path("q-3"), data={"q1-custom": "bsd", "action": "answer"})
+        assert forged.status_code == 422
+        assert "takes only its options" in forged.text
+        sent = await client.post(path("q-3"), data={"q0": "0", "q1": "1", "action": "answer"})
+        assert "Your answer was recorded." in sent.text
+        assert questions.answers == [
+            (
+                "q-3",
+                {
+                    "answers": [
+                        {"id": "pkg", "selected": ["pnpm"]},
+                        {"id": "os", "selected": ["npm"]},
+                    ]
+                },
+            )
+        ]

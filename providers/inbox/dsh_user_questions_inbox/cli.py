@@ -308,6 +308,8 @@ def render(record: QuestionRecord, *, colour: bool = False) -> str:
             lines.append(f"[{inert(question['header'])}]")
         many = question.get("multi_select", question.get("multiSelect"))
         kind = " (pick any)" if many else ""
+        if question.get("allow_other") is False:  # no free text: an answer picks options only
+            kind += " (options only)"
         lines.append(f"{inert(question['id'])}: {inert(question['question'])}{kind}")
         if question.get("detail") is not None:
             detail = inert(str(question["detail"]), multiline=True)

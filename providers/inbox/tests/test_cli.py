@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _requests import PKG, pick
+from _requests import PKG, PKG_OPTIONS_ONLY, pick
 
 from dsh_user_questions_inbox import Inbox, State
 
@@ -171,3 +171,28 @@ def test_show_marks_the_recommended_option_and_colours_a_diff_review(inbox: Inbo
     assert "    \x1b[32m+new\x1b[0m" in coloured
     assert "    \x1b[31m-old<U+001B>[2J\x1b[0m" in coloured
     assert "\x1b[2J" not in coloured
+
+
+class TestOptionsOnly:
+    """A question with ``allow_other`` false: ``show`` says so, and words are refused."""
+
+    def test_show_says_options_only(self, inbox: Inbox) -> None:
+        """show marks the question "(options only)"; a question allowing words is unmarked."""
+        from dsh_user_questions_inbox.cli import render
+
+        assert "pkg: Which package manager? (options only)" in render(
+            inbox.add(PKG_OPTIONS_ONLY, harness="h")
+        )
+        assert "(options only)" not in render(inbox.add(PKG, harness="h"))
+
+    def test_piped_words_exit_2_and_a_pick_is_applied(self, inbox: Inbox, inbox_url: str) -> None:
+        """Custom text on stdin is refused by the rules (exit 2, the question stays pending);
+        an option is then applied."""
+        record = inbox.add(PKG_OPTIONS_ONLY, harness="h")
+        words = {"answers": [{"id": "pkg", "selected": [], "custom": "bun"}]}
+        done = run(inbox_url, "answer", record.id, stdin=json.dumps(words))
+        assert done.returncode == 2
+        assert "takes only its options (allow_other is false)" in done.stderr
+        assert inbox.get(record.id).state is State.PENDING
+        assert run(inbox_url, "answer", record.id, stdin=json.dumps(pick("npm"))).returncode == 0
+        assert inbox.get(record.id).answer == pick("npm")
