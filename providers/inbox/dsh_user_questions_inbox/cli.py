@@ -21,12 +21,13 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from dsh_user_questions import BadAnswerError, UserQuestionError
 from dsh_user_questions.rules import inert_text as inert
 from dsh_user_questions.rules import is_diff_review
+from dsh_user_questions.view import parse_diff
 
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._retention import parse_duration, retention_seconds
@@ -276,16 +277,34 @@ def _show(inbox: Inbox, question_id: str, *, as_json: bool) -> int:
     return 0
 
 
-_DIFF_COLOURS = (("+++", "1"), ("---", "1"), ("@@", "36"), ("+", "32"), ("-", "31"))
+# Terminal colours of a diff's parts (SGR codes): file headers bold, hunk headers cyan, added
+# lines green, removed red; context, notes and other lines plain.
+_DIFF_COLOURS = {"file": "1", "hunk": "36", "add": "32", "del": "31"}
+_DIFF_MARKS = {"add": "+", "del": "-", "ctx": " ", "note": ""}
 
 
-def _diff_line(line: str, colour: bool) -> str:
-    """One (already inert) line of a diff-review's diff, coloured on a terminal."""
-    if colour:
-        for prefix, code in _DIFF_COLOURS:
-            if line.startswith(prefix):
-                return f"\x1b[{code}m{line}\x1b[0m"
-    return line
+def _diff_lines(diff: Mapping[str, Any], colour: bool) -> list[str]:
+    """A diff parsed by `dsh_user_questions.view.parse_diff` as unified-diff lines (its texts
+    already inert), each coloured by what the parser says it is, never by how it starts: a
+    removed line reading ``--- x`` is a removed line."""
+
+    def paint(kind: str, text: str) -> str:
+        code = _DIFF_COLOURS.get(kind) if colour else None
+        return f"\x1b[{code}m{text}\x1b[0m" if code else text
+
+    lines: list[str] = []
+    for file in diff["files"]:
+        lines.extend(file["meta"])
+        if file["old"] is not None:
+            lines.append(paint("file", f"--- {file['old']}"))
+        if file["new"] is not None:
+            lines.append(paint("file", f"+++ {file['new']}"))
+        for hunk in file["hunks"]:
+            lines.append(paint("hunk", hunk["header"]))
+            lines.extend(
+                paint(kind, _DIFF_MARKS[kind] + text) for kind, _old, _new, text in hunk["lines"]
+            )
+    return lines
 
 
 def render(record: QuestionRecord, *, colour: bool = False) -> str:
@@ -313,7 +332,8 @@ def render(record: QuestionRecord, *, colour: bool = False) -> str:
             detail = inert(str(question["detail"]), multiline=True)
             if diff:
                 lines.append("    (diff to review)")
-                lines.extend(f"    {_diff_line(line, colour)}" for line in detail.split("\n"))
+                shown = _diff_lines(parse_diff(str(question["detail"])), colour)
+                lines.extend(f"    {line}" for line in shown)
             else:
                 lines.extend(f"    {line}" for line in detail.split("\n"))
         for option in question.get("options", []):

@@ -171,3 +171,32 @@ def test_show_marks_the_recommended_option_and_colours_a_diff_review(inbox: Inbo
     assert "    \x1b[32m+new\x1b[0m" in coloured
     assert "    \x1b[31m-old<U+001B>[2J\x1b[0m" in coloured
     assert "\x1b[2J" not in coloured
+
+
+class TestShowDiff:
+    """``dsh-inbox show`` reads a diff-review's diff with the core's one diff parser."""
+
+    def test_a_removed_line_reading_like_a_file_header_is_shown_removed(self, inbox: Inbox) -> None:
+        """A removed line ``--- x`` and an added line ``+++ y`` inside a hunk are coloured as
+        removed and added (as the web page and the terminal show them), not bold like the
+        file headers, which stay bold."""
+        from dsh_user_questions_inbox.cli import render
+
+        wire = {
+            "questions": [
+                {
+                    "id": "patch",
+                    "question": "Apply this patch?",
+                    "detail": "--- a/x.md\n+++ b/x.md\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n ctx\n",
+                    "intent": {"kind": "diff-review", "approve": "Apply"},
+                    "options": [{"label": "Apply"}, {"label": "Reject"}],
+                }
+            ]
+        }
+        coloured = render(inbox.add(wire, harness="h"), colour=True)
+        assert "    \x1b[1m--- a/x.md\x1b[0m" in coloured
+        assert "    \x1b[1m+++ b/x.md\x1b[0m" in coloured
+        assert "    \x1b[36m@@ -1,2 +1,2 @@\x1b[0m" in coloured
+        assert "    \x1b[31m--- x\x1b[0m" in coloured
+        assert "    \x1b[32m+++ y\x1b[0m" in coloured
+        assert "\n     ctx\n" in coloured
