@@ -24,6 +24,7 @@ from .rules import inert_text
 __all__ = ["Node", "render"]
 
 Node = str | list[Any]
+"""One node of a tree: a text (inert) or ``[tag, {attribute: value}, *children]``."""
 
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
 _ALIGN = {"text-align:left": "left", "text-align:center": "center", "text-align:right": "right"}

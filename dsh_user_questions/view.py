@@ -1,20 +1,205 @@
 """One view of a question: what every surface shows of it, made once in the core.
 
 A surface (the terminal, the web page, the link page, the inbox, MCP forms, notifications)
-renders this view; none re-reads the wire dicts or parses a detail of its own. Every text in it
-is model-written and already inert (`dsh_user_questions.rules.inert_text`).
+renders a `QuestionView` (`question_view`, `request_view`); none re-reads the wire dicts,
+decides a review card or parses a detail of its own. Every text in a view is model-written and
+already inert (`dsh_user_questions.rules.inert_text`); an answer still names an option by its
+wire label, `OptionView.label`, never by what is shown.
 
 - `markdown` turns markdown (a detail, a plan, an option's preview) into a safe element tree:
   a node is a string (a text node) or ``[tag, {attribute: value}, *children]``, from a fixed
   list of tags (see `dsh_user_questions._markdown`).
 - `parse_diff` reads a unified diff (a diff-review question's detail) into files, hunks and
   lines: the one diff parser of every surface.
+
+A view is cached per item, so a surface may ask for it on every redraw; its trees are shared
+between callers and must not be changed (`QuestionView.to_dict` returns fresh copies).
+
+Example: the view of a plan review, as a plain-text surface would read it:
+
+```python
+from dsh_user_questions.plan_review import plan_review_question
+from dsh_user_questions.view import question_view
+
+view = question_view(plan_review_question("# Plan\\n\\n1. Add the index"))
+assert view.kind == "plan-review"
+assert [option.shown for option in view.options if option.approves] == ["Approve"]
+```
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
 from ._diff import parse_diff
 from ._markdown import Node
 from ._markdown import render as markdown
+from .payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
+from .rules import inert_text, is_diff_review, is_plan_review
 
-__all__ = ["Node", "markdown", "parse_diff"]
+__all__ = [
+    "Node",
+    "OptionView",
+    "QuestionView",
+    "markdown",
+    "parse_diff",
+    "question_view",
+    "request_view",
+]
+
+# How many items' views are kept (a view of a large diff holds its whole parsed tree).
+_CACHE_SIZE = 256
+
+
+@attrs.frozen(kw_only=True)
+class OptionView:
+    """One option as a surface shows it.
+
+    ``label`` is the wire label as written: what an answer names (``selected``), never what is
+    shown; ``shown`` is that label inert on one line. ``description`` is inert text (several
+    lines); ``preview`` the element tree of the option's preview markdown (`markdown`), or one
+    ``pre``/``code`` block of its inert text when the markdown is nested too deep to parse;
+    ``None`` without a preview. ``recommended`` marks the option the asker suggests (marked and
+    focused first, never selected for the human). ``approves`` is true for the one option that
+    approves a plan-review or diff-review question (its intent's approve label).
+    """
+
+    label: str
+    shown: str
+    description: str | None
+    preview: tuple[Node, ...] | None
+    recommended: bool
+    approves: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: every field under its own name, the preview tree as lists."""
+        return {
+            "label": self.label,
+            "shown": self.shown,
+            "description": self.description,
+            "preview": None if self.preview is None else _copy(list(self.preview)),
+            "recommended": self.recommended,
+            "approves": self.approves,
+        }
+
+
+@attrs.frozen(kw_only=True)
+class QuestionView:
+    """One question as every surface shows it: inert texts, rendered trees, its kind of form.
+
+    ``kind`` is ``"plan-review"`` or ``"diff-review"`` for a question that passes that intent's
+    rules (`rules.is_plan_review`, `rules.is_diff_review`), else ``"question"``: the generic
+    form, which a surface also shows for a kind it does not know. ``header`` (one line) and
+    ``question`` (several lines) are inert text. ``detail`` is the element tree of the detail's
+    markdown (`markdown`), ``None`` without a detail or when the markdown is nested too deep to
+    parse; ``detail_text`` is the detail as inert text (several lines), for plain-text surfaces
+    and as that fallback. ``diff`` is the parsed detail (`parse_diff`) of a diff-review question,
+    else ``None``. ``other`` says free text ("Other") is offered: always for a question without
+    options. ``secret`` says the answer is typed masked and never shown or echoed in clear.
+    """
+
+    id: str
+    kind: str
+    header: str | None
+    question: str
+    detail: tuple[Node, ...] | None
+    detail_text: str | None
+    diff: Mapping[str, Any] | None
+    options: tuple[OptionView, ...]
+    multi_select: bool
+    other: bool
+    secret: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form the pages read: every field under its own (snake_case) name, options
+        as their `OptionView.to_dict`, trees as lists; a fresh copy on every call."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "header": self.header,
+            "question": self.question,
+            "detail": None if self.detail is None else _copy(list(self.detail)),
+            "detail_text": self.detail_text,
+            "diff": None if self.diff is None else _copy(dict(self.diff)),
+            "options": [option.to_dict() for option in self.options],
+            "multi_select": self.multi_select,
+            "other": self.other,
+            "secret": self.secret,
+        }
+
+
+def question_view(item: AskUserQuestionItem) -> QuestionView:
+    """The view of ``item``: the same object again for an equal item (views are cached)."""
+    return _cached_view(item)
+
+
+def request_view(request: AskUserQuestionRequest) -> tuple[QuestionView, ...]:
+    """The view of each question of ``request``, in order."""
+    return tuple(_cached_view(item) for item in request.questions)
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _cached_view(item: AskUserQuestionItem) -> QuestionView:
+    if is_plan_review(item):
+        kind = "plan-review"
+    elif is_diff_review(item):
+        kind = "diff-review"
+    else:
+        kind = "question"
+    approve = item.intent.approve if kind != "question" and item.intent is not None else None
+    detail = item.detail
+    return QuestionView(
+        id=item.id,
+        kind=kind,
+        header=None if item.header is None else inert_text(item.header),
+        question=inert_text(item.question, multiline=True),
+        detail=None if detail is None else _tree(detail),
+        detail_text=None if detail is None else inert_text(detail, multiline=True),
+        diff=parse_diff(detail) if kind == "diff-review" and detail is not None else None,
+        options=tuple(_option_view(option, approve) for option in item.options),
+        multi_select=item.multi_select,
+        # allow_other arrives with its own change; until then every question offers free text.
+        other=bool(getattr(item, "allow_other", True)) or not item.options,
+        secret=item.secret,
+    )
+
+
+def _option_view(option: AskUserQuestionOption, approve: str | None) -> OptionView:
+    preview = option.preview
+    if preview is None:
+        tree = None
+    else:
+        tree = _tree(preview)
+        if tree is None:
+            tree = (["pre", {}, ["code", {}, inert_text(preview, multiline=True)]],)
+    return OptionView(
+        label=option.label,
+        shown=inert_text(option.label),
+        description=None
+        if option.description is None
+        else inert_text(option.description, multiline=True),
+        preview=tree,
+        recommended=option.recommended,
+        approves=approve is not None and option.label == approve,
+    )
+
+
+def _tree(source: str) -> tuple[Node, ...] | None:
+    # Emphasis nested thousands deep overflows the parser's own recursion: no tree then, and
+    # the caller falls back to the inert text.
+    try:
+        return tuple(markdown(source))
+    except RecursionError:
+        return None
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    return value
