@@ -220,6 +220,35 @@ def _option_html(position: int, option: OptionView, kind: str, name: str, checke
     )
 
 
+def _words_html(name: str, question: QuestionView, form: _Form, picked: set[str]) -> str:
+    """The box for one's own words: masked for a secret, "Other" beside a single-select's
+    options."""
+    out: list[str] = []
+    if question.secret:
+        out.append(
+            f'<label for="{name}-custom">Your answer (hidden as you type)</label>'
+            f'<input type=password id="{name}-custom" name="{name}-custom" autocomplete=off>'
+        )
+    else:
+        typed = html.escape(form.get(f"{name}-custom", [""])[-1])
+        if question.options and not question.multi_select:
+            # A single-select takes one choice: the typed words are one more option, so a
+            # pick and words can never both seem sent (one radio group, no script needed).
+            checked = " checked" if _OTHER in picked else ""
+            out.append(
+                f'<label><input type=radio name="{name}" value="{_OTHER}"{checked}>'
+                "<span>Other: my own words below</span></label>"
+            )
+            other = "Your own words (choose Other above)"
+        else:
+            other = "Other (your own words)" if question.options else "Your answer"
+        out.append(
+            f'<label for="{name}-custom">{other}</label>'
+            f'<textarea id="{name}-custom" name="{name}-custom" rows=3>{typed}</textarea>'
+        )
+    return "".join(out)
+
+
 def _question_html(index: int, question: QuestionView, form: _Form) -> str:
     name = f"q{index}"
     picked = set(form.get(name, []))
@@ -231,28 +260,8 @@ def _question_html(index: int, question: QuestionView, form: _Form) -> str:
     kind = "checkbox" if question.multi_select else "radio"
     for position, option in enumerate(question.options):
         parts.append(_option_html(position, option, kind, name, str(position) in picked))
-    if question.secret:
-        parts.append(
-            f'<label for="{name}-custom">Your answer (hidden as you type)</label>'
-            f'<input type=password id="{name}-custom" name="{name}-custom" autocomplete=off>'
-        )
-    else:
-        typed = html.escape(form.get(f"{name}-custom", [""])[-1])
-        if question.options and not question.multi_select:
-            # A single-select takes one choice: the typed words are one more option, so a
-            # pick and words can never both seem sent (one radio group, no script needed).
-            checked = " checked" if _OTHER in picked else ""
-            parts.append(
-                f'<label><input type=radio name="{name}" value="{_OTHER}"{checked}>'
-                "<span>Other: my own words below</span></label>"
-            )
-            other = "Your own words (choose Other above)"
-        else:
-            other = "Other (your own words)" if question.options else "Your answer"
-        parts.append(
-            f'<label for="{name}-custom">{other}</label>'
-            f'<textarea id="{name}-custom" name="{name}-custom" rows=3>{typed}</textarea>'
-        )
+    if question.other:  # else the options only: no words of one's own
+        parts.append(_words_html(name, question, form, picked))
     parts.append("</section>")
     return "".join(parts)
 

@@ -299,6 +299,20 @@ class TestTheLinkPageShowsTheView:
         await client.post(path("q-3"), data={"q0": "0", "action": "answer"})
         assert questions.answers == [("q-3", {"answers": [{"id": "pkg", "selected": [label]}]})]
 
+    async def test_a_question_without_other_offers_only_its_options(
+        self, client: httpx.AsyncClient, questions: Questions
+    ) -> None:
+        """A question that allows no words of one's own (``allow_other=False``) has no Other
+        choice and no text box; a pick is sent as usual."""
+        request = make_request(make_question(allow_other=False))
+        questions.linked["q-3"] = LinkedQuestion(request=request, asker="laptop")
+        page = (await client.get(path("q-3"))).text
+        assert 'value="other"' not in page
+        assert "<textarea" not in page
+        assert "<input type=password" not in page
+        await client.post(path("q-3"), data={"q0": "1", "action": "answer"})
+        assert questions.answers == [("q-3", {"answers": [{"id": "pkg", "selected": ["npm"]}]})]
+
     def test_the_tree_becomes_only_listed_elements_and_safe_links(self) -> None:
         """Whatever a tree holds, only listed elements with their own attributes and
         http/https/mailto links come out; every text is escaped."""

@@ -99,6 +99,8 @@ def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, 
                 if recommended:
                     field["default"] = recommended[0]
             properties[question.id] = field
+            if not question.other:
+                continue
             properties[question.id + OTHER_SUFFIX] = {
                 "type": "string",
                 "title": "Feedback" if question.kind == "plan-review" else "Other: your own words",

@@ -242,6 +242,7 @@ class TestShowRendersTheView:
         assert "  - npm<U+001B>[2J: The default\n      preview:\n" in shown
         assert "        Steps\n        3. npm ci\n        4. test\n" in shown
         assert "token: The token? (secret: typed hidden)" in shown
+        assert "pkg: Which one? (one of the options only)" not in shown
         assert "\x1b" not in shown
         assert "\u202e" not in shown
 
@@ -254,3 +255,20 @@ class TestShowRendersTheView:
         assert "request (not readable as a question): " in shown
         assert '"bad": "\\u001b"' in shown
         assert "\x1b" not in shown
+
+    def test_a_question_without_other_says_so(self) -> None:
+        """A question that allows no words of one's own says its answer is one of the
+        options."""
+        from dsh_user_questions_inbox.cli import render
+
+        wire = {
+            "questions": [
+                {
+                    "id": "go",
+                    "question": "Go on?",
+                    "options": [{"label": "Yes"}, {"label": "No"}],
+                    "allow_other": False,
+                }
+            ]
+        }
+        assert "go: Go on? (one of the options only)\n  - Yes\n  - No" in render(_record(wire))
