@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from dsh_user_questions import AskUserQuestionOption
 from dsh_user_questions.diff_review import diff_review_question
 from dsh_user_questions.link_page import LinkedQuestion, link_routes, link_url, with_links
 from dsh_user_questions.links import (
@@ -18,7 +19,6 @@ from dsh_user_questions.links import (
     public_host,
     public_prefix,
 )
-from dsh_user_questions.payloads import AskUserQuestionOption
 from dsh_user_questions.rules import check_answer
 from dsh_user_questions.testing import make_question, make_request
 
