@@ -3,14 +3,14 @@
 A provider that sends notifications (the inbox's ``dsh-inbox serve --public-url``, the web
 provider's ``public_url``) serves ``/q/<token>`` with `link_routes`; the token
 (`dsh_user_questions.links`) is a capability for exactly one question, signed with the server's
-link secret and expiring with the question. The page is server-rendered HTML with no script:
-the question as the core's view shows it (`dsh_user_questions.view`): header, text and options
+link secret and expiring with the question. The page is server-rendered HTML with no script: the
+question as the core's view shows it (`dsh_user_questions.view`): header, text and options
 (shown label, description, preview) as escaped inert text; a detail's markdown as HTML of a
-fixed list of elements (links only to ``http``, ``https`` and ``mailto``), every text escaped;
-a diff-review's diff line by line as the one diff parser reads it. And one form that posts back
-to the same address. It can show nothing else: no list, no
-other question, no stream. Used again once the question is settled, it shows the outcome;
-tampered or expired, a clear page says so (403 / 410). Every page has one ``<h1>``, its title.
+fixed list of elements (links only to ``http``, ``https`` and ``mailto``), every text escaped; a
+diff-review's diff line by line as the one diff parser reads it. And one form that posts back to
+the same address. It can show nothing else: no list, no other question, no stream. Used again
+once the question is settled, it shows the outcome; tampered or expired, a clear page says so
+(403 / 410). Every page has one ``<h1>``, its title.
 
 The form sends only what it shows: a single-select's typed words are one more choice
 ("Other"), so a pick beside words is refused with the reason rather than half sent; an empty

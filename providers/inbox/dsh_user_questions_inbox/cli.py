@@ -306,6 +306,13 @@ def _diff_lines(diff: Mapping[str, Any], colour: bool) -> list[str]:
     return lines
 
 
+# The elements of a markdown tree shown on lines of their own.
+_TEXT_BLOCKS = frozenset({
+    "p", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "table", "thead",
+    "tbody", "tr", "hr",
+})  # fmt: skip
+
+
 def _tree_text(nodes: Iterable[Node]) -> str:
     """The plain text of a markdown tree (`dsh_user_questions.view.markdown`): blocks on lines
     of their own, list items marked, table cells between bars; its texts are already inert."""
@@ -323,16 +330,12 @@ def _tree_text(nodes: Iterable[Node]) -> str:
             inner = f"| {inner} "
         elif tag == "tr":
             inner += "|"
-        elif tag in ("hr", "br"):
-            inner = "---" if tag == "hr" else "\n"
-        out.append(f"\n{inner.strip(chr(10))}\n" if tag in _TEXT_BLOCKS else inner)
+        elif tag == "hr":
+            inner = "---"
+        elif tag == "br":
+            inner = "\n"
+        out.append(f"\n{inner}\n" if tag in _TEXT_BLOCKS else inner)
     return "\n".join(line for line in "".join(out).split("\n") if line.strip())
-
-
-_TEXT_BLOCKS = frozenset({
-    "p", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "table", "thead",
-    "tbody", "tr", "hr",
-})  # fmt: skip
 
 
 def _indented(text: str, indent: str) -> list[str]:
