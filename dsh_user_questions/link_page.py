@@ -64,8 +64,9 @@ button.secondary,a.button{background:#fff;color:#1d1d1b}
 .detail table{border-collapse:collapse}.detail th,.detail td{border:1px solid #d8d8d2;
 padding:.2rem .4rem}[data-align=center]{text-align:center}[data-align=right]{text-align:right}
 blockquote{margin:0;padding-left:.8rem;border-left:3px solid #d8d8d2}
-.diff .file{font-weight:600}.diff .hunk{color:#0b6e85}.diff .add{background:#e3f3e6}
-.diff .del{background:#fbe6e3}
+.detail h3,.detail h4,.detail h5,.detail h6{font-size:1rem;margin:.8rem 0 .4rem}
+.diff>span{display:block;min-height:1.45em}.diff .file{font-weight:600}
+.diff .hunk{color:#0b6e85}.diff .add{background:#e3f3e6}.diff .del{background:#fbe6e3}
 details.preview{margin:0 0 .4rem 1.6rem}
 """
 
@@ -152,7 +153,7 @@ def _diff_html(diff: Mapping[str, Any]) -> str:
     classed by what the parser says it is; every text escaped."""
     lines: list[str] = []
     for file in diff["files"]:
-        lines.extend(html.escape(meta) for meta in file["meta"])
+        lines.extend(f'<span class="meta">{html.escape(meta)}</span>' for meta in file["meta"])
         for mark, path in (("---", file["old"]), ("+++", file["new"])):
             if path is not None:
                 lines.append(f'<span class="file">{mark} {html.escape(path)}</span>')
@@ -160,10 +161,10 @@ def _diff_html(diff: Mapping[str, Any]) -> str:
             lines.append(f'<span class="hunk">{html.escape(hunk["header"])}</span>')
             for kind, _old, _new, text in hunk["lines"]:
                 shown = html.escape(_DIFF_MARKS.get(kind, "") + text)
-                lines.append(
-                    f'<span class="{kind}">{shown}</span>' if kind in _DIFF_MARKS else shown
-                )
-    return '<pre class="diff">' + "\n".join(lines) + "</pre>"
+                known = kind if kind in _DIFF_MARKS else "meta"  # a class of ours only
+                lines.append(f'<span class="{known}">{shown}</span>')
+    # Each line is a block of its own (its colour spans the width): no newline between them.
+    return '<pre class="diff">' + "".join(lines) + "</pre>"
 
 
 def _page(title: str, body: str, status: int = 200) -> Any:
