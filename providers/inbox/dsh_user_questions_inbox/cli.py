@@ -315,7 +315,8 @@ _TEXT_BLOCKS = frozenset({
 
 def _tree_text(nodes: Iterable[Node]) -> str:
     """The plain text of a markdown tree (`dsh_user_questions.view.markdown`): blocks on lines
-    of their own, list items marked, table cells between bars; its texts are already inert."""
+    of their own, headings and list items marked, table cells between bars; its texts are
+    already inert."""
     out: list[str] = []
     for node in nodes:
         if isinstance(node, str):
@@ -330,6 +331,8 @@ def _tree_text(nodes: Iterable[Node]) -> str:
             inner = f"| {inner} "
         elif tag == "tr":
             inner += "|"
+        elif tag in ("h3", "h4", "h5", "h6"):  # the markdown's own level, as written
+            inner = "#" * (int(tag[1]) - 2) + " " + inner
         elif tag == "hr":
             inner = "---"
         elif tag == "br":

@@ -240,7 +240,7 @@ class TestShowRendersTheView:
         shown = render(_record(wire))
         assert "pkg: Which one?\n  Pick <U+202E>carefully\n" in shown
         assert "  - npm<U+001B>[2J: The default\n      preview:\n" in shown
-        assert "        Steps\n        3. npm ci\n        4. test\n" in shown
+        assert "        ## Steps\n        3. npm ci\n        4. test\n" in shown
         assert "token: The token? (secret: typed hidden)" in shown
         assert "pkg: Which one? (one of the options only)" not in shown
         assert "\x1b" not in shown
