@@ -87,10 +87,6 @@ def _clip(shown: str, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "\u2026"
 
 
-def _short(text: str, limit: int) -> str:
-    return _clip(inert_text(text), limit)
-
-
 def notification_for(
     request: AskUserQuestionRequest,
     *,
@@ -109,7 +105,7 @@ def notification_for(
     subject = "" if first is None else (first.header or first.question)
     lead = "Reminder: still waiting" if reminder else "A question is waiting"
     title = _clip(f"{lead}: {subject}" if subject else lead, _MAX_TITLE)
-    lines = [f"{_short(asker, _MAX_TITLE)} asks:"]
+    lines = [f"{_clip(inert_text(asker), _MAX_TITLE)} asks:"]
     for view in views:
         text = _clip(view.question, _MAX_QUESTION)
         lines.append(f"- {_clip(view.header, 40)}: {text}" if view.header else f"- {text}")
