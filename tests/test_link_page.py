@@ -40,6 +40,13 @@ class Questions:
                 request=make_request(make_question(question="Something else entirely?")),
                 asker="laptop",
             ),
+            "q-3": LinkedQuestion(
+                request=make_request(
+                    make_question(allow_other=False),
+                    make_question(id="os", multi_select=True, allow_other=False),
+                ),
+                asker="laptop",
+            ),
         }
         self.answers: list[tuple[str, dict[str, Any]]] = []
 
@@ -252,8 +259,8 @@ class TestTheLinkPageShowsTheView:
             "[docs](https://docs.example/a?b=1&c=2) [bad](javascript:alert(1))"
         )
         request = make_request(make_question(detail=detail))
-        questions.linked["q-3"] = LinkedQuestion(request=request, asker="laptop")
-        page = (await client.get(path("q-3"))).text
+        questions.linked["q-view"] = LinkedQuestion(request=request, asker="laptop")
+        page = (await client.get(path("q-view"))).text
         assert "<h3>Plan</h3>" in page
         assert "<strong>Bold</strong> &lt;script&gt;alert(1)&lt;/script&gt;" in page
         assert "<ol start=3><li value=3>third</li><li value=4>fourth</li></ol>" in page
@@ -272,8 +279,8 @@ class TestTheLinkPageShowsTheView:
         stand-ins and markup is escaped."""
         diff = "--- a/x.md\n+++ b/x.md\n@@ -1,2 +1,2 @@\n--- x\n+<b>new</b>\x1b[2J\n ctx\n"
         request = make_request(diff_review_question(diff))
-        questions.linked["q-3"] = LinkedQuestion(request=request, asker="laptop")
-        page = (await client.get(path("q-3"))).text
+        questions.linked["q-view"] = LinkedQuestion(request=request, asker="laptop")
+        page = (await client.get(path("q-view"))).text
         assert '<span class="file">--- a/x.md</span>' in page
         assert '<span class="file">+++ b/x.md</span>' in page
         assert '<span class="hunk">@@ -1,2 +1,2 @@</span>' in page
@@ -290,28 +297,14 @@ class TestTheLinkPageShowsTheView:
         label = "use <npm>\u202e"
         option = AskUserQuestionOption(label, "The *default*", preview="## Lockfile\n\n`npm ci`")
         request = make_request(make_question(options=(option, AskUserQuestionOption("pnpm"))))
-        questions.linked["q-3"] = LinkedQuestion(request=request, asker="laptop")
-        page = (await client.get(path("q-3"))).text
+        questions.linked["q-view"] = LinkedQuestion(request=request, asker="laptop")
+        page = (await client.get(path("q-view"))).text
         assert '<span>use &lt;npm&gt;&lt;U+202E&gt;<span class="desc">' in page
         assert '<span class="desc">The *default*</span>' in page
         assert "<h4>Lockfile</h4><p><code>npm ci</code></p>" in page
         assert "\u202e" not in page
-        await client.post(path("q-3"), data={"q0": "0", "action": "answer"})
-        assert questions.answers == [("q-3", {"answers": [{"id": "pkg", "selected": [label]}]})]
-
-    async def test_a_question_without_other_offers_only_its_options(
-        self, client: httpx.AsyncClient, questions: Questions
-    ) -> None:
-        """A question that allows no words of one's own (``allow_other=False``) has no Other
-        choice and no text box; a pick is sent as usual."""
-        request = make_request(make_question(allow_other=False))
-        questions.linked["q-3"] = LinkedQuestion(request=request, asker="laptop")
-        page = (await client.get(path("q-3"))).text
-        assert 'value="other"' not in page
-        assert "<textarea" not in page
-        assert "<input type=password" not in page
-        await client.post(path("q-3"), data={"q0": "1", "action": "answer"})
-        assert questions.answers == [("q-3", {"answers": [{"id": "pkg", "selected": ["npm"]}]})]
+        await client.post(path("q-view"), data={"q0": "0", "action": "answer"})
+        assert questions.answers == [("q-view", {"answers": [{"id": "pkg", "selected": [label]}]})]
 
     def test_the_tree_becomes_only_listed_elements_and_safe_links(self) -> None:
         """Whatever a tree holds, only listed elements with their own attributes and
@@ -382,3 +375,40 @@ class TestHostsAndOrigins:
         assert public_prefix("https://box.example") == ""
         with pytest.raises(ValueError, match="ftp://box"):
             public_host("ftp://box")
+
+
+class TestNoOtherOnTheLinkPage:
+    """A question with ``allow_other`` false shows its options only."""
+
+    async def test_no_other_choice_and_no_box_for_own_words(
+        self, client: httpx.AsyncClient
+    ) -> None:
+        """Neither the single- nor the multi-select has an Other choice or a text box."""
+        page = await client.get(path("q-3"))
+        assert page.status_code == 200
+        assert 'name="q0"' in page.text
+        assert 'name="q1"' in page.text
+        assert "Other" not in page.text
+        assert "<textarea" not in page.text
+        assert "-custom" not in page.text
+
+    async def test_its_options_answer_and_forged_words_are_refused(
+        self, client: httpx.AsyncClient, questions: Questions
+    ) -> None:
+        """Picks are sent; words posted anyway are refused by the answer rules (422)."""
+        forged = await client.post(path("q-3"), data={"q1-custom": "bsd", "action": "answer"})
+        assert forged.status_code == 422
+        assert "takes only its options" in forged.text
+        sent = await client.post(path("q-3"), data={"q0": "0", "q1": "1", "action": "answer"})
+        assert "Your answer was recorded." in sent.text
+        assert questions.answers == [
+            (
+                "q-3",
+                {
+                    "answers": [
+                        {"id": "pkg", "selected": ["pnpm"]},
+                        {"id": "os", "selected": ["npm"]},
+                    ]
+                },
+            )
+        ]

@@ -4,7 +4,8 @@ A request becomes one form-mode ``elicitation/create``. Each question is a flat 
 its id: a single select is a string ``oneOf`` of ``const``/``title`` (the title adds the
 option's description); a multi select is an array of such choices; a question without options
 is a string. A question with options also gets a ``<id>.other`` text field for the human's own
-words (the "Other" answer). No field is required, so every question may be skipped.
+words (the "Other" answer), unless its ``allow_other`` is false. No field is required, so
+every question may be skipped.
 
 MCP forms have no place for a detail, so the details go into the message. A plan review
 degrades to a labelled choice (``Approve`` / ``Keep planning``) with the plan in the message
@@ -124,7 +125,7 @@ def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUse
     expected: dict[str, type] = {}
     for question in request.questions:
         expected[question.id] = list if question.options and question.multi_select else str
-        if question.options:
+        if question.options and question.allow_other:
             expected[question.id + OTHER_SUFFIX] = str
     problems = [
         f"the MCP client answered {json.dumps(name)}, which was not asked"
@@ -147,7 +148,8 @@ def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUse
     items = []
     for question in request.questions:
         value = content.get(question.id)
-        other = content.get(question.id + OTHER_SUFFIX) if question.options else None
+        has_other = question.options and question.allow_other
+        other = content.get(question.id + OTHER_SUFFIX) if has_other else None
         custom = other.strip() or None if isinstance(other, str) else None
         selected: tuple[str, ...] = ()
         if not question.options:

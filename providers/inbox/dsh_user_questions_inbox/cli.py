@@ -351,7 +351,7 @@ def _question_lines(view: QuestionView, colour: bool) -> list[str]:
         lines.append(f"[{view.header}]")
     kind = " (pick any)" if view.multi_select else ""
     kind += " (secret: typed hidden)" if view.secret else ""
-    kind += "" if view.other else " (one of the options only)"
+    kind += "" if view.other else " (options only)"
     first, *more = view.question.split("\n")
     lines.append(f"{inert(view.id)}: {first}{kind}")
     lines.extend(f"  {line}" for line in more)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _requests import PKG, pick
+from _requests import PKG, PKG_OPTIONS_ONLY, pick
 
 from dsh_user_questions_inbox import Inbox, QuestionRecord, State
 
@@ -242,7 +242,7 @@ class TestShowRendersTheView:
         assert "  - npm<U+001B>[2J: The default\n      preview:\n" in shown
         assert "        ## Steps\n        3. npm ci\n        4. test\n" in shown
         assert "token: The token? (secret: typed hidden)" in shown
-        assert "pkg: Which one? (one of the options only)" not in shown
+        assert "(options only)" not in shown
         assert "\x1b" not in shown
         assert "\u202e" not in shown
 
@@ -256,19 +256,27 @@ class TestShowRendersTheView:
         assert '"bad": "\\u001b"' in shown
         assert "\x1b" not in shown
 
-    def test_a_question_without_other_says_so(self) -> None:
-        """A question that allows no words of one's own says its answer is one of the
-        options."""
+
+class TestOptionsOnly:
+    """A question with ``allow_other`` false: ``show`` says so, and words are refused."""
+
+    def test_show_says_options_only(self, inbox: Inbox) -> None:
+        """show marks the question "(options only)"; a question allowing words is unmarked."""
         from dsh_user_questions_inbox.cli import render
 
-        wire = {
-            "questions": [
-                {
-                    "id": "go",
-                    "question": "Go on?",
-                    "options": [{"label": "Yes"}, {"label": "No"}],
-                    "allow_other": False,
-                }
-            ]
-        }
-        assert "go: Go on? (one of the options only)\n  - Yes\n  - No" in render(_record(wire))
+        assert "pkg: Which package manager? (options only)" in render(
+            inbox.add(PKG_OPTIONS_ONLY, harness="h")
+        )
+        assert "(options only)" not in render(inbox.add(PKG, harness="h"))
+
+    def test_piped_words_exit_2_and_a_pick_is_applied(self, inbox: Inbox, inbox_url: str) -> None:
+        """Custom text on stdin is refused by the rules (exit 2, the question stays pending);
+        an option is then applied."""
+        record = inbox.add(PKG_OPTIONS_ONLY, harness="h")
+        words = {"answers": [{"id": "pkg", "selected": [], "custom": "bun"}]}
+        done = run(inbox_url, "answer", record.id, stdin=json.dumps(words))
+        assert done.returncode == 2
+        assert "takes only its options (allow_other is false)" in done.stderr
+        assert inbox.get(record.id).state is State.PENDING
+        assert run(inbox_url, "answer", record.id, stdin=json.dumps(pick("npm"))).returncode == 0
+        assert inbox.get(record.id).answer == pick("npm")
