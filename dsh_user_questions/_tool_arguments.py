@@ -149,6 +149,7 @@ def _has_null(question: object) -> bool:
         question.get("header", ""),
         question.get("multi_select", False),
         question.get("secret", False),
+        question.get("allow_other", True),
     ):
         return True
     options = question.get("options", ())
@@ -277,6 +278,12 @@ def _code_rules(data: object) -> Iterator[str]:
                 yield from _recommended_rule(at, options)
             if question.get("secret") is True:
                 yield from _secret_rules(at, len(options), multi_select)
+            if question.get("allow_other") is False and not options:
+                yield _json.at(
+                    [*at, "allow_other"],
+                    "may be false only with options (a question without options takes the"
+                    " user's own words)",
+                )
 
 
 def _count_rules(at: list[Any], count: int, multi_select: object) -> Iterator[str]:

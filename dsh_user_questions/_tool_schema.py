@@ -94,15 +94,15 @@ _SCHEMA: Final[dict[str, Any]] = {
                 "properties": {
                     "id": {
                         "type": "string",
-                        "description": "Echoed in the answer; unique in the call.",
+                        "description": "Echoed; unique in the call.",
                         "maxLength": MAX_ID_LENGTH,
                         "pattern": ID_PATTERN,
                     },
                     "question": _text("1-2 sentences.", MAX_QUESTION_LENGTH),
-                    "header": _text("Short tag above it.", MAX_HEADER_LENGTH),
+                    "header": _text("Short tag.", MAX_HEADER_LENGTH),
                     "options": {
                         "type": "array",
-                        "description": ('None for free text, else 2 or more. Never "Other".'),
+                        "description": 'None for free text, else 2 or more. Never "Other".',
                         "maxItems": MAX_OPTIONS,
                         "items": {
                             "type": "object",
@@ -112,9 +112,7 @@ _SCHEMA: Final[dict[str, Any]] = {
                                 "label": _text(
                                     "Unique in the question, ignoring case.", MAX_LABEL_LENGTH
                                 ),
-                                "description": _text(
-                                    "What choosing it means.", MAX_DESCRIPTION_LENGTH
-                                ),
+                                "description": _text("What it means.", MAX_DESCRIPTION_LENGTH),
                                 # Markdown, several lines: no text pattern (the size budget);
                                 # its characters are checked in code (``_tool_arguments``).
                                 "preview": {
@@ -131,10 +129,12 @@ _SCHEMA: Final[dict[str, Any]] = {
                     },
                     "multi_select": {
                         "type": "boolean",
-                        "description": "Pick several (2+ options).",
+                        "description": "Pick several.",
                     },
                     # What it means is in the tool's description (the shapes' size budget).
                     "secret": {"type": "boolean"},
+                    # false: the options only, no "Other" (the tool's description names "Other").
+                    "allow_other": {"type": "boolean"},
                 },
             },
         }
@@ -142,7 +142,16 @@ _SCHEMA: Final[dict[str, Any]] = {
 }
 
 OPTIONAL_KEYS: Final = frozenset(
-    {"header", "options", "multi_select", "secret", "description", "preview", "recommended"}
+    {
+        "header",
+        "options",
+        "multi_select",
+        "secret",
+        "allow_other",
+        "description",
+        "preview",
+        "recommended",
+    }
 )
 """The properties a call may leave out; a ``null`` for one of them means "left out"."""
 

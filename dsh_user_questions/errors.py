@@ -320,7 +320,8 @@ class UserQuestionError(HarnessError):
 
         Each problem says what is wrong with question ``question_id`` (two labels that read
         the same, a label meaning the UI's own "Other" or "Skip", two recommended options of a
-        single-select question, a secret question with options); the message is
+        single-select question, a secret question with options, a question without options that
+        allows no free text); the message is
         ``question <id> <problem>; <problem>`` and ``problems`` keeps them apart.
         """
         quoted = json.dumps(question_id, ensure_ascii=False)

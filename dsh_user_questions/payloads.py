@@ -193,6 +193,9 @@ class AskUserQuestionItem:
     markdown); it is never an option. A question without options collects free text only.
     ``secret`` marks a free-text question whose answer is never shown or stored in clear outside
     the asking code (typed masked, kept out of records, logs and observers); it has no options.
+    ``allow_other`` false means the human may only pick among the options: no UI offers its
+    "Other" free-text answer, and an answer with ``custom`` text is refused; such a question
+    needs options.
     """
 
     id: str = attrs.field(validator=_str)
@@ -208,10 +211,11 @@ class AskUserQuestionItem:
         validator=attrs.validators.optional(attrs.validators.instance_of(AskUserQuestionIntent)),
     )
     secret: bool = attrs.field(default=False, validator=_bool)
+    allow_other: bool = attrs.field(default=True, validator=_bool)
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form, snake_case (``multi_select``, as the model writes it); keys whose value
-        is ``None`` are omitted, and ``secret`` when false."""
+        is ``None`` are omitted, ``secret`` when false and ``allow_other`` when true."""
         data: dict[str, Any] = {"id": self.id, "question": self.question}
         if self.detail is not None:
             data["detail"] = self.detail
@@ -223,6 +227,8 @@ class AskUserQuestionItem:
             data["intent"] = self.intent.to_dict()
         if self.secret:
             data["secret"] = True
+        if not self.allow_other:
+            data["allow_other"] = False
         return data
 
     @classmethod
@@ -426,18 +432,34 @@ def _read_intent(data: object, keys: _Keys, problems: _Problems) -> AskUserQuest
     return AskUserQuestionIntent(kind, approve)
 
 
-def _boolean(data: Mapping[str, object], key: str, keys: _Keys, problems: _Problems) -> bool:
-    value = data.get(key, False)
+def _boolean(
+    data: Mapping[str, object],
+    key: str,
+    keys: _Keys,
+    problems: _Problems,
+    *,
+    default: bool = False,
+) -> bool:
+    value = data.get(key, default)
     if value is None:
-        return False
+        return default
     if not isinstance(value, bool):
         problems.append(_json.at((*keys, key), _json.must_be("boolean", value)))
-        return False
+        return default
     return value
 
 
 # ``multiSelect`` is the seed's spelling: read for compatibility, never written.
-_ITEM_KEYS = ("detail", "header", "options", "multi_select", "multiSelect", "intent", "secret")
+_ITEM_KEYS = (
+    "detail",
+    "header",
+    "options",
+    "multi_select",
+    "multiSelect",
+    "intent",
+    "secret",
+    "allow_other",
+)
 
 
 def _read_item(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionItem | None:
@@ -462,6 +484,7 @@ def _read_item(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestio
         )
     multi = _boolean(obj, spelling, keys, problems)
     secret = _boolean(obj, "secret", keys, problems)
+    allow_other = _boolean(obj, "allow_other", keys, problems, default=True)
     raw_intent = obj.get("intent")
     intent = None if raw_intent is None else _read_intent(raw_intent, (*keys, "intent"), problems)
     if len(problems) > before or id_ is None or question is None:
@@ -475,6 +498,7 @@ def _read_item(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestio
         multi_select=multi,
         intent=intent,
         secret=secret,
+        allow_other=allow_other,
     )
 
 

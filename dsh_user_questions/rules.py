@@ -66,7 +66,9 @@ def check_request(request: AskUserQuestionRequest) -> None:
     There is at least one question (``EMPTY_QUESTIONS``); for each question in order with an
     ``intent``, the approve label is one of that question's options (``BAD_INTENT``, label
     message), and it has a ``detail``, the empty string included (``BAD_INTENT``, detail
-    message).
+    message). Then each question's own rules (``BAD_QUESTION`` naming it): labels that differ
+    and are not the UI's own, at most one recommended option of a single-select, a secret
+    question without options, a question with ``allow_other`` false with options.
     """
     questions = request.questions
     if not questions:
@@ -160,6 +162,11 @@ def _question_problems(question: AskUserQuestionItem) -> Iterator[str]:
         yield "is secret and has options; a secret question takes free text only"
     if question.secret and question.multi_select:
         yield "is secret and multi_select; a secret question takes free text only"
+    if not question.allow_other and not question.options:
+        yield (
+            "has no options and allow_other is false; it could never be answered"
+            " (give options, or allow free text)"
+        )
 
 
 def _looks_alike(index: int, label: str, first: int, first_label: str) -> str:
@@ -208,7 +215,8 @@ def check_answer(
     ``request`` is the request (or its questions); ``answer`` is an `AskUserQuestionAnswer` or
     a mapping in its wire form. Every item must name an asked question, at most once; selected
     labels must be options of that question, each at most once; a single-select has at most
-    one selection and never both a selection and ``custom``; ``custom`` is never blank, at
+    one selection and never both a selection and ``custom``; ``custom`` is given only where
+    the question's ``allow_other`` is true, and is never blank, at
     most `MAX_CUSTOM_CHARS` characters, holds no control character but tab and newline (CR LF
     counts as a newline), no bidi embedding, override or isolate, and no unpaired surrogate (it
     is handed on to a model, and no model API takes one). Omitted questions are allowed
@@ -257,7 +265,7 @@ def check_answer(
                 problems = _add(problems, index, item, "answers that question a second time")
                 continue
             seen.add(item.id)
-        labels, multi_select = entry
+        labels, multi_select, allow_other = entry
         selected = item.selected
         custom = item.custom
         if selected:
@@ -286,7 +294,14 @@ def check_answer(
                         item,
                         "has both a selection and custom text on a single-select question",
                     )
-        if custom is not None:
+        if custom is not None and not allow_other:
+            problems = _add(
+                problems,
+                index,
+                item,
+                "has custom text, but the question takes only its options (allow_other is false)",
+            )
+        elif custom is not None:
             problem = _custom_problem(custom)
             if problem is not None:
                 problems = _add(problems, index, item, problem)
@@ -295,13 +310,13 @@ def check_answer(
     return checked
 
 
-_Plan = dict[str, tuple[frozenset[str], bool]]
+_Plan = dict[str, tuple[frozenset[str], bool, bool]]
 _PLANS: dict[int, tuple[object, _Plan]] = {}
 _PLANS_MAX = 256
 
 
 def _answer_plan(questions: Sequence[AskUserQuestionItem]) -> _Plan:
-    """What `check_answer` needs of each question (its labels, multi_select), by id.
+    """What `check_answer` needs of each question (labels, multi_select, allow_other), by id.
 
     Kept for the last few question tuples (held, so their ids stay theirs): a request's
     questions are frozen items in a tuple, and the same request is often answered again.
@@ -311,7 +326,11 @@ def _answer_plan(questions: Sequence[AskUserQuestionItem]) -> _Plan:
     if found is not None and found[0] is questions:
         return found[1]
     plan = {
-        question.id: (frozenset(option.label for option in question.options), question.multi_select)
+        question.id: (
+            frozenset(option.label for option in question.options),
+            question.multi_select,
+            question.allow_other,
+        )
         for question in questions
     }
     if isinstance(questions, tuple):

@@ -203,6 +203,7 @@ def read_arguments(arguments: object) -> tuple[AskUserQuestionItem, ...]:
             ),
             multi_select=question.get("multi_select", False),
             secret=question.get("secret", False),
+            allow_other=question.get("allow_other", True),
         )
         for question in data["questions"]
     )

@@ -346,3 +346,40 @@ def test_recommended_and_secret_are_type_checked() -> None:
         AskUserQuestionOption("a", recommended="yes")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         AskUserQuestionItem(id="a", question="?", secret=1)  # type: ignore[arg-type]
+
+
+class TestAllowOther:
+    """``allow_other`` false: the human may only pick among the options."""
+
+    def test_defaults_to_true_and_is_written_only_when_false(self) -> None:
+        """A question allows free text by default; the wire form names allow_other only when
+        it is false, and reads it back."""
+        plain = pkg_question()
+        assert plain.allow_other is True
+        assert "allow_other" not in plain.to_dict()
+        closed = pkg_question(allow_other=False)
+        data = closed.to_dict()
+        assert data["allow_other"] is False
+        assert AskUserQuestionItem.from_dict(data) == closed
+        assert AskUserQuestionItem.from_dict({**data, "allow_other": None}).allow_other is True
+
+    def test_a_request_round_trips_it(self) -> None:
+        """allow_other survives a request's wire form, next to questions that allow free text."""
+        request = AskUserQuestionRequest(
+            questions=(pkg_question(allow_other=False), pkg_question(id="b"))
+        )
+        back = AskUserQuestionRequest.from_dict(json.loads(json.dumps(request.to_dict())))
+        assert [question.allow_other for question in back.questions] == [False, True]
+
+    def test_a_non_boolean_is_named_with_its_path(self) -> None:
+        """allow_other must be a boolean; from_dict names its path."""
+        with pytest.raises(WireFormatError) as info:
+            AskUserQuestionRequest.from_dict(
+                {"questions": [{"id": "q", "question": "?", "allow_other": "no"}]}
+            )
+        assert info.value.problems == ("questions[0].allow_other: must be a boolean, not a string",)
+
+    def test_the_constructor_type_checks_it(self) -> None:
+        """allow_other must be a bool in Python too."""
+        with pytest.raises(TypeError):
+            AskUserQuestionItem(id="a", question="?", allow_other=0)  # type: ignore[arg-type]

@@ -340,3 +340,43 @@ def test_two_questions_with_one_id_are_refused() -> None:
         check_request(make_request(make_question(), make_question()))
     assert info.value.code == "BAD_QUESTION"
     assert info.value.problems == ("is asked twice (question ids must be unique)",)
+
+
+class TestAllowOther:
+    """A question with ``allow_other`` false is answered only with its options."""
+
+    def test_without_options_it_is_refused(self) -> None:
+        """No options and no free text could never be answered: BAD_QUESTION naming it."""
+        with pytest.raises(UserQuestionError) as info:
+            check_request(make_request(make_question(id="ok", options=(), allow_other=False)))
+        assert info.value.code == "BAD_QUESTION"
+        assert str(info.value) == (
+            'question "ok" has no options and allow_other is false; it could never be answered'
+            " (give options, or allow free text)"
+        )
+
+    def test_with_options_it_is_asked(self) -> None:
+        """With options it passes the request rules, single- and multi-select."""
+        check_request(make_request(make_question(allow_other=False)))
+        check_request(make_request(make_question(allow_other=False, multi_select=True)))
+
+    @pytest.mark.parametrize("multi_select", [False, True])
+    def test_custom_text_is_a_bad_answer(self, multi_select: bool) -> None:
+        """custom on such a question is a BAD_ANSWER problem naming the item."""
+        request = make_request(
+            make_question(), make_question(id="b", allow_other=False, multi_select=multi_select)
+        )
+        wire = {"answers": [{"id": "pkg", "custom": "yarn"}, {"id": "b", "custom": "yarn"}]}
+        with pytest.raises(BadAnswerError) as info:
+            check_answer(request, wire)
+        assert info.value.code == "BAD_ANSWER"
+        assert info.value.problems == (
+            'answers[1] (question "b") has custom text, but the question takes only its'
+            " options (allow_other is false)",
+        )
+
+    def test_its_options_are_an_answer(self) -> None:
+        """Selecting its options, or leaving it unanswered, passes."""
+        request = make_request(make_question(allow_other=False, multi_select=True))
+        check_answer(request, {"answers": [{"id": "pkg", "selected": ["pnpm", "npm"]}]})
+        check_answer(request, {"answers": []})

@@ -87,7 +87,15 @@ def test_schema_states_the_limits_and_the_rules_it_cannot_carry() -> None:
     assert "Unique in the question, ignoring case" in option["label"]["description"]
     assert 'Never "Other"' in item["options"]["description"]
     assert "2 or more" in item["options"]["description"]
-    assert set(item) == {"id", "question", "header", "options", "multi_select", "secret"}
+    assert set(item) == {
+        "id",
+        "question",
+        "header",
+        "options",
+        "multi_select",
+        "secret",
+        "allow_other",
+    }
     assert set(option) == {"label", "description", "preview", "recommended"}
     assert option["preview"]["maxLength"] == tool.MAX_PREVIEW_LENGTH
     assert "At most one per single-select" in option["recommended"]["description"]
@@ -422,15 +430,15 @@ NPM = {"label": "npm"}
         pytest.param(
             args_of(pkg(detail="# Plan")),
             "questions[0].detail: unknown property;"
-            " allowed: id, question, header, options, multi_select, secret (a plan is not a"
-            " question: the harness asks for its review itself when you leave plan mode, through"
-            " dsh_user_questions.plan_review, so ask here only what you need to know)",
+            " allowed: id, question, header, options, multi_select, secret, allow_other (a plan is"
+            " not a question: the harness asks for its review itself when you leave plan mode,"
+            " through dsh_user_questions.plan_review, so ask here only what you need to know)",
             id="question-unknown-property",
         ),
         pytest.param(
             args_of(pkg(multiSelect=True)),
             "questions[0].multiSelect: unknown property (did you mean multi_select?);"
-            " allowed: id, question, header, options, multi_select, secret",
+            " allowed: id, question, header, options, multi_select, secret, allow_other",
             id="camel-case-property",
         ),
         pytest.param(
@@ -931,3 +939,31 @@ class TestOnePath:
         assert rules.SECRET_PLACEHOLDER in result.content
         assert result.secrets == {"token": "s3cr3t"}
         assert "s3cr3t" in tool.result_of(questions, answered, reveal_secrets=True).content
+
+
+class TestAllowOther:
+    """The model may ask for a choice among its options only: ``"allow_other": false``."""
+
+    def test_it_reaches_the_question(self) -> None:
+        """allow_other false becomes the payload's; left out or null, free text is allowed."""
+        closed, plain, nulled = tool.read_arguments(
+            args_of(pkg(allow_other=False), pkg(id="b"), pkg(id="c", allow_other=None))
+        )
+        assert (closed.allow_other, plain.allow_other, nulled.allow_other) == (False, True, True)
+
+    def test_strict_mode_nulls_it(self) -> None:
+        """The strict schema carries it as optional, like every other flag."""
+        strict = tool.input_schema(strict=True)["properties"]["questions"]["items"]
+        assert strict["properties"]["allow_other"]["type"] == ["boolean", "null"]
+        assert "allow_other" in strict["required"]
+
+    def test_without_options_it_is_refused_with_its_path(self) -> None:
+        """allow_other false on a free-text question could never be answered: INVALID_ARGS
+        naming the path, before anything is asked."""
+        message = invalid_message(args_of(pkg(options=None, allow_other=False)))
+        assert "questions[0].allow_other: may be false only with options" in message
+
+    def test_it_must_be_a_boolean(self) -> None:
+        """A string is refused by the schema, with its path."""
+        message = invalid_message(args_of(pkg(allow_other="no")))
+        assert "questions[0].allow_other" in message
