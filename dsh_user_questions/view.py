@@ -97,7 +97,8 @@ class QuestionView:
     parse; ``detail_text`` is the detail as inert text (several lines), for plain-text surfaces
     and as that fallback. ``diff`` is the parsed detail (`parse_diff`) of a diff-review question,
     else ``None``. ``other`` says free text ("Other") is offered: always for a question without
-    options. ``secret`` says the answer is typed masked and never shown or echoed in clear.
+    options, else when its ``allow_other`` is true. ``secret`` says the answer is typed masked
+    and never shown or echoed in clear.
     """
 
     id: str
@@ -168,8 +169,7 @@ def _make_view(item: AskUserQuestionItem) -> QuestionView:
         diff=parse_diff(detail) if kind == "diff-review" and detail is not None else None,
         options=tuple(_option_view(option, approve) for option in item.options),
         multi_select=item.multi_select,
-        # allow_other arrives with its own change; until then every question offers free text.
-        other=bool(getattr(item, "allow_other", True)) or not item.options,
+        other=item.allow_other or not item.options,
         secret=item.secret,
     )
 

@@ -225,6 +225,10 @@ class TestOtherAndSecret:
         """A question with options offers free text ("Other") by default."""
         assert question_view(make_question()).other is True
 
+    def test_other_is_not_offered_when_not_allowed(self) -> None:
+        """``allow_other=False``: the options only, no free text."""
+        assert question_view(make_question(allow_other=False)).other is False
+
     def test_other_is_always_offered_without_options(self) -> None:
         """A question without options collects free text only."""
         view = question_view(make_question(options=()))
