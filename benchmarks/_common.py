@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import math
 import statistics
 import time
 from collections.abc import Awaitable, Callable
@@ -142,7 +141,22 @@ async def best_per_call(
     ``clock``: `time.process_time` counts only this process's CPU time, so the other work of
     a shared machine counts less.
     """
-    best = dict.fromkeys(variants, math.inf)
+    rounds = await per_call_rounds(variants, number, repeat, clock)
+    return {name: min(seconds) for name, seconds in rounds.items()}
+
+
+async def per_call_rounds(
+    variants: dict[str, Callable[[int], Awaitable[None]]],
+    number: int,
+    repeat: int,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, list[float]]:
+    """Seconds per call of each variant in each of ``repeat`` runs of ``number`` calls.
+
+    Like `best_per_call` (the variants take turns), with every run kept: its best is the
+    figure, its median says how noisy the machine was.
+    """
+    rounds: dict[str, list[float]] = {name: [] for name in variants}
     for run in variants.values():
         await run(max(1, number // 10))  # warm up
     gc.collect()
@@ -150,8 +164,8 @@ async def best_per_call(
         for name, run in variants.items():
             started = clock()
             await run(number)
-            best[name] = min(best[name], clock() - started)
-    return {name: seconds / number for name, seconds in best.items()}
+            rounds[name].append((clock() - started) / number)
+    return rounds
 
 
 def median(values: list[float]) -> float:

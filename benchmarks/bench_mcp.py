@@ -24,6 +24,14 @@ async def mcp_seconds_per_elicitation(
 ) -> float:
     """Seconds per elicitation round trip; the root logger is left as it was (the SDK's server
     sets it to INFO, which would turn the core's ask log on for every later figure)."""
+    return min(await mcp_rounds(number, repeat, clock))
+
+
+async def mcp_rounds(
+    number: int, repeat: int, clock: Callable[[], float] = time.perf_counter
+) -> list[float]:
+    """Seconds per elicitation round trip in each of ``repeat`` runs of ``number``, like
+    `mcp_seconds_per_elicitation` (whose figure is the best of them)."""
     root = logging.getLogger()
     level, handlers = root.level, list(root.handlers)
     try:
@@ -33,7 +41,7 @@ async def mcp_seconds_per_elicitation(
         root.handlers[:] = handlers
 
 
-async def _elicitations(number: int, repeat: int, clock: Callable[[], float]) -> float:
+async def _elicitations(number: int, repeat: int, clock: Callable[[], float]) -> list[float]:
     from mcp import Client, types
     from mcp.server.mcpserver import Context, MCPServer
     from pydantic import BaseModel, Field
@@ -59,14 +67,14 @@ async def _elicitations(number: int, repeat: int, clock: Callable[[], float]) ->
     async def accept(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         return types.ElicitResult(action="accept", content={"pkg": "pnpm"})
 
-    best = float("inf")
+    rounds: list[float] = []
     async with Client(server, mode="legacy", elicitation_callback=accept) as client:
         await client.call_tool("elicit_many", {"n": max(1, number // 10)})  # warm up
         for _ in range(repeat):
             result = await client.call_tool("elicit_many", {"n": number})
             assert not result.is_error, result
-            best = min(best, float(result.structured_content["result"]))  # type: ignore[index]
-    return best
+            rounds.append(float(result.structured_content["result"]))  # type: ignore[index]
+    return rounds
 
 
 async def _ask_seconds_per_question(number: int, repeat: int) -> float:

@@ -7,7 +7,8 @@ its plain implementations (``PluginManager.subset_hook_caller``: its wrappers on
 the guards as extra implementations (``HookCaller.call_extra``). So pluggy still matches
 arguments by name, keeps the implementations' order (``tryfirst``/``trylast``, newest first),
 runs each ``wrapper=True`` (and old-style ``hookwrapper=True``) implementation exactly once
-around the whole call, and tracing and call monitoring see it. Awaitables the implementations
+around the whole call, and tracing and call monitoring see it. The subset and the guards are
+made again only when the hook's implementations change. Awaitables the implementations
 return are awaited in turn, each failure logged. tests/test_pluggy_semantics.py compares this
 with a plain pluggy call.
 """
@@ -26,35 +27,46 @@ __all__ = ["OneByOne"]
 
 _log = logging.getLogger("dsh_user_questions")
 
+_Call = tuple[pluggy.HookCaller, list[Callable[..., object]]]
+"""What one call needs: the hook without its plain implementations, and their guards."""
+
 
 class OneByOne:
     """Calls every implementation of one hook in one pluggy call; a failing one stops no other."""
 
-    __slots__ = ("_hook", "_name", "_pm")
+    __slots__ = ("_hook", "_made", "_name", "_pm")
 
     def __init__(self, pm: pluggy.PluginManager, name: str) -> None:
         self._pm = pm
         self._name = name
         self._hook: pluggy.HookCaller = getattr(pm.hook, name)
-
-    def impls(self) -> list[pluggy.HookImpl]:
-        """The hook's implementations (pluggy's public ``get_hookimpls()``)."""
-        return self._hook.get_hookimpls()
+        # The implementations and failure message last called with, and what was made of them.
+        self._made: tuple[list[pluggy.HookImpl], str, _Call] | None = None
 
     def call(self, failure: str, **kwargs: Any) -> list[Any]:
         """Call the hook; log ``failure % plugin_name`` for an implementation that raises."""
         impls = self._hook.get_hookimpls()
         if not impls:
             return []
-        plain = [impl for impl in impls if not (impl.wrapper or impl.hookwrapper)]
-        wrappers_only = self._pm.subset_hook_caller(self._name, [impl.plugin for impl in plain])
-        guards = [_guard(impl, failure) for impl in plain]
+        wrappers_only, guards = self._make(impls, failure)
         try:
             results = wrappers_only.call_extra(guards, kwargs)
         except Exception:  # a wrapper raised (or re-raised): the plain ones have run
             _log.exception(failure, f"wrapping {self._name}")
             return []
         return results if isinstance(results, list) else [results]
+
+    def _make(self, impls: list[pluggy.HookImpl], failure: str) -> _Call:
+        """The hook without its plain implementations, and their guards: made again only when
+        the hook's implementations (a plugin registered or unregistered) or ``failure`` change."""
+        made = self._made
+        if made is not None and made[0] == impls and made[1] == failure:
+            return made[2]
+        plain = [impl for impl in impls if not (impl.wrapper or impl.hookwrapper)]
+        wrappers_only = self._pm.subset_hook_caller(self._name, [impl.plugin for impl in plain])
+        call = (wrappers_only, [_guard(impl, failure) for impl in plain])
+        self._made = (impls, failure, call)
+        return call
 
     async def acall(self, failure: str, **kwargs: Any) -> None:
         """Like `call`, then await what the implementations returned, one after the other."""

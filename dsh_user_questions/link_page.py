@@ -3,11 +3,14 @@
 A provider that sends notifications (the inbox's ``dsh-inbox serve --public-url``, the web
 provider's ``public_url``) serves ``/q/<token>`` with `link_routes`; the token
 (`dsh_user_questions.links`) is a capability for exactly one question, signed with the server's
-link secret and expiring with the question. The page is server-rendered HTML with no script:
-the question's header, text, detail and options as inert, escaped text (`rules.inert_text`),
-and one form that posts back to the same address. It can show nothing else: no list, no
-other question, no stream. Used again once the question is settled, it shows the outcome;
-tampered or expired, a clear page says so (403 / 410). Every page has one ``<h1>``, its title.
+link secret and expiring with the question. The page is server-rendered HTML with no script: the
+question as the core's view shows it (`dsh_user_questions.view`): header, text and options
+(shown label, description, preview) as escaped inert text; a detail's markdown as HTML of a
+fixed list of elements (links only to ``http``, ``https`` and ``mailto``), every text escaped; a
+diff-review's diff line by line as the one diff parser reads it. And one form that posts back to
+the same address. It can show nothing else: no list, no other question, no stream. Used again
+once the question is settled, it shows the outcome; tampered or expired, a clear page says so
+(403 / 410). Every page has one ``<h1>``, its title.
 
 The form sends only what it shows: a single-select's typed words are one more choice
 ("Other"), so a pick beside words is refused with the reason rather than half sent; an empty
@@ -21,15 +24,16 @@ provider builds the routes.
 from __future__ import annotations
 
 import html
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import Any
 
 import attrs
 
 from .errors import UserQuestionError
 from .links import LinkError, host_allowed, make_link_token, verify_link_token
-from .payloads import AskUserQuestionItem, AskUserQuestionRequest
-from .rules import inert_text, is_diff_review, is_plan_review
+from .payloads import AskUserQuestionRequest
+from .rules import inert_text
+from .view import Node, OptionView, QuestionView, request_view
 
 __all__ = ["LINK_TTL", "LinkedQuestion", "link_routes", "link_url", "with_links"]
 
@@ -57,6 +61,13 @@ border-radius:.4rem;border:1px solid #1d1d1b;background:#1d1d1b;color:#fff;text-
 button.secondary,a.button{background:#fff;color:#1d1d1b}
 .problems{border-color:#a3261c}
 .outcome{font-weight:600}
+.detail table{border-collapse:collapse}.detail th,.detail td{border:1px solid #d8d8d2;
+padding:.2rem .4rem}[data-align=center]{text-align:center}[data-align=right]{text-align:right}
+blockquote{margin:0;padding-left:.8rem;border-left:3px solid #d8d8d2}
+.detail h3,.detail h4,.detail h5,.detail h6{font-size:1rem;margin:.8rem 0 .4rem}
+.diff>span{display:block;min-height:1.45em}.diff .file{font-weight:600}
+.diff .hunk{color:#0b6e85}.diff .add{background:#e3f3e6}.diff .del{background:#fbe6e3}
+details.preview{margin:0 0 .4rem 1.6rem}
 """
 
 _OTHER = "other"
@@ -89,6 +100,73 @@ def _text(value: str, *, multiline: bool = False) -> str:
     return html.escape(inert_text(value, multiline=multiline), quote=True)
 
 
+# The elements a markdown tree (`view.markdown`) may become, and the attributes each may keep;
+# anything else is left out (its text kept), whatever the tree says.
+_TAGS = frozenset({
+    "p", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em", "strong",
+    "s", "hr", "br", "table", "thead", "tbody", "tr", "th", "td", "a",
+})  # fmt: skip
+_EMPTY = frozenset({"hr", "br"})
+_SAFE_SCHEMES = ("http://", "https://", "mailto:")
+_ALIGNS = frozenset({"left", "center", "right"})
+
+
+def _attributes(tag: str, given: Mapping[str, Any]) -> str:
+    out = []
+    href = given.get("href")
+    if tag == "a" and isinstance(href, str) and href.lower().startswith(_SAFE_SCHEMES):
+        out.append(f' href="{html.escape(href, quote=True)}" rel="noreferrer nofollow"')
+    for name in ("start", "value"):
+        number = given.get(name)
+        if tag in ("ol", "li") and isinstance(number, int) and not isinstance(number, bool):
+            out.append(f" {name}={number}")
+    align = given.get("data-align")
+    if tag in ("th", "td") and align in _ALIGNS:
+        out.append(f" data-align={align}")
+    return "".join(out)
+
+
+def _tree_html(nodes: Iterable[Node]) -> str:
+    """HTML of a markdown tree: tags from `_TAGS` only, every text escaped."""
+    out = []
+    for node in nodes:
+        if isinstance(node, str):
+            out.append(html.escape(node, quote=True))
+            continue
+        tag, given, *children = node
+        inner = _tree_html(children)
+        if tag not in _TAGS:
+            out.append(inner)
+        elif tag in _EMPTY:
+            out.append(f"<{tag}>")
+        else:
+            attributes = _attributes(tag, given if isinstance(given, Mapping) else {})
+            out.append(f"<{tag}{attributes}>{inner}</{tag}>")
+    return "".join(out)
+
+
+_DIFF_MARKS = {"add": "+", "del": "-", "ctx": " ", "note": ""}
+
+
+def _diff_html(diff: Mapping[str, Any]) -> str:
+    """HTML of a diff read by `view.parse_diff`: one line each, marked (``+``, ``-``) and
+    classed by what the parser says it is; every text escaped."""
+    lines: list[str] = []
+    for file in diff["files"]:
+        lines.extend(f'<span class="meta">{html.escape(meta)}</span>' for meta in file["meta"])
+        for mark, path in (("---", file["old"]), ("+++", file["new"])):
+            if path is not None:
+                lines.append(f'<span class="file">{mark} {html.escape(path)}</span>')
+        for hunk in file["hunks"]:
+            lines.append(f'<span class="hunk">{html.escape(hunk["header"])}</span>')
+            for kind, _old, _new, text in hunk["lines"]:
+                shown = html.escape(_DIFF_MARKS.get(kind, "") + text)
+                known = kind if kind in _DIFF_MARKS else "meta"  # a class of ours only
+                lines.append(f'<span class="{known}">{shown}</span>')
+    # Each line is a block of its own (its colour spans the width): no newline between them.
+    return '<pre class="diff">' + "".join(lines) + "</pre>"
+
+
 def _page(title: str, body: str, status: int = 200) -> Any:
     from starlette.responses import HTMLResponse
 
@@ -115,28 +193,40 @@ def _card(text: str) -> str:
     return f'<section class="card"><p>{text}</p></section>'
 
 
-def _question_html(index: int, question: AskUserQuestionItem, form: _Form) -> str:
-    name = f"q{index}"
-    picked = set(form.get(name, []))
-    parts = ['<section class="card">']
-    if question.header:
-        parts.append(f'<p class="header">{_text(question.header)}</p>')
-    parts.append(f"<h2>{_text(question.question)}</h2>")
+def _detail_html(question: QuestionView) -> str:
+    if question.diff is not None:
+        return _diff_html(question.diff)
     if question.detail is not None:
-        parts.append(f"<pre>{_text(question.detail, multiline=True)}</pre>")
-    kind = "checkbox" if question.multi_select else "radio"
-    for position, option in enumerate(question.options):
-        mark = " (recommended)" if option.recommended else ""
-        description = (
-            f'<span class="desc">{_text(option.description)}</span>' if option.description else ""
-        )
-        checked = " checked" if str(position) in picked else ""
-        parts.append(
-            f'<label><input type={kind} name="{name}" value="{position}"{checked}>'
-            f"<span>{_text(option.label)}{mark}{description}</span></label>"
-        )
+        return f'<div class="detail">{_tree_html(question.detail)}</div>'
+    if question.detail_text is not None:  # markdown too deep to parse: its inert text
+        return f"<pre>{html.escape(question.detail_text)}</pre>"
+    return ""
+
+
+def _option_html(position: int, option: OptionView, kind: str, name: str, checked: bool) -> str:
+    mark = " (recommended)" if option.recommended else ""
+    description = (
+        f'<span class="desc">{html.escape(option.description)}</span>' if option.description else ""
+    )
+    preview = (
+        ""
+        if option.preview is None
+        else f'<details class="preview"><summary>Preview of {html.escape(option.shown)}'
+        f'</summary><div class="detail">{_tree_html(option.preview)}</div></details>'
+    )
+    on = " checked" if checked else ""
+    return (
+        f'<label><input type={kind} name="{name}" value="{position}"{on}>'
+        f"<span>{html.escape(option.shown)}{mark}{description}</span></label>{preview}"
+    )
+
+
+def _words_html(name: str, question: QuestionView, form: _Form, picked: set[str]) -> str:
+    """The box for one's own words: masked for a secret, "Other" beside a single-select's
+    options."""
+    out: list[str] = []
     if question.secret:
-        parts.append(
+        out.append(
             f'<label for="{name}-custom">Your answer (hidden as you type)</label>'
             f'<input type=password id="{name}-custom" name="{name}-custom" autocomplete=off>'
         )
@@ -146,17 +236,33 @@ def _question_html(index: int, question: AskUserQuestionItem, form: _Form) -> st
             # A single-select takes one choice: the typed words are one more option, so a
             # pick and words can never both seem sent (one radio group, no script needed).
             checked = " checked" if _OTHER in picked else ""
-            parts.append(
+            out.append(
                 f'<label><input type=radio name="{name}" value="{_OTHER}"{checked}>'
                 "<span>Other: my own words below</span></label>"
             )
             other = "Your own words (choose Other above)"
         else:
             other = "Other (your own words)" if question.options else "Your answer"
-        parts.append(
+        out.append(
             f'<label for="{name}-custom">{other}</label>'
             f'<textarea id="{name}-custom" name="{name}-custom" rows=3>{typed}</textarea>'
         )
+    return "".join(out)
+
+
+def _question_html(index: int, question: QuestionView, form: _Form) -> str:
+    name = f"q{index}"
+    picked = set(form.get(name, []))
+    parts = ['<section class="card">']
+    if question.header:
+        parts.append(f'<p class="header">{html.escape(question.header)}</p>')
+    parts.append(f"<h2>{html.escape(question.question)}</h2>")
+    parts.append(_detail_html(question))
+    kind = "checkbox" if question.multi_select else "radio"
+    for position, option in enumerate(question.options):
+        parts.append(_option_html(position, option, kind, name, str(position) in picked))
+    if question.other:  # else the options only: no words of one's own
+        parts.append(_words_html(name, question, form, picked))
     parts.append("</section>")
     return "".join(parts)
 
@@ -164,9 +270,10 @@ def _question_html(index: int, question: AskUserQuestionItem, form: _Form) -> st
 def _form_html(linked: LinkedQuestion, form: _Form | None = None) -> str:
     request = linked.request
     assert request is not None, "a pending question's page needs its request"
-    review = any(is_plan_review(q) or is_diff_review(q) for q in request.questions)
+    views = request_view(request)
+    review = any(view.kind != "question" for view in views)
     lead = "review asked by" if review else "asked by"
-    cards = "".join(_question_html(i, q, form or {}) for i, q in enumerate(request.questions))
+    cards = "".join(_question_html(i, view, form or {}) for i, view in enumerate(views))
     return (
         f'<p class="header">A question {lead} {_text(linked.asker)}</p>'
         f"<form method=post>{cards}<button type=submit name=action value=answer>Send answer"
@@ -208,20 +315,21 @@ def _answer_from_form(request: AskUserQuestionRequest, form: _Form) -> dict[str,
     items = []
     problems = []
     given = False
-    for index, question in enumerate(request.questions):
-        name = inert_text(question.header or question.question)
+    for index, question in enumerate(request_view(request)):
+        name = question.header or question.question
         raw_picks = form.get(f"q{index}", [])
-        picked = [
-            question.options[int(raw)].label
+        chosen = [
+            question.options[int(raw)]
             for raw in raw_picks
             if raw.isdigit() and int(raw) < len(question.options)
         ]
+        picked = [option.label for option in chosen]  # the wire labels: what an answer names
         custom = form.get(f"q{index}-custom", [""])[-1].replace("\r\n", "\n")
         typed = bool(custom.strip())
         if not question.multi_select and question.options:
             if picked and typed:
                 problems.append(
-                    f"{name}: you chose \u201c{inert_text(picked[0])}\u201d and typed your own"
+                    f"{name}: you chose \u201c{chosen[0].shown}\u201d and typed your own"
                     " words; choose Other to send your words, or clear them"
                 )
             elif _OTHER in raw_picks and not typed:

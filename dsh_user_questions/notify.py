@@ -7,13 +7,14 @@ path of an Apprise configuration file. A durable provider (the inbox, the web pr
 `Notifier.send`. Deciding that exactly one notification goes out per question is the provider's
 job (the inbox decides it in its store, like the first answer); this module only sends.
 
-Model text is untrusted: it is built from `rules.inert_text` and sent inert in each service's
-own markup (plain text where the service has a text format, escaped HTML for Telegram, escaped
-markdown without mentions for Discord), so a question can never become markup, a mention or a
-link in a chat. A receiver that fails, hangs or is slow never fails or delays an ask, a reminder
-or the process's exit: each target is sent to in a daemon thread of its own, `Notifier.send`
-waits for the outcome at most a second, failures are logged with the target in Apprise's
-privacy form (no token, no password) and it returns ``False``.
+Model text is untrusted: it comes from the core's view of the question (`view`, every text
+`rules.inert_text`) and is sent inert in each service's own markup (plain text where the service
+has a text format, escaped HTML for Telegram, escaped markdown without mentions for Discord), so
+a question can never become markup, a mention or a link in a chat. A receiver that fails, hangs
+or is slow never fails or delays an ask, a reminder or the process's exit: each target is sent
+to in a daemon thread of its own, `Notifier.send` waits for the outcome at most a second,
+failures are logged with the target in Apprise's privacy form (no token, no password) and it
+returns ``False``.
 
 Needs the optional dependency: ``pip install 'dsh-user-questions[notify]'``.
 """
@@ -36,6 +37,7 @@ import attrs
 
 from .payloads import AskUserQuestionRequest
 from .rules import inert_text
+from .view import request_view
 
 __all__ = [
     "NOTIFY_ENV",
@@ -79,9 +81,10 @@ def _unchanged(text: str) -> str:
     return text
 
 
-def _short(text: str, limit: int) -> str:
-    shown = inert_text(text)
-    return shown if len(shown) <= limit else shown[: limit - 1] + "\u2026"
+def _clip(shown: str, limit: int) -> str:
+    """``shown`` (inert text already) on one line, shortened to ``limit`` characters."""
+    line = " ".join(shown.split("\n"))
+    return line if len(line) <= limit else line[: limit - 1] + "\u2026"
 
 
 def notification_for(
@@ -93,18 +96,19 @@ def notification_for(
 ) -> Notification:
     """The notification for a waiting ``request``: who asks, each header and question, a link.
 
-    ``asker`` names who asks (a harness label, with the agent when there is one). All model
-    text goes through `rules.inert_text` on one line and is shortened; the detail (a plan, a
-    diff) is left out: the link shows it.
+    ``asker`` names who asks (a harness label, with the agent when there is one). The words are
+    the core's view of each question (`dsh_user_questions.view.request_view`): inert text, put
+    on one line and shortened; the detail (a plan, a diff) is left out: the link shows it.
     """
-    first = request.questions[0] if request.questions else None
+    views = request_view(request)
+    first = views[0] if views else None
     subject = "" if first is None else (first.header or first.question)
     lead = "Reminder: still waiting" if reminder else "A question is waiting"
-    title = _short(f"{lead}: {subject}" if subject else lead, _MAX_TITLE)
-    lines = [f"{_short(asker, _MAX_TITLE)} asks:"]
-    for question in request.questions:
-        text = _short(question.question, _MAX_QUESTION)
-        lines.append(f"- {_short(question.header, 40)}: {text}" if question.header else f"- {text}")
+    title = _clip(f"{lead}: {subject}" if subject else lead, _MAX_TITLE)
+    lines = [f"{_clip(inert_text(asker), _MAX_TITLE)} asks:"]
+    for view in views:
+        text = _clip(view.question, _MAX_QUESTION)
+        lines.append(f"- {_clip(view.header, 40)}: {text}" if view.header else f"- {text}")
     return Notification(title=title, body="\n".join(lines), link=link)
 
 

@@ -194,12 +194,11 @@ class AskTracer:
         meter_provider: Any = None,
     ) -> None:
         from opentelemetry import metrics, trace
-        from opentelemetry.metrics import _internal as metrics_internal
 
         from . import __version__
 
         self._trace = trace
-        self._metrics_internal = metrics_internal
+        self._metrics = metrics
         self._error_status = trace.Status
         self._error_code = trace.StatusCode.ERROR
         self.provider = provider
@@ -221,7 +220,7 @@ class AskTracer:
 
     def configured(self) -> bool:
         """Whether spans and waits go anywhere: a provider given, or a global SDK set."""
-        return self._explicit or _global_sdk_set(self._trace, self._metrics_internal)
+        return self._explicit or _global_sdk_set(self._trace, self._metrics)
 
     @hookimpl
     def dsh_user_questions_asked(self, request: AskUserQuestionRequest) -> None:
@@ -277,24 +276,16 @@ class AskTracer:
         span.end()
 
 
-def _global_sdk_set(trace: Any, metrics_internal: Any) -> bool:
+def _global_sdk_set(trace: Any, metrics: Any) -> bool:
     """Whether the application set a global tracer or meter provider (an SDK).
 
-    The public getters read the environment on every call, too slow for every ask; the API
-    keeps what ``set_tracer_provider`` and ``set_meter_provider`` set in these module globals.
-    An API without them (renamed) takes the public, slower path.
+    Until one is set, the API's public getters hand out the API's own stand-in: a
+    ``ProxyTracerProvider`` for traces, and for metrics a provider of the API package itself
+    (``opentelemetry.metrics``), where an SDK's lives in its own package.
     """
-    tracer = getattr(trace, "_TRACER_PROVIDER", _MISSING)
-    meter = getattr(metrics_internal, "_METER_PROVIDER", _MISSING)
-    if tracer is _MISSING or meter is _MISSING:
-        return not (
-            isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
-            and type(metrics_internal.get_meter_provider()).__name__ == "_ProxyMeterProvider"
-        )
-    return tracer is not None or meter is not None
-
-
-_MISSING = object()
+    if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        return True
+    return not type(metrics.get_meter_provider()).__module__.startswith("opentelemetry.metrics")
 
 
 def _otel_available() -> bool:

@@ -112,6 +112,11 @@ class UserQuestionService:
         pm = ctx.plugin_manager
         self._pm = pm
         self._provider_hook: pluggy.HookCaller = getattr(pm.hook, PROVIDER_HOOK)
+        # The provider hook's implementations when last looked at, and those that answer.
+        self._seen_providers: tuple[list[pluggy.HookImpl], tuple[pluggy.HookImpl, ...]] = (
+            [],
+            (),
+        )
         self._observers = _Observers(pm)
         self._leftovers: set[Any] = set()  # provider tasks cleaning up after their ask ended
         import asyncio  # whoever asks runs a loop; imported here to keep the import light
@@ -164,7 +169,7 @@ class UserQuestionService:
     def _describe_active(self) -> list[str]:
         # HookImpl.plugin_name, not pm.get_name(): no iteration over the manager's plugins,
         # which another thread may be changing.
-        impls = _providers(self._provider_hook)
+        impls = self._providers()
         active = [f"provider plugin {impl.plugin_name!r}" for impl in impls]
         registration = self._registration
         if registration is not None:
@@ -198,22 +203,30 @@ class UserQuestionService:
         provider learns whether its answer was taken through `receipt`.
         """
         watched = self._observers.watching()
-        started = time.perf_counter()
-        if watched:
+        started = 0.0
+        if watched:  # the wait is timed only for observers that record it
+            started = time.perf_counter()
             await self._observers.asked(request)
         flight: Flight | None = None
         taken = False
         try:
             try:
-                _check_request(request)  # 1. the request: not aborted, not empty
-                self._check_caller(request.agent)  # 2. the caller
-                _check_rules(request)  # 1b. the request's own rules (after the caller's check)
+                self._check(request)  # 1. the request, 2. the caller, 1b. the request's rules
                 flight = self._depart(request, timeout)
-                result = await self._call_and_wait(flight)  # 3. the provider, and the wait
+                given = flight.request
+                result = self._call_provider(given)  # 3. the provider, and the wait
+                if given.signal is not None:
+                    result = await self._race(flight, result, given.signal)
+                elif inspect.isawaitable(result):
+                    result = await result
                 answer = check_answer(request.questions, result)  # 4. the answer
             except BaseException as error:  # 5. the observers, whatever the outcome
+                closed = await self._closed(flight, error)
                 if watched:
-                    await self._observers.failed(request, error, time.perf_counter() - started)
+                    failure = error if closed is None else closed
+                    await self._observers.failed(request, failure, time.perf_counter() - started)
+                if closed is not None:
+                    raise closed from None
                 raise
             if watched:
                 await self._observers.answered(request, answer, time.perf_counter() - started)
@@ -237,34 +250,32 @@ class UserQuestionService:
         flights[id(given)] = flight
         return flight
 
-    async def _call_and_wait(self, flight: Flight) -> object:
-        """Call the one provider and wait for its answer, unless the request's signal (the
-        abort, the timeout) or ``aclose()`` ends the wait first."""
-        request = flight.request
-        try:
-            result = self._call_provider(request)
-            if not inspect.isawaitable(result):
-                return result
-            if request.signal is None:
-                return await result
-            flight.task = start_provider(result)
-            if flight.deadline is not None and not flight.task.done():
-                flight.deadline.arm()  # a timer only for a provider that keeps us waiting
-            return await wait_for_task(flight.task, request.signal)
-        except BaseException as error:
-            if not flight.withdrawn_by(error):
-                raise
-            # Withdrawn by aclose(): once the provider's own clean-up is over, the caller gets
-            # ASK_ABORTED like any withdrawn ask.
-            if flight.task is not None and not flight.task.done():
-                await task_finished(flight.task).wait()
-            raise UserQuestionError.context_closed() from None
+    async def _race(self, flight: Flight, result: object, signal: AbortSignal) -> object:
+        """Wait for the provider's answer unless the request's signal (the abort, the timeout)
+        ends the wait first: the provider's work runs in a task of its own, left behind then."""
+        if not inspect.isawaitable(result):
+            return result
+        task = flight.task = start_provider(result)
+        if flight.deadline is not None and not task.done():
+            flight.deadline.arm()  # a timer only for a provider that keeps us waiting
+        return await wait_for_task(task, signal)
+
+    @staticmethod
+    async def _closed(flight: Flight | None, error: BaseException) -> UserQuestionError | None:
+        """``ASK_ABORTED`` ("the harness context closed") when ``error`` is the cancellation by
+        which ``aclose()`` withdrew the ask, once the provider's own clean-up is over."""
+        if flight is None or not flight.withdrawn_by(error):
+            return None
+        if flight.task is not None and not flight.task.done():
+            await task_finished(flight.task).wait()
+        return UserQuestionError.context_closed()
 
     def _arrive(self, flight: Flight, taken: bool) -> None:
         """End the flight: stop its timer, resolve its receipt, keep a provider still cleaning
         up for ``aclose()`` to wait for."""
-        if flights.get(id(flight.request)) is flight:
-            del flights[id(flight.request)]
+        key = id(flight.request)
+        if flights.get(key) is flight:
+            del flights[key]
         leftover = flight.task
         if leftover is not None and not leftover.done():
             self._leftovers.add(leftover)
@@ -334,7 +345,7 @@ class UserQuestionService:
         if signal is not None and signal.aborted:
             raise UserQuestionError.aborted_by(signal)
         registration = self._registration
-        impls = _providers(self._provider_hook)
+        impls = self._providers()
         result: object = None
         if registration is not None and not impls:
             method = getattr(registration.provider, "resume", None)
@@ -364,10 +375,20 @@ class UserQuestionService:
             f"resume gave {type(result).__name__}, not an AskUserQuestionAnswer"
         )
 
+    def _providers(self) -> tuple[pluggy.HookImpl, ...]:
+        """The provider hook's answering implementations, worked out again only when the
+        hook's implementations change (a plugin registered or unregistered)."""
+        impls = self._provider_hook.get_hookimpls()
+        seen, providers = self._seen_providers
+        if impls != seen:
+            providers = _answering(impls)
+            self._seen_providers = (impls, providers)
+        return providers
+
     def _call_provider(self, request: AskUserQuestionRequest) -> object:
         """Call the one provider (``NO_PROVIDER`` / ``DUPLICATE_PROVIDER`` unless exactly one)."""
         registration = self._registration
-        impls = _providers(self._provider_hook)
+        impls = self._providers()
         if registration is None and len(impls) == 1:
             return self._provider_hook(request=request)
         if registration is not None and not impls:
@@ -378,11 +399,35 @@ class UserQuestionService:
             *self._describe_active(), fix="a question needs exactly one provider"
         )
 
+    def _check(self, request: AskUserQuestionRequest) -> None:
+        """Check the request, then its caller, then the request's own rules.
+
+        In this order: the signal has not aborted (``ASK_ABORTED``), there are questions
+        (``EMPTY_QUESTIONS``); the caller (`_check_caller`); `rules.check_request`, whose
+        verdict on a tuple of questions is kept. A request's questions are a tuple of frozen
+        items, and the rules read nothing else, so a tuple that passed once passes again: a
+        request asked again (a harness re-asking, a scripted evaluation loop) skips the rules'
+        label work, the biggest cost of an ask. The last few tuples are kept, held so that
+        their ids stay theirs.
+        """
+        signal = request.signal
+        if signal is not None and signal.aborted:
+            raise UserQuestionError.aborted_by(signal)
+        questions = request.questions
+        if not questions:
+            raise UserQuestionError.empty_questions()
+        agent = request.agent
+        if agent is not None:
+            self._check_caller(agent)
+        if _CHECKED.get(id(questions)) is not questions:
+            rules.check_request(request)
+            if len(_CHECKED) >= _CHECKED_MAX:
+                _CHECKED.clear()
+            _CHECKED[id(questions)] = questions
+
     def _check_caller(self, agent: object) -> None:
-        """``CALLER_NOT_LIVE`` / ``DELEGATED_CALLER`` unless ``agent`` (when given) is the
+        """``CALLER_NOT_LIVE`` / ``DELEGATED_CALLER`` unless ``agent`` is the
         registry's live object of its id and a root."""
-        if agent is None:
-            return
         agents = self._ctx.agents
         agent_id = getattr(agent, "id", None)
         if agents is None or not isinstance(agent_id, str) or agents.get(agent_id) is not agent:
@@ -399,27 +444,42 @@ class UserQuestionService:
 class _Observers:
     """The three observer hooks, called only when some observer has something to record."""
 
-    __slots__ = ("_answered", "_asked", "_failed", "_hooks")
+    __slots__ = ("_answered", "_asked", "_callers", "_failed", "_seen")
 
     def __init__(self, pm: pluggy.PluginManager) -> None:
         self._asked = OneByOne(pm, "dsh_user_questions_asked")
         self._answered = OneByOne(pm, "dsh_user_questions_answered")
         self._failed = OneByOne(pm, "dsh_user_questions_failed")
-        self._hooks = (self._asked, self._answered, self._failed)
+        self._callers: tuple[pluggy.HookCaller, ...] = tuple(
+            getattr(pm.hook, name)
+            for name in (
+                "dsh_user_questions_asked",
+                "dsh_user_questions_answered",
+                "dsh_user_questions_failed",
+            )
+        )
+        # The hooks' implementations when last looked at, and what was made of them.
+        self._seen: tuple[tuple[list[pluggy.HookImpl], ...], _IdleChecks] = ((), ())
 
     def watching(self) -> bool:
         """Whether any observer plugin has something to record now.
 
         An observer with nothing to record (the core's log observer while its logger is off)
-        says so with ``observer_idle()``, and the ask skips the observer calls.
+        says so with ``observer_idle()``, and the ask skips the observer calls. Which plugins
+        observe, and their ``observer_idle`` methods, are read again only when the hooks'
+        implementations change (a plugin registered or unregistered).
         """
-        asked = None  # a plugin observing all three hooks is asked once
-        for hook in self._hooks:
-            for impl in hook.impls():
-                plugin = impl.plugin
-                if plugin is not asked and _busy(plugin):
-                    return True
-                asked = plugin
+        asked, answered, failed = self._callers
+        impls = (asked.get_hookimpls(), answered.get_hookimpls(), failed.get_hookimpls())
+        seen, checks = self._seen
+        if impls != seen:
+            checks = _idle_checks(impls)
+            self._seen = (impls, checks)
+        if checks is None:
+            return True
+        for idle in checks:  # noqa: SIM110 (any() with a generator costs more than the check)
+            if not idle():
+                return True
         return False
 
     async def asked(self, request: AskUserQuestionRequest) -> None:
@@ -440,44 +500,30 @@ class _Observers:
         await self._failed.acall(_OBSERVER_FAILED, request=request, error=error, wait_seconds=wait)
 
 
-def _busy(observer: object) -> bool:
-    idle = getattr(observer, "observer_idle", None)
-    return idle is None or not idle()
+_IdleChecks = tuple[Callable[[], bool], ...] | None
+"""Each observer plugin's ``observer_idle``, once each; ``None``: an observer has none."""
 
 
-def _check_request(request: AskUserQuestionRequest) -> None:
-    """The first checks, before the caller's: ``ASK_ABORTED``, ``EMPTY_QUESTIONS``."""
-    signal = request.signal
-    if signal is not None and signal.aborted:
-        raise UserQuestionError.aborted_by(signal)
-    if not request.questions:
-        raise UserQuestionError.empty_questions()
+def _idle_checks(impls: tuple[list[pluggy.HookImpl], ...]) -> _IdleChecks:
+    """The ``observer_idle`` methods `_Observers.watching` calls, read as the plugins register."""
+    checks: dict[int, Callable[[], bool]] = {}
+    for hook_impls in impls:
+        for impl in hook_impls:
+            plugin = impl.plugin
+            idle = getattr(plugin, "observer_idle", None)
+            if idle is None:
+                return None  # an observer that is never idle: always watching
+            checks[id(plugin)] = idle
+    return tuple(checks.values())
 
 
 _CHECKED: dict[int, tuple[object, ...]] = {}
 _CHECKED_MAX = 256
 
 
-def _check_rules(request: AskUserQuestionRequest) -> None:
-    """`rules.check_request`, whose verdict on a tuple of questions is kept.
-
-    A request's questions are a tuple of frozen items, and the rules read nothing else, so a
-    tuple that passed once passes again: a request asked again (a harness re-asking, a
-    scripted evaluation loop) skips the rules' label work, the biggest cost of an ask. The
-    last few tuples are kept, held so that their ids stay theirs.
-    """
-    questions = request.questions
-    if _CHECKED.get(id(questions)) is questions:
-        return
-    rules.check_request(request)
-    if len(_CHECKED) >= _CHECKED_MAX:
-        _CHECKED.clear()
-    _CHECKED[id(questions)] = questions
-
-
-def _providers(hook: pluggy.HookCaller) -> list[pluggy.HookImpl]:
-    """The provider hook's implementations that provide answers (wrappers around it do not)."""
-    return [impl for impl in hook.get_hookimpls() if not (impl.wrapper or impl.hookwrapper)]
+def _answering(impls: list[pluggy.HookImpl]) -> tuple[pluggy.HookImpl, ...]:
+    """The implementations that provide answers (wrappers around the hook do not)."""
+    return tuple(impl for impl in impls if not (impl.wrapper or impl.hookwrapper))
 
 
 def _describe(provider: object) -> str:

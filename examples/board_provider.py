@@ -8,7 +8,7 @@ import asyncio
 import itertools
 
 from dsh_user_questions import UserQuestionError
-from dsh_user_questions.rules import inert_text
+from dsh_user_questions.rules import check_answer, inert_text
 
 
 class BoardProvider:
@@ -28,7 +28,9 @@ class BoardProvider:
         return "\n".join(lines)
 
     def answer(self, key, answer):
-        self.pending[key][1].set_result(answer)  # the service checks it against the request
+        request, future = self.pending[key]
+        check_answer(request, answer)  # refused (BAD_ANSWER) to the human; the question stays
+        future.set_result(answer)
 
     def close(self, key):
         self.pending[key][1].set_exception(UserQuestionError.cancelled())

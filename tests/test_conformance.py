@@ -622,3 +622,13 @@ def test_the_report_names_each_failed_check(tmp_path: Path) -> None:
         "test_timeout_withdraws_the_question",
         "test_user_cancel_raises_ask_cancelled",
     ], output
+
+
+def test_a_provider_that_takes_words_on_an_options_only_question_fails() -> None:
+    """A board handing back the human's words where allow_other is false fails that check."""
+    suite = _broken(answer=lambda self, key, answer: self.pending[key][1].set_result(answer))
+    _fails(
+        suite,
+        "test_no_free_text_when_allow_other_is_false",
+        "handed the words back as custom text",
+    )

@@ -109,6 +109,8 @@ def test_the_layout_lists_every_distribution() -> None:
 
 
 PLUGGY_PRIVATE = re.compile(r"\b(_hookimpls|_inner_hookexec|_hookexec|_multicall|_name2plugin)\b")
+# OpenTelemetry's private module and the globals its setters keep.
+OTEL_PRIVATE = re.compile(r"\b(_internal|_TRACER_PROVIDER|_METER_PROVIDER|_ProxyMeterProvider)\b")
 
 
 def test_no_core_module_reaches_into_pluggy_s_internals() -> None:
@@ -123,6 +125,15 @@ def test_no_core_module_reaches_into_pluggy_s_internals() -> None:
                 if not line.lstrip().startswith("#")
             )
         )
+    )
+    assert reaching == []
+
+
+def test_no_core_module_reaches_into_opentelemetry_s_internals() -> None:
+    """The tracer asks OpenTelemetry's public getters whether an SDK is set, never the API's
+    private module or the globals its setters keep."""
+    reaching = sorted(
+        path.stem for path in PACKAGE.rglob("*.py") if OTEL_PRIVATE.search(path.read_text("utf-8"))
     )
     assert reaching == []
 

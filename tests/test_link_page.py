@@ -9,6 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
+from dsh_user_questions import AskUserQuestionOption
+from dsh_user_questions.diff_review import diff_review_question
 from dsh_user_questions.link_page import LinkedQuestion, link_routes, link_url, with_links
 from dsh_user_questions.links import (
     host_allowed,
@@ -36,6 +38,13 @@ class Questions:
             ),
             "q-2": LinkedQuestion(
                 request=make_request(make_question(question="Something else entirely?")),
+                asker="laptop",
+            ),
+            "q-3": LinkedQuestion(
+                request=make_request(
+                    make_question(allow_other=False),
+                    make_question(id="os", multi_select=True, allow_other=False),
+                ),
                 asker="laptop",
             ),
         }
@@ -235,6 +244,86 @@ class TestTheLinkPageTellsTheTruth:
         assert "This question has been answered." in pages[-1].text
 
 
+class TestTheLinkPageShowsTheView:
+    """The page renders the core's view of a question (`dsh_user_questions.view`): markdown as
+    safe HTML, a diff from the one diff parser, shown labels and previews; all text escaped."""
+
+    async def test_a_markdown_detail_is_safe_html(
+        self, client: httpx.AsyncClient, questions: Questions
+    ) -> None:
+        """A detail's markdown becomes elements (a heading under the question's, emphasis, a
+        list keeping its numbers, a safe link showing its target); raw HTML and a
+        ``javascript:`` link stay text."""
+        detail = (
+            "# Plan\n\n**Bold** <script>alert(1)</script>\n\n3. third\n4. fourth\n\n"
+            "[docs](https://docs.example/a?b=1&c=2) [bad](javascript:alert(1))"
+        )
+        request = make_request(make_question(detail=detail))
+        questions.linked["q-view"] = LinkedQuestion(request=request, asker="laptop")
+        page = (await client.get(path("q-view"))).text
+        assert "<h3>Plan</h3>" in page
+        assert "<strong>Bold</strong> &lt;script&gt;alert(1)&lt;/script&gt;" in page
+        assert "<ol start=3><li value=3>third</li><li value=4>fourth</li></ol>" in page
+        assert (
+            '<a href="https://docs.example/a?b=1&amp;c=2" rel="noreferrer nofollow">docs</a>'
+            in page
+        )
+        assert 'href="javascript' not in page
+        assert "<script" not in page
+
+    async def test_a_diff_review_shows_each_line_as_the_parser_reads_it(
+        self, client: httpx.AsyncClient, questions: Questions
+    ) -> None:
+        """A diff-review's removed line reading ``--- x`` is a removed line, not a file header;
+        the headers, the hunk header and added lines are marked; control characters are
+        stand-ins and markup is escaped."""
+        diff = "--- a/x.md\n+++ b/x.md\n@@ -1,2 +1,2 @@\n--- x\n+<b>new</b>\x1b[2J\n ctx\n"
+        request = make_request(diff_review_question(diff))
+        questions.linked["q-view"] = LinkedQuestion(request=request, asker="laptop")
+        page = (await client.get(path("q-view"))).text
+        assert '<span class="file">--- a/x.md</span>' in page
+        assert '<span class="file">+++ b/x.md</span>' in page
+        assert '<span class="hunk">@@ -1,2 +1,2 @@</span>' in page
+        assert '<span class="del">--- x</span>' in page
+        assert '<span class="add">+&lt;b&gt;new&lt;/b&gt;&lt;U+001B&gt;[2J</span>' in page
+        assert '<span class="ctx"> ctx</span>' in page
+        assert "review asked by" in page
+
+    async def test_options_show_their_shown_label_description_and_preview(
+        self, client: httpx.AsyncClient, questions: Questions
+    ) -> None:
+        """An option shows its label inert and escaped, its description and its preview's
+        markdown; the answer still names the wire label."""
+        label = "use <npm>\u202e"
+        option = AskUserQuestionOption(label, "The *default*", preview="## Lockfile\n\n`npm ci`")
+        request = make_request(make_question(options=(option, AskUserQuestionOption("pnpm"))))
+        questions.linked["q-view"] = LinkedQuestion(request=request, asker="laptop")
+        page = (await client.get(path("q-view"))).text
+        assert '<span>use &lt;npm&gt;&lt;U+202E&gt;<span class="desc">' in page
+        assert '<span class="desc">The *default*</span>' in page
+        assert "<h4>Lockfile</h4><p><code>npm ci</code></p>" in page
+        assert "\u202e" not in page
+        await client.post(path("q-view"), data={"q0": "0", "action": "answer"})
+        assert questions.answers == [("q-view", {"answers": [{"id": "pkg", "selected": [label]}]})]
+
+    def test_the_tree_becomes_only_listed_elements_and_safe_links(self) -> None:
+        """Whatever a tree holds, only listed elements with their own attributes and
+        http/https/mailto links come out; every text is escaped."""
+        from dsh_user_questions.link_page import _tree_html
+
+        tree = [
+            ["script", {}, "alert(1)"],
+            ["a", {"href": "javascript:alert(1)", "onclick": "x"}, "<i>"],
+            ["p", {"style": "x", "class": "y"}, ["a", {"href": "mailto:a@b.example"}, "mail"]],
+            ["ol", {"start": '3" onload="x'}, ["li", {"value": 2}, "two"]],
+        ]
+        assert _tree_html(tree) == (
+            "alert(1)<a>&lt;i&gt;</a>"
+            '<p><a href="mailto:a@b.example" rel="noreferrer nofollow">mail</a></p>'
+            "<ol><li value=2>two</li></ol>"
+        )
+
+
 class TestHostsAndOrigins:
     """One rule for the Host and Origin a page server accepts, behind a proxy or not."""
 
@@ -286,3 +375,40 @@ class TestHostsAndOrigins:
         assert public_prefix("https://box.example") == ""
         with pytest.raises(ValueError, match="ftp://box"):
             public_host("ftp://box")
+
+
+class TestNoOtherOnTheLinkPage:
+    """A question with ``allow_other`` false shows its options only."""
+
+    async def test_no_other_choice_and_no_box_for_own_words(
+        self, client: httpx.AsyncClient
+    ) -> None:
+        """Neither the single- nor the multi-select has an Other choice or a text box."""
+        page = await client.get(path("q-3"))
+        assert page.status_code == 200
+        assert 'name="q0"' in page.text
+        assert 'name="q1"' in page.text
+        assert "Other" not in page.text
+        assert "<textarea" not in page.text
+        assert "-custom" not in page.text
+
+    async def test_its_options_answer_and_forged_words_are_refused(
+        self, client: httpx.AsyncClient, questions: Questions
+    ) -> None:
+        """Picks are sent; words posted anyway are refused by the answer rules (422)."""
+        forged = await client.post(path("q-3"), data={"q1-custom": "bsd", "action": "answer"})
+        assert forged.status_code == 422
+        assert "takes only its options" in forged.text
+        sent = await client.post(path("q-3"), data={"q0": "0", "q1": "1", "action": "answer"})
+        assert "Your answer was recorded." in sent.text
+        assert questions.answers == [
+            (
+                "q-3",
+                {
+                    "answers": [
+                        {"id": "pkg", "selected": ["pnpm"]},
+                        {"id": "os", "selected": ["npm"]},
+                    ]
+                },
+            )
+        ]

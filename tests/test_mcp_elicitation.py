@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import anyio
 import anyio.lowlevel
+import attrs
 import pytest
 
 pytest.importorskip("mcp", reason="the MCP tests need the mcp extra")
@@ -224,17 +225,42 @@ async def test_an_answer_out_of_range_is_asked_again_with_the_problem() -> None:
     )
 
 
-async def test_own_words_for_an_enum_are_asked_again() -> None:
-    """An enum field takes no custom text: the human is asked to choose one of the options."""
-    schema = {"type": "object", "properties": {"pkg": {"type": "string", "enum": ["pnpm", "npm"]}}}
-    provider = ScriptedProvider(
-        {"answers": [{"id": "pkg", "selected": [], "custom": "bun"}]},
-        {"answers": [{"id": "pkg", "selected": ["pnpm"]}]},
-    )
-    assert await _elicit(provider, schema) == {"action": "accept", "content": {"pkg": "pnpm"}}
-    assert provider.requests[1].questions[0].question == (
-        'pkg (your answer "bun" was refused: it must be one of the options, not words of your own)'
-    )
+class TestNoOtherOnChoices:
+    """Boolean and enum fields are choices among their values: no "Other" free text."""
+
+    async def test_choice_fields_allow_no_other_and_text_fields_do(self) -> None:
+        """Enum, titled enum, boolean and array-of-enum questions have allow_other False;
+        string, number and integer questions keep free text."""
+        provider = ScriptedProvider(EVERY_KIND_ANSWER)
+        await _elicit(provider, EVERY_KIND)
+        allow = {q.id: q.allow_other for q in provider.requests[0].questions}
+        assert allow == {
+            "pkg": False,
+            "license": False,
+            "typed": False,
+            "name": True,
+            "ratio": True,
+            "workers": True,
+            "targets": False,
+            "extras": False,
+        }
+        check_request(provider.requests[0])
+
+    async def test_own_words_for_an_enum_never_reach_the_server(self) -> None:
+        """A provider that answers an enum with its own words anyway gives a BAD_ANSWER: the
+        server gets an error, never the words."""
+        schema = {
+            "type": "object",
+            "properties": {"pkg": {"type": "string", "enum": ["pnpm", "npm"]}},
+        }
+        provider = ScriptedProvider({"answers": [{"id": "pkg", "selected": [], "custom": "bun"}]})
+        reply = await _elicit(provider, schema)
+        assert reply == {
+            "refused": "refused: the user-questions provider gave a bad answer: answers[0]"
+            ' (question "pkg") has custom text, but the question takes only its options'
+            " (allow_other is false)"
+        }
+        assert len(provider.requests) == 1
 
 
 async def test_a_skipped_optional_field_is_left_out() -> None:
@@ -794,6 +820,29 @@ async def test_provider_reads_choices_other_text_and_free_text() -> None:
             {"id": "name", "selected": [], "custom": "demo"},
         ]
     }
+
+
+class TestProviderWithoutOther:
+    """The ElicitationProvider honours ``allow_other=False``: no ``<id>.other`` field."""
+
+    async def test_no_other_field_is_sent(self) -> None:
+        """A choice question that allows no free text gets its choice field only."""
+        closed = AskUserQuestionRequest(
+            questions=(
+                attrs.evolve(PKG, allow_other=False),
+                attrs.evolve(TARGETS, allow_other=False),
+            )
+        )
+        client = RecordingClient(types.ElicitResult(action="decline"))
+        await _ask_client(_asking_server(closed), client)
+        assert sorted(client.forms[0].requested_schema["properties"]) == ["pkg", "targets"]
+
+    async def test_an_other_value_sent_anyway_is_bad_answer(self) -> None:
+        """A client answering the field that was not asked gets BAD_ANSWER, not own words."""
+        closed = AskUserQuestionRequest(questions=(attrs.evolve(PKG, allow_other=False),))
+        content = {"pkg": "npm", "pkg.other": "bun"}
+        client = RecordingClient(types.ElicitResult(action="accept", content=content))
+        assert await _ask_client(_asking_server(closed), client) == "error BAD_ANSWER"
 
 
 async def test_provider_single_select_own_words_replace_the_choice() -> None:

@@ -402,3 +402,40 @@ async def test_an_idle_observer_costs_no_observer_calls(
         await ctx.user_questions.ask(make_request(PKG))
         assert seen == ["asked", "asked"]
         assert len(records(caplog)) == 2
+
+
+GLOBAL_METER_SCRIPT = """
+import asyncio
+from opentelemetry import metrics
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from dsh_user_questions import plugin
+from dsh_user_questions.harness import HarnessContext
+from dsh_user_questions.testing import ScriptedProvider, make_request, make_question
+
+async def main():
+    reader = InMemoryMetricReader()
+    metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))  # metrics only, no tracer
+    async with HarnessContext() as ctx:
+        ctx.register(plugin)
+        ctx.user_questions.register_provider(ScriptedProvider({"answers": []}))
+        await ctx.user_questions.ask(make_request(make_question()))
+    data = reader.get_metrics_data()
+    names = [m.name for r in data.resource_metrics for s in r.scope_metrics for m in s.metrics]
+    print(names)
+
+asyncio.run(main())
+"""
+
+
+def test_a_global_meter_provider_alone_records_the_waits() -> None:
+    """An application that sets only a global meter provider (an SDK) gets the wait histogram:
+    the tracer's "is an SDK set" check reads both providers through the API's public getters."""
+    done = subprocess.run(
+        [sys.executable, "-c", GLOBAL_METER_SCRIPT],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert done.stdout == "['dsh.user_questions.wait']\n", done.stderr

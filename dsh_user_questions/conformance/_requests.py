@@ -15,6 +15,7 @@ __all__ = [
     "COLOUR",
     "FRUIT",
     "NAME",
+    "OPTIONS_ONLY",
     "PKG",
     "PLAN",
     "PLAN_REVIEW",
@@ -98,5 +99,14 @@ SECRET = make_question(
     secret=True,
 )
 """A secret question: its answer reaches the asker and nothing else the provider shows or keeps."""
+
+OPTIONS_ONLY = make_question(
+    id="licence",
+    header="Licence",
+    question="Which licence should the project use?",
+    options=(AskUserQuestionOption("MIT"), AskUserQuestionOption("Apache-2.0")),
+    allow_other=False,
+)
+"""A single-select with ``allow_other`` false: its options are the only answers (no "Other")."""
 
 request = make_request

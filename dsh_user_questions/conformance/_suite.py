@@ -37,6 +37,7 @@ from ._requests import (
     COLOUR,
     FRUIT,
     NAME,
+    OPTIONS_ONLY,
     PKG,
     PLAN,
     PLAN_REVIEW,
@@ -89,6 +90,11 @@ class ProviderConformance:
       and another choice stays that choice.
     - *Secrets*: the asker gets a secret answer's text; after answering it is on no screen, in
       no log record of any level and logger, and (with a `StoreDriver`) nowhere at rest.
+    - *Options only* (``test_no_free_text_when_allow_other_is_false``): on a question with
+      ``allow_other`` false the human cannot give words of their own. The driver, told to type
+      `Other`, should find no control for it and raise (or its words should be refused at the
+      surface); the question stays open and a choice then answers it. The provider handing
+      the words back (``ask()`` then raises ``BAD_ANSWER``) fails.
     """
 
     timeout: ClassVar[float] = 20.0
@@ -271,6 +277,10 @@ class ProviderConformance:
     def test_a_secret_is_not_shown_logged_or_stored_after_answering(self) -> None:
         """The asker gets the secret; no screen, log record or store holds it afterwards."""
         self._run(_secret)
+
+    def test_no_free_text_when_allow_other_is_false(self) -> None:
+        """A question with allow_other false takes no words of the human's own: no Other."""
+        self._run(_options_only)
 
     # Closing the context ----------------------------------------------------------------------
 
@@ -709,6 +719,37 @@ async def _secret(session: Session) -> None:
     if places:
         raise AssertionError(
             "a secret answer must reach only the asker, but its text is in " + "; ".join(places)
+        )
+
+
+async def _options_only(session: Session) -> None:
+    req = request(OPTIONS_ONLY)
+    task = session.ask(req)
+    await session.shown(OPTIONS_ONLY.question, task)
+    did = "the human tried to type their own words on a question with allow_other false"
+    # The driver should find no Other control and raise; a surface refusing the words is fine.
+    with contextlib.suppress(Exception):
+        await session.driver.reply(req, [Other(TYPED)])
+    await asyncio.wait({task}, timeout=min(2.0, session.timeout))
+    if task.done():
+        if not task.cancelled() and task.exception() is None:
+            answer = task.result()
+            if all(item.custom is None for item in answer.answers):
+                return  # the driver did something else (a skip): no words, the rule holds
+        error = await session.error_of(task, did)
+        if isinstance(error, UserQuestionError) and error.code == UserQuestionErrorCode.BAD_ANSWER:
+            raise AssertionError(
+                f"{did}, and the provider handed the words back as custom text (ask() raised"
+                " BAD_ANSWER): offer no Other row, box or input where allow_other is false"
+            )
+        raise AssertionError(f"{did}; ask() should stay open, but it ended with {error!r}")
+    after = "the human, offered no Other, chose an option"
+    await session.driver.reply(req, [Choose("Apache-2.0")])
+    answer = await session.answer_of(task, after)
+    expected = expected_item(OPTIONS_ONLY, Choose("Apache-2.0"))
+    if answer.answers != (expected,):
+        raise AssertionError(
+            f"after {after}, ask() should return {expected.to_dict()}, not {answer.to_dict()}"
         )
 
 

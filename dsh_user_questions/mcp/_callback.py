@@ -8,13 +8,16 @@ Each field of the requested schema becomes one question, with the field's name a
 - a ``boolean``: a single select of ``Yes`` and ``No``;
 - a ``string``, ``number`` or ``integer``: a free-text question.
 
+The choice questions (enum, array of enum, boolean) have ``allow_other=False``: no provider
+offers its "Other" free-text answer there, since no words of the human's own fit the field.
+
 What a question cannot carry is written into its detail as text and checked on the way back
 with real validators (`jsonschema` and its format checker, ``email-validator``, pydantic; see
 ``_checks``): a number's range and kind, a string's length and format (``email``, ``uri``,
 ``date``, ``date-time``), how many items to pick. An answer that breaks them (``abc`` for a
-number, ``a@`` for an email, own words for an enum) is never sent to the server: it is asked
-again, alone with the other fields still missing, the question saying which value was refused
-and why; the answers already given are kept.
+number, ``a@`` for an email) is never sent to the server: it is asked again, alone with the
+other fields still missing, the question saying which value was refused and why; the answers
+already given are kept.
 
 Defaults (SEP-1034): a field's ``default`` is shown by its title (and its option is the
 recommended one, where the pointer starts); skipping the field (Enter on an empty text, the
@@ -143,6 +146,7 @@ def _mapped(name: str, prop: Mapping[str, Any], required: bool, intro: str | Non
         multi: bool = False,
         shown_default: str | None = None,
     ) -> Any:
+        # A question with options is a choice among the field's values: no free text.
         said = list(notes)
         if "default" in prop:
             shown = shown_default or json.dumps(default, ensure_ascii=False)
@@ -156,6 +160,7 @@ def _mapped(name: str, prop: Mapping[str, Any], required: bool, intro: str | Non
             detail=detail or None,
             options=options,
             multi_select=multi,
+            allow_other=not options,
         )
 
     if kind == "string" and ("enum" in prop or "oneOf" in prop or "anyOf" in prop):

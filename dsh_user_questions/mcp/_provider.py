@@ -4,7 +4,8 @@ A request becomes one form-mode ``elicitation/create``. Each question is a flat 
 its id: a single select is a string ``oneOf`` of ``const``/``title`` (the title adds the
 option's description); a multi select is an array of such choices; a question without options
 is a string. A question with options also gets a ``<id>.other`` text field for the human's own
-words (the "Other" answer). No field is required, so every question may be skipped.
+words (the "Other" answer), unless its ``allow_other`` is false. No field is required, so
+every question may be skipped.
 
 MCP forms have no place for a detail, so the details go into the message. A plan review
 degrades to a labelled choice (``Approve`` / ``Keep planning``) with the plan in the message
@@ -30,13 +31,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ..errors import UserQuestionError
-from ..payloads import (
-    AskUserQuestionAnswer,
-    AskUserQuestionAnswerItem,
-    AskUserQuestionItem,
-    AskUserQuestionRequest,
-)
-from ..rules import inert_text, is_plan_review
+from ..payloads import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest
+from ..rules import inert_text
+from ..view import QuestionView, request_view
 
 __all__ = ["OTHER_SUFFIX", "ElicitationProvider", "elicitation_schema"]
 
@@ -44,35 +41,46 @@ OTHER_SUFFIX: Final = ".other"
 """The "Other" text field of question ``q`` is named ``q.other``."""
 
 
-def _choice_titles(question: AskUserQuestionItem) -> list[dict[str, str]]:
+def _one_line(shown: str) -> str:
+    return " ".join(shown.split("\n"))
+
+
+def _choice_titles(question: QuestionView) -> list[dict[str, str]]:
     choices = []
     for option in question.options:
-        title = f"{option.label}: {option.description}" if option.description else option.label
+        title = option.shown
+        if option.description:
+            title += f": {_one_line(option.description)}"
         if option.recommended:
             title += " (recommended)"
-        choices.append({"const": option.label, "title": inert_text(title)})
+        choices.append({"const": option.label, "title": title})
     return choices
 
 
-def _field_title(question: AskUserQuestionItem) -> str:
-    title = f"{question.header}: {question.question}" if question.header else question.question
-    return inert_text(title)
+def _field_title(question: QuestionView) -> str:
+    text = _one_line(question.question)
+    return f"{question.header}: {text}" if question.header else text
 
 
 def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, Any]]:
-    """The message and the ``requested_schema`` of the elicitation asking ``request``."""
+    """The message and the ``requested_schema`` of the elicitation asking ``request``.
+
+    Every text a client shows (the message, titles) is the core's view of the questions
+    (`dsh_user_questions.view.request_view`): inert; an option's ``const`` is its wire label.
+    """
+    views = request_view(request)
     properties: dict[str, Any] = {}
-    lines: list[str] = []
-    count = len(request.questions)
-    lines.append(
-        request.questions[0].question
+    count = len(views)
+    lines = [
+        views[0].question
         if count == 1
         else f"Please answer these {count} questions (each may be skipped)."
-    )
-    for question in request.questions:
-        if question.detail:
-            label = f"{question.header or question.id}" if count > 1 else None
-            lines.append(f"{label}:\n{question.detail}" if label else question.detail)
+    ]
+    for question in views:
+        if question.detail_text:
+            label = f"{question.header or inert_text(question.id)}" if count > 1 else None
+            detail = question.detail_text
+            lines.append(f"{label}:\n{detail}" if label else detail)
         title = _field_title(question)
         if question.options:
             choices = _choice_titles(question)
@@ -92,9 +100,11 @@ def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, 
                 if recommended:
                     field["default"] = recommended[0]
             properties[question.id] = field
+            if not question.other:
+                continue
             properties[question.id + OTHER_SUFFIX] = {
                 "type": "string",
-                "title": "Other: your own words" if not is_plan_review(question) else "Feedback",
+                "title": "Feedback" if question.kind == "plan-review" else "Other: your own words",
                 "description": (
                     "Your own answer instead of a choice."
                     if not question.multi_select
@@ -103,8 +113,7 @@ def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, 
             }
         else:
             properties[question.id] = {"type": "string", "title": title}
-    message = inert_text("\n\n".join(lines), multiline=True)
-    return message, {"type": "object", "properties": properties}
+    return "\n\n".join(lines), {"type": "object", "properties": properties}
 
 
 def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUserQuestionAnswer:
@@ -116,7 +125,7 @@ def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUse
     expected: dict[str, type] = {}
     for question in request.questions:
         expected[question.id] = list if question.options and question.multi_select else str
-        if question.options:
+        if question.options and question.allow_other:
             expected[question.id + OTHER_SUFFIX] = str
     problems = [
         f"the MCP client answered {json.dumps(name)}, which was not asked"
@@ -139,7 +148,8 @@ def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUse
     items = []
     for question in request.questions:
         value = content.get(question.id)
-        other = content.get(question.id + OTHER_SUFFIX) if question.options else None
+        has_other = question.options and question.allow_other
+        other = content.get(question.id + OTHER_SUFFIX) if has_other else None
         custom = other.strip() or None if isinstance(other, str) else None
         selected: tuple[str, ...] = ()
         if not question.options:

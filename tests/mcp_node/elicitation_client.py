@@ -6,6 +6,8 @@ server's requests), lists the tools and calls each with no arguments; every elic
 server sends is asked through ``elicitation_callback(ctx)``, whose provider is a human pressing
 Enter on every field: on the option the pointer starts on (the recommended one, which is the
 field's default) where there are options, on an empty text (a skip) where there are none.
+A field with options (the scenario's enum and boolean) must come with no "Other" for the
+human's own words (``allow_other`` false), or the provider fails the elicitation.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ class EnterOnEveryField:
     async def ask(self, request: AskUserQuestionRequest) -> dict[str, Any]:
         answers = []
         for question in request.questions:
+            if question.options and question.allow_other:
+                raise AssertionError(f"field {question.id!r} offers Other beside its values")
             pointed = [option.label for option in question.options if option.recommended]
             picked = pointed[:1] if pointed and not question.multi_select else []
             answers.append({"id": question.id, "selected": picked})

@@ -21,12 +21,12 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from dsh_user_questions import BadAnswerError, UserQuestionError
+from dsh_user_questions import BadAnswerError, UserQuestionError, WireFormatError
 from dsh_user_questions.rules import inert_text as inert
-from dsh_user_questions.rules import is_diff_review
+from dsh_user_questions.view import Node, QuestionView, request_view
 
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._retention import parse_duration, retention_seconds
@@ -243,9 +243,9 @@ def _state(record: QuestionRecord) -> str:
 
 
 def _line(record: QuestionRecord, now: float) -> str:
-    questions = record.request.get("questions", [])
-    first = inert(str(questions[0].get("question", ""))) if questions else ""
-    more = f" (+{len(questions) - 1} more)" if len(questions) > 1 else ""
+    views = _views(record) or ()
+    first = views[0].question.split("\n", 1)[0] if views else "(unreadable request)"
+    more = f" (+{len(views) - 1} more)" if len(views) > 1 else ""
     who = inert(record.harness) + (f"/{inert(record.agent)}" if record.agent else "")
     return (
         f"{record.id}  {_state(record):<24}  {_age(now - record.created):>4} ago  {who}  "
@@ -276,53 +276,133 @@ def _show(inbox: Inbox, question_id: str, *, as_json: bool) -> int:
     return 0
 
 
-_DIFF_COLOURS = (("+++", "1"), ("---", "1"), ("@@", "36"), ("+", "32"), ("-", "31"))
+# Terminal colours of a diff's parts (SGR codes): file headers bold, hunk headers cyan, added
+# lines green, removed red; context, notes and other lines plain.
+_DIFF_COLOURS = {"file": "1", "hunk": "36", "add": "32", "del": "31"}
+_DIFF_MARKS = {"add": "+", "del": "-", "ctx": " ", "note": ""}
 
 
-def _diff_line(line: str, colour: bool) -> str:
-    """One (already inert) line of a diff-review's diff, coloured on a terminal."""
-    if colour:
-        for prefix, code in _DIFF_COLOURS:
-            if line.startswith(prefix):
-                return f"\x1b[{code}m{line}\x1b[0m"
-    return line
+def _diff_lines(diff: Mapping[str, Any], colour: bool) -> list[str]:
+    """A diff parsed by `dsh_user_questions.view.parse_diff` as unified-diff lines (its texts
+    already inert), each coloured by what the parser says it is, never by how it starts: a
+    removed line reading ``--- x`` is a removed line."""
+
+    def paint(kind: str, text: str) -> str:
+        code = _DIFF_COLOURS.get(kind) if colour else None
+        return f"\x1b[{code}m{text}\x1b[0m" if code else text
+
+    lines: list[str] = []
+    for file in diff["files"]:
+        lines.extend(file["meta"])
+        if file["old"] is not None:
+            lines.append(paint("file", f"--- {file['old']}"))
+        if file["new"] is not None:
+            lines.append(paint("file", f"+++ {file['new']}"))
+        for hunk in file["hunks"]:
+            lines.append(paint("hunk", hunk["header"]))
+            lines.extend(
+                paint(kind, _DIFF_MARKS[kind] + text) for kind, _old, _new, text in hunk["lines"]
+            )
+    return lines
+
+
+# The elements of a markdown tree shown on lines of their own.
+_TEXT_BLOCKS = frozenset({
+    "p", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "table", "thead",
+    "tbody", "tr", "hr",
+})  # fmt: skip
+
+
+def _tree_text(nodes: Iterable[Node]) -> str:
+    """The plain text of a markdown tree (`dsh_user_questions.view.markdown`): blocks on lines
+    of their own, headings and list items marked, table cells between bars; its texts are
+    already inert."""
+    out: list[str] = []
+    for node in nodes:
+        if isinstance(node, str):
+            out.append(node)
+            continue
+        tag, given, *children = node
+        inner = _tree_text(children)
+        if tag == "li":
+            value = given.get("value")
+            inner = (f"{value}. " if isinstance(value, int) else "- ") + inner
+        elif tag in ("th", "td"):
+            inner = f"| {inner} "
+        elif tag == "tr":
+            inner += "|"
+        elif tag in ("h3", "h4", "h5", "h6"):  # the markdown's own level, as written
+            inner = "#" * (int(tag[1]) - 2) + " " + inner
+        elif tag == "hr":
+            inner = "---"
+        elif tag == "br":
+            inner = "\n"
+        out.append(f"\n{inner}\n" if tag in _TEXT_BLOCKS else inner)
+    return "\n".join(line for line in "".join(out).split("\n") if line.strip())
+
+
+def _indented(text: str, indent: str) -> list[str]:
+    return [f"{indent}{line}" for line in text.split("\n")]
+
+
+def _question_lines(view: QuestionView, colour: bool) -> list[str]:
+    lines = [""]
+    if view.header:
+        lines.append(f"[{view.header}]")
+    kind = " (pick any)" if view.multi_select else ""
+    kind += " (secret: typed hidden)" if view.secret else ""
+    kind += "" if view.other else " (options only)"
+    first, *more = view.question.split("\n")
+    lines.append(f"{inert(view.id)}: {first}{kind}")
+    lines.extend(f"  {line}" for line in more)
+    if view.diff is not None:
+        lines.append("    (diff to review)")
+        lines.extend(f"    {line}" for line in _diff_lines(view.diff, colour))
+    elif view.detail_text is not None:
+        lines.extend(_indented(view.detail_text, "    "))
+    for option in view.options:
+        text = f"  - {option.shown}"
+        if option.recommended:
+            text += " (recommended)"
+        if option.description:
+            first, *more = option.description.split("\n")
+            lines.append(f"{text}: {first}")
+            lines.extend(f"      {line}" for line in more)
+        else:
+            lines.append(text)
+        if option.preview is not None:
+            lines.append("      preview:")
+            lines.extend(_indented(_tree_text(option.preview), "        "))
+    return lines
+
+
+def _views(record: QuestionRecord) -> tuple[QuestionView, ...] | None:
+    """The core's view of each question of ``record``; ``None`` for a stored request that is
+    no longer a valid one (a record written by another version)."""
+    try:
+        return request_view(record.to_request())
+    except WireFormatError:
+        return None
 
 
 def render(record: QuestionRecord, *, colour: bool = False) -> str:
-    """A record as ``dsh-inbox show`` prints it: every question in full, model text inert.
+    """A record as ``dsh-inbox show`` prints it: every question in full, as the core's view
+    shows it (`dsh_user_questions.view`), model text inert.
 
-    A diff-review question's detail (`rules.is_diff_review`) is shown as its diff, coloured
-    when ``colour`` (added lines green, removed red, hunk headers cyan; the escapes are ours,
-    the model's text stays inert).
+    A diff-review question's diff is shown as the one diff parser reads it, coloured when
+    ``colour`` (file headers bold, hunk headers cyan, added lines green, removed red; the
+    escapes are ours, the model's text stays inert). A stored request that is no longer valid
+    is shown as its inert JSON.
     """
     who = inert(record.harness) + (f"/{inert(record.agent)}" if record.agent else "")
     lines = [f"question {record.id}: {_state(record)}, asked by {who}"]
-    try:
-        diffs = [is_diff_review(item) for item in record.to_request().questions]
-    except Exception:  # an unreadable stored request still shows as text
-        diffs = []
-    for n, question in enumerate(record.request.get("questions", [])):
-        diff = n < len(diffs) and diffs[n]
-        lines.append("")
-        if question.get("header"):
-            lines.append(f"[{inert(question['header'])}]")
-        many = question.get("multi_select", question.get("multiSelect"))
-        kind = " (pick any)" if many else ""
-        lines.append(f"{inert(question['id'])}: {inert(question['question'])}{kind}")
-        if question.get("detail") is not None:
-            detail = inert(str(question["detail"]), multiline=True)
-            if diff:
-                lines.append("    (diff to review)")
-                lines.extend(f"    {_diff_line(line, colour)}" for line in detail.split("\n"))
-            else:
-                lines.extend(f"    {line}" for line in detail.split("\n"))
-        for option in question.get("options", []):
-            text = f"  - {inert(option['label'])}"
-            if option.get("recommended"):
-                text += " (recommended)"
-            if option.get("description"):
-                text += f": {inert(option['description'])}"
-            lines.append(text)
+    views = _views(record)
+    if views is None:
+        shown = inert(json.dumps(record.request, ensure_ascii=False))
+        lines += ["", f"request (not readable as a question): {shown}"]
+    else:
+        for view in views:
+            lines.extend(_question_lines(view, colour))
     if record.answer is not None:
         lines += ["", f"answer: {inert(json.dumps(record.answer, ensure_ascii=False))}"]
     if record.late_answer is not None:

@@ -19,3 +19,7 @@ PKG = {
 def pick(label: str, question_id: str = "pkg") -> dict[str, Any]:
     """An answer selecting ``label`` for ``question_id``."""
     return {"answers": [{"id": question_id, "selected": [label]}]}
+
+
+PKG_OPTIONS_ONLY = {"questions": [{**PKG["questions"][0], "allow_other": False}]}
+"""`PKG` with ``allow_other`` false: its options are the only answers."""

@@ -6,7 +6,7 @@ import os
 
 import pexpect
 from _processes import DSH_INBOX
-from _requests import PKG, pick
+from _requests import PKG, PKG_OPTIONS_ONLY, pick
 
 from dsh_user_questions_inbox import Inbox, State
 
@@ -64,3 +64,25 @@ def test_a_question_that_is_not_pending_gets_no_form(inbox: Inbox, inbox_url: st
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 3
+
+
+class TestOptionsOnlyOnATerminal:
+    """The terminal form on a question with ``allow_other`` false takes options only."""
+
+    def test_typed_words_are_refused_then_a_pick_applies(
+        self, inbox: Inbox, inbox_url: str
+    ) -> None:
+        """Typed words are refused with the way to answer; the next line's pick is applied."""
+        record = inbox.add(PKG_OPTIONS_ONLY, harness="h")
+        child = spawn(inbox_url, record.id)
+        child.expect("Answer: a number 1-2; an empty line skips.")
+        child.expect("> ")
+        child.sendline("bun")
+        child.expect("is not one of the options")
+        child.expect("> ")
+        child.sendline("2")
+        child.expect(f"answered question {record.id}")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0
+        assert inbox.get(record.id).answer == pick("npm")

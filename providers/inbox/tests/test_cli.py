@@ -6,11 +6,12 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from _requests import PKG, pick
+from _requests import PKG, PKG_OPTIONS_ONLY, pick
 
-from dsh_user_questions_inbox import Inbox, State
+from dsh_user_questions_inbox import Inbox, QuestionRecord, State
 
 DSH_INBOX = str(Path(sys.executable).parent / "dsh-inbox")
 
@@ -171,3 +172,111 @@ def test_show_marks_the_recommended_option_and_colours_a_diff_review(inbox: Inbo
     assert "    \x1b[32m+new\x1b[0m" in coloured
     assert "    \x1b[31m-old<U+001B>[2J\x1b[0m" in coloured
     assert "\x1b[2J" not in coloured
+
+
+class TestShowDiff:
+    """``dsh-inbox show`` reads a diff-review's diff with the core's one diff parser."""
+
+    def test_a_removed_line_reading_like_a_file_header_is_shown_removed(self, inbox: Inbox) -> None:
+        """A removed line ``--- x`` and an added line ``+++ y`` inside a hunk are coloured as
+        removed and added (as the web page and the terminal show them), not bold like the
+        file headers, which stay bold."""
+        from dsh_user_questions_inbox.cli import render
+
+        wire = {
+            "questions": [
+                {
+                    "id": "patch",
+                    "question": "Apply this patch?",
+                    "detail": "--- a/x.md\n+++ b/x.md\n@@ -1,2 +1,2 @@\n--- x\n+++ y\n ctx\n",
+                    "intent": {"kind": "diff-review", "approve": "Apply"},
+                    "options": [{"label": "Apply"}, {"label": "Reject"}],
+                }
+            ]
+        }
+        coloured = render(inbox.add(wire, harness="h"), colour=True)
+        assert "    \x1b[1m--- a/x.md\x1b[0m" in coloured
+        assert "    \x1b[1m+++ b/x.md\x1b[0m" in coloured
+        assert "    \x1b[36m@@ -1,2 +1,2 @@\x1b[0m" in coloured
+        assert "    \x1b[31m--- x\x1b[0m" in coloured
+        assert "    \x1b[32m+++ y\x1b[0m" in coloured
+        assert "\n     ctx\n" in coloured
+
+
+def _record(request: dict[str, Any]) -> QuestionRecord:
+    """A pending record of ``request`` as the store would hold it (no store needed)."""
+    return QuestionRecord(
+        id="r1", request=request, agent=None, harness="h", created=0.0, deadline=None,
+        state=State.PENDING,
+    )  # fmt: skip
+
+
+class TestShowRendersTheView:
+    """``dsh-inbox show`` renders the core's view of each question, never the wire dict."""
+
+    def test_shown_labels_descriptions_previews_and_secret(self) -> None:
+        """An option shows its inert label, its description and its preview's text (a list
+        keeps its numbers); a question's several lines stay lines; a secret question says its
+        answer is typed hidden."""
+        from dsh_user_questions_inbox.cli import render
+
+        wire = {
+            "questions": [
+                {
+                    "id": "pkg",
+                    "question": "Which one?\nPick \u202ecarefully",
+                    "options": [
+                        {
+                            "label": "npm\x1b[2J",
+                            "description": "The default",
+                            "preview": "## Steps\n\n3. `npm ci`\n4. test",
+                        },
+                        {"label": "pnpm"},
+                    ],
+                },
+                {"id": "token", "question": "The token?", "secret": True},
+            ]
+        }
+        shown = render(_record(wire))
+        assert "pkg: Which one?\n  Pick <U+202E>carefully\n" in shown
+        assert "  - npm<U+001B>[2J: The default\n      preview:\n" in shown
+        assert "        ## Steps\n        3. npm ci\n        4. test\n" in shown
+        assert "token: The token? (secret: typed hidden)" in shown
+        assert "(options only)" not in shown
+        assert "\x1b" not in shown
+        assert "\u202e" not in shown
+
+    def test_a_request_no_longer_valid_is_shown_as_inert_json(self) -> None:
+        """A stored request no version of the rules reads (a record from another version) is
+        shown as its inert JSON, not a traceback."""
+        from dsh_user_questions_inbox.cli import render
+
+        shown = render(_record({"questions": [{"id": "x", "question": 3, "bad": "\x1b"}]}))
+        assert "request (not readable as a question): " in shown
+        assert '"bad": "\\u001b"' in shown
+        assert "\x1b" not in shown
+
+
+class TestOptionsOnly:
+    """A question with ``allow_other`` false: ``show`` says so, and words are refused."""
+
+    def test_show_says_options_only(self, inbox: Inbox) -> None:
+        """show marks the question "(options only)"; a question allowing words is unmarked."""
+        from dsh_user_questions_inbox.cli import render
+
+        assert "pkg: Which package manager? (options only)" in render(
+            inbox.add(PKG_OPTIONS_ONLY, harness="h")
+        )
+        assert "(options only)" not in render(inbox.add(PKG, harness="h"))
+
+    def test_piped_words_exit_2_and_a_pick_is_applied(self, inbox: Inbox, inbox_url: str) -> None:
+        """Custom text on stdin is refused by the rules (exit 2, the question stays pending);
+        an option is then applied."""
+        record = inbox.add(PKG_OPTIONS_ONLY, harness="h")
+        words = {"answers": [{"id": "pkg", "selected": [], "custom": "bun"}]}
+        done = run(inbox_url, "answer", record.id, stdin=json.dumps(words))
+        assert done.returncode == 2
+        assert "takes only its options (allow_other is false)" in done.stderr
+        assert inbox.get(record.id).state is State.PENDING
+        assert run(inbox_url, "answer", record.id, stdin=json.dumps(pick("npm"))).returncode == 0
+        assert inbox.get(record.id).answer == pick("npm")

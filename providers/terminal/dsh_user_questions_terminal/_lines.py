@@ -117,7 +117,8 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
     - digits and punctuation only (``2.``, ``#2``): refused;
     - on a plan or diff review, ``approve``, ``a``, ``yes``, ``y`` approve; other text is
       feedback;
-    - any other text: the human's own answer (``custom``).
+    - any other text: the human's own answer (``custom``); refused where the question's
+      ``allow_other`` is false.
     """
     text = line.strip()
     if not text:
@@ -147,10 +148,12 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
         return AskUserQuestionAnswerItem(id=item.id, selected=picks)
     if label is not None:
         return AskUserQuestionAnswerItem(id=item.id, selected=[label])
-    if _NUMBERISH.fullmatch(text):
+    if _NUMBERISH.fullmatch(text) or not item.allow_other:
         count = len(item.options)
         how = f"numbers 1-{count} separated by commas" if item.multi_select else "a number"
         how = how if item.multi_select else f"{how} 1-{count}"
+        if not item.allow_other:  # only the options: no words of the human's own
+            raise _Refused(f"{text!r} is not one of the options: type {how} or a label")
         raise _Refused(f"{text!r} is not an answer: type {how}, a label, or your own words")
     return AskUserQuestionAnswerItem(id=item.id, custom=text)
 
@@ -342,12 +345,13 @@ def _how_to_answer(item: AskUserQuestionItem, plan: bool) -> str:
         if (numeric := _numeric_label(item)) is not None
         else ""
     )
+    own = ", or your own text" if item.allow_other else ""
     if item.multi_select:
         return (
-            f"Answer: numbers 1-{count} separated by commas (e.g. 1,3){by_label}, or your own"
-            " text; an empty line skips."
+            f"Answer: numbers 1-{count} separated by commas (e.g. 1,3){by_label}{own};"
+            " an empty line skips."
         )
-    return f"Answer: a number 1-{count}{by_label}, or your own text; an empty line skips."
+    return f"Answer: a number 1-{count}{by_label}{own}; an empty line skips."
 
 
 def _numeric_label(item: AskUserQuestionItem) -> str | None:

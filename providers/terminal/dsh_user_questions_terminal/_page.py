@@ -78,7 +78,8 @@ class Page:
             )
         else:
             if item.options:
-                self.rows.append(Row("other", "Other", "type your own answer"))
+                if item.allow_other:
+                    self.rows.append(Row("other", "Other", "type your own answer"))
             else:
                 self.rows.append(Row("other", "Type your answer"))
             self.rows.append(Row("skip", "Skip", "leave this question unanswered"))

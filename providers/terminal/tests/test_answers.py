@@ -107,3 +107,24 @@ def test_pasted_text_the_answer_rules_refuse_is_not_taken(terminal):
     assert "ANSWER" not in term.settle(0.3)
     term.press("backspace", "backspace", "backspace", "enter")
     assert term.outcome()["answer"] == {"answers": [{"id": "name", "selected": [], "custom": "ab"}]}
+
+
+class TestNoOtherRow:
+    """A question with ``allow_other`` false offers its options and Skip, never "Other"."""
+
+    def test_the_form_has_no_other_row(self, terminal):
+        """No "Other" row: the row after the options is Skip, and its number skips."""
+        term = terminal({"questions": [question(allow_other=False)]})
+        screen = term.wait_for("yarn", "Skip", HINT)
+        assert "Other" not in screen
+        assert "type your own answer" not in screen
+        term.press("4")
+        assert term.outcome()["answer"] == {"answers": [{"id": "pkg", "selected": []}]}
+
+    def test_a_multi_select_has_no_other_row(self, terminal):
+        """On a multi-select too, only the options can be checked."""
+        term = terminal({"questions": [question(multiSelect=True, allow_other=False)]})
+        screen = term.wait_for("[ ] yarn", "Skip", HINT)
+        assert "Other" not in screen
+        term.press("space", "enter")
+        assert term.outcome()["answer"] == {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}

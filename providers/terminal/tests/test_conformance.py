@@ -15,6 +15,7 @@ import codecs
 import contextlib
 import fcntl
 import os
+import re
 import struct
 import sys
 import termios
@@ -125,18 +126,28 @@ class PtyDriver:
         elif isinstance(reply, Skip):
             self.press(skip)
         elif not question.multi_select:
-            self.press(other if isinstance(reply, Other) else digit[reply.labels[0]])
             if isinstance(reply, Other):
+                await self._press_other(other)
                 await self._type(reply.text)
+            else:
+                self.press(digit[reply.labels[0]])
         else:
             for label in reply.labels:
                 self.press(digit[label])
                 await self._until(f"[x] {label}")
             if isinstance(reply, Other):
-                self.press(other)
+                await self._press_other(other)
                 await self._type(reply.text)
                 await self._until("[x] Other", LIST_HINT)
             self.press("\r")
+
+    async def _press_other(self, number: str) -> None:
+        """Press the Other row's number, as a person reading the form would: only if it is
+        there (a question with allow_other false has none)."""
+        screen = await self.screen()
+        if not re.search(rf"\b{number}\. (\[[ x]\] )?Other\b", screen):
+            raise AssertionError(f"the form offers no Other row; the screen:\n{screen}")
+        self.press(number)
 
     async def reply(self, request: AskUserQuestionRequest, replies: Sequence[Reply]) -> None:
         for question, reply in zip(request.questions, replies, strict=True):

@@ -291,3 +291,26 @@ def test_a_timeout_while_waiting_for_a_line(tmp_path):
         assert process.stdin is not None
         process.stdin.close()
     assert "ERROR ASK_TIMED_OUT" in out
+
+
+class TestNoOwnWords:
+    """Line mode on a question with ``allow_other`` false takes only its options."""
+
+    def test_own_words_are_refused_and_asked_again(self, piped):
+        """Text that is no option is refused with the way to answer; the next line answers,
+        and the prompt never offers "your own text"."""
+        result = piped({"questions": [question(allow_other=False)]}, "bun please\n2\n")
+        assert "'bun please' is not one of the options: type a number 1-3 or a label" in (
+            result.stderr
+        )
+        assert "Answer: a number 1-3; an empty line skips." in result.stderr
+        assert "own text" not in result.stderr
+        assert result.answer == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+
+    def test_a_multi_select_says_numbers_only(self, piped):
+        """A multi-select's prompt offers numbers only; an empty line still skips."""
+        result = piped({"questions": [question(multiSelect=True, allow_other=False)]}, "\n")
+        assert "Answer: numbers 1-3 separated by commas (e.g. 1,3); an empty line skips." in (
+            result.stderr
+        )
+        assert result.answer == {"answers": [{"id": "pkg", "selected": []}]}

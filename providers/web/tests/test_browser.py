@@ -335,3 +335,33 @@ async def test_screenshot_for_the_readme(
         assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert target.stat().st_size > 20_000  # a blank page compresses far smaller
     await web.stop()
+
+
+class TestNoOther:
+    """A question with ``allow_other`` false shows its options only: no "Other" row."""
+
+    async def test_a_single_select_has_no_other_row(self, web: WebProvider, page: Page) -> None:
+        """No Other radio or text box; the fourth number key picks nothing; an option answers."""
+        asking = await start_ask(web, request(item(allow_other=False)))
+        await expect(page.get_by_role("radio", name="yarn")).to_be_visible()
+        await expect(page.get_by_role("radio")).to_have_count(3)
+        await expect(page.get_by_role("textbox", name="Other answer")).to_have_count(0)
+        await page.keyboard.press("4")
+        await page.keyboard.press("2")
+        await expect(page.get_by_role("radio", name="npm", exact=True)).to_be_checked()
+        await page.get_by_role("button", name="Submit", exact=True).click()
+        assert (await asking.result()).to_dict() == {
+            "answers": [{"id": "pkg", "selected": ["npm"]}]
+        }
+
+    async def test_a_multi_select_has_no_other_row(self, web: WebProvider, page: Page) -> None:
+        """On a multi-select, the options are the only boxes; ticked ones are the answer."""
+        asking = await start_ask(web, request(item(multi_select=True, allow_other=False)))
+        await expect(page.get_by_role("checkbox", name="yarn")).to_be_visible()
+        await expect(page.get_by_role("checkbox")).to_have_count(3)
+        await expect(page.get_by_role("textbox", name="Other answer")).to_have_count(0)
+        await page.get_by_role("checkbox", name="pnpm").check()
+        await page.get_by_role("button", name="Submit", exact=True).click()
+        assert (await asking.result()).to_dict() == {
+            "answers": [{"id": "pkg", "selected": ["pnpm"]}]
+        }

@@ -620,20 +620,23 @@
           ),
         );
       });
-      otherToggle = el("input", { type: kind, name: group, value: "", className: "other-toggle", checked: Boolean(saved.other) });
-      otherText = el("input", { type: "text", className: "other-text", "aria-label": "Other answer", placeholder: "Type your own answer", maxlength: "10000" });
-      otherText.value = typeof saved.otherText === "string" ? saved.otherText : "";
-      otherText.addEventListener("input", () => { otherToggle.checked = otherText.value.trim() !== ""; });
-      list.append(
-        el(
-          "label",
-          { className: "option other" },
-          otherToggle,
-          el("span", { className: "key", "aria-hidden": "true", text: options.length < 9 ? `${options.length + 1}` : "" }),
-          el("span", { className: "label", text: "Other" }),
-        ),
-        otherText,
-      );
+      // allow_other false: the options only, no "Other" row for the human's own words.
+      if (question.allow_other !== false) {
+        otherToggle = el("input", { type: kind, name: group, value: "", className: "other-toggle", checked: Boolean(saved.other) });
+        otherText = el("input", { type: "text", className: "other-text", "aria-label": "Other answer", placeholder: "Type your own answer", maxlength: "10000" });
+        otherText.value = typeof saved.otherText === "string" ? saved.otherText : "";
+        otherText.addEventListener("input", () => { otherToggle.checked = otherText.value.trim() !== ""; });
+        list.append(
+          el(
+            "label",
+            { className: "option other" },
+            otherToggle,
+            el("span", { className: "key", "aria-hidden": "true", text: options.length < 9 ? `${options.length + 1}` : "" }),
+            el("span", { className: "label", text: "Other" }),
+          ),
+          otherText,
+        );
+      }
       fieldset.append(list);
       const preview = optionPreview(question, list);
       if (preview) fieldset.append(preview);
@@ -671,7 +674,7 @@
         return { id: question.id, selected: [], custom: freeText.value };
       }
       const selected = [...fieldset.querySelectorAll("input.choice:checked")].map((input) => input.value);
-      const other = otherToggle.checked;
+      const other = Boolean(otherToggle && otherToggle.checked);
       if (other && !otherText.value.trim()) return { error: "Type your answer next to Other, or untick it." };
       if (!selected.length && !other) return { error: "Choose an option, or press Skip." };
       const item = { id: question.id, selected };
@@ -682,8 +685,8 @@
       if (freeText) return question.secret === true ? {} : { free: freeText.value };
       return {
         selected: [...fieldset.querySelectorAll("input.choice:checked")].map((input) => input.value),
-        other: otherToggle.checked,
-        otherText: otherText.value,
+        other: Boolean(otherToggle && otherToggle.checked),
+        otherText: otherText ? otherText.value : "",
       };
     };
     page.summary = () => {
