@@ -620,8 +620,8 @@
           ),
         );
       });
-      // allow_other false: the options only, no "Other" row for the human's own words.
-      if (question.allow_other !== false) {
+      // The view's other: false means the options only, no "Other" row for the human's words.
+      if (question.other) {
         otherToggle = el("input", { type: kind, name: group, value: "", className: "other-toggle", checked: Boolean(saved.other) });
         otherText = el("input", { type: "text", className: "other-text", "aria-label": "Other answer", placeholder: "Type your own answer", maxlength: "10000" });
         otherText.value = typeof saved.otherText === "string" ? saved.otherText : "";
