@@ -534,20 +534,22 @@
       if (review.kind === "diff-review") box.append(diffView(question.diff));
       else if (detailDoc) box.append(doc(detailDoc));
       else box.append(el("p", { text: question.detail_text }));
+      // Feedback is the human's own words: offered only where the view's other allows them.
       const feedbackId = nextId("fb");
-      const feedback = el("textarea", { id: feedbackId, className: "feedback", rows: "4" });
-      feedback.value = typeof saved.feedback === "string" ? saved.feedback : "";
+      const feedback = question.other ? el("textarea", { id: feedbackId, className: "feedback", rows: "4" }) : null;
+      if (feedback) feedback.value = typeof saved.feedback === "string" ? saved.feedback : "";
+      const words = () => (feedback ? feedback.value.trim() : "");
       const approve = question.options.find((option) => option.approves).label;
       const keep = question.options.map((o) => o.label).find((label) => label !== approve);
       const hintId = nextId("hint");
       const hint = el("p", { id: hintId, className: "hint approve-hint", text: `Approve opens once you have scrolled to the end of the ${review.what}.` });
       fieldset.append(
         box,
-        el("label", { className: "field-label", for: feedbackId, text: "Feedback for the agent (optional)" }),
+        feedback ? el("label", { className: "field-label", for: feedbackId, text: "Feedback for the agent (optional)" }) : null,
         feedback,
       );
       const approveButton = button(last && total === 1 ? "Approve" : "Approve and continue", "primary approve", () => {
-        if (feedback.value.trim()) {
+        if (words()) {
           return page.fail(`Approving sends no feedback: clear it, or choose ${review.keep}.`);
         }
         page.onChosen({ id: question.id, selected: [approve] });
@@ -560,7 +562,7 @@
           back,
           approveButton,
           button(review.keep, "keep", () => {
-            if (feedback.value.trim()) return page.onChosen({ id: question.id, selected: [], custom: feedback.value });
+            if (words()) return page.onChosen({ id: question.id, selected: [], custom: feedback.value });
             if (keep === undefined) return page.fail(review.change);
             page.onChosen({ id: question.id, selected: [keep] });
           }),
@@ -571,7 +573,7 @@
       lockUntilSeen(box, approveButton, hint);
       if (saved.fixed) page.fixed = saved.fixed;
       page.read = () => page.fixed || { error: review.choose };
-      page.snapshot = () => ({ feedback: feedback.value, fixed: page.fixed });
+      page.snapshot = () => ({ feedback: feedback ? feedback.value : "", fixed: page.fixed });
       page.summary = () => {
         const item = page.read();
         if (item.error) return "Not answered yet";
