@@ -526,13 +526,13 @@
     const last = index + 1 === total;
     const closeText = total > 1 ? `Close all ${total} questions` : "Close question";
     // The detail's markdown tree; none when the markdown was too deep to parse: its text then.
-    const detailDoc = Array.isArray(question.detail) ? question.detail : null;
+    const detailTree = Array.isArray(question.detail) ? question.detail : null;
 
     const review = reviewOf(question);
     if (review) {
       const box = el("section", { className: review.kind === "diff-review" ? "plan diff" : "plan", "aria-label": review.box, tabindex: "0" });
       if (review.kind === "diff-review") box.append(diffView(question.diff));
-      else if (detailDoc) box.append(doc(detailDoc));
+      else if (detailTree) box.append(doc(detailTree));
       else box.append(el("p", { text: question.detail_text }));
       // Feedback is the human's own words: offered only where the view's other allows them.
       const feedbackId = nextId("fb");
@@ -585,7 +585,7 @@
 
     if (question.detail_text) {
       const detail = el("div", { className: "detail" });
-      if (detailDoc) detail.append(doc(detailDoc));
+      if (detailTree) detail.append(doc(detailTree));
       else detail.textContent = visible(question.detail_text);
       fieldset.append(detail);
     }
