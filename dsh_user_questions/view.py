@@ -12,8 +12,9 @@ wire label, `OptionView.label`, never by what is shown.
 - `parse_diff` reads a unified diff (a diff-review question's detail) into files, hunks and
   lines: the one diff parser of every surface.
 
-A view is cached per item, so a surface may ask for it on every redraw; its trees are shared
-between callers and must not be changed (`QuestionView.to_dict` returns fresh copies).
+A view is cached for as long as its item lives, so a surface may ask for it on every redraw
+and a settled question's view goes with its item; its trees are shared between callers and
+must not be changed (`QuestionView.to_dict` returns fresh copies).
 
 Example: the view of a plan review, as a plain-text surface would read it:
 
@@ -29,7 +30,7 @@ assert [option.shown for option in view.options if option.approves] == ["Approve
 
 from __future__ import annotations
 
-import functools
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,9 +52,6 @@ __all__ = [
     "question_view",
     "request_view",
 ]
-
-# How many items' views are kept (a view of a large diff holds its whole parsed tree).
-_CACHE_SIZE = 256
 
 
 @attrs.frozen(kw_only=True)
@@ -102,7 +100,8 @@ class QuestionView:
     parse; ``detail_text`` is the detail as inert text (several lines), for plain-text surfaces
     and as that fallback. ``diff`` is the parsed detail (`parse_diff`) of a diff-review question,
     else ``None``. ``other`` says free text ("Other") is offered: always for a question without
-    options. ``secret`` says the answer is typed masked and never shown or echoed in clear.
+    options, else when its ``allow_other`` is true. ``secret`` says the answer is typed masked
+    and never shown or echoed in clear.
     """
 
     id: str
@@ -135,18 +134,26 @@ class QuestionView:
         }
 
 
+# Each live item's view. Weak keys: a view (a large diff's whole tree) is kept no longer than
+# its item, where a bounded LRU cache would keep the last settled questions' views for nothing.
+_views: weakref.WeakKeyDictionary[AskUserQuestionItem, QuestionView] = weakref.WeakKeyDictionary()
+
+
 def question_view(item: AskUserQuestionItem) -> QuestionView:
-    """The view of ``item``: the same object again for an equal item (views are cached)."""
-    return _cached_view(item)
+    """The view of ``item``: the same object again, for ``item`` or an equal item, while
+    ``item`` lives."""
+    view = _views.get(item)
+    if view is None:
+        view = _views[item] = _make_view(item)
+    return view
 
 
 def request_view(request: AskUserQuestionRequest) -> tuple[QuestionView, ...]:
     """The view of each question of ``request``, in order."""
-    return tuple(_cached_view(item) for item in request.questions)
+    return tuple(question_view(item) for item in request.questions)
 
 
-@functools.lru_cache(maxsize=_CACHE_SIZE)
-def _cached_view(item: AskUserQuestionItem) -> QuestionView:
+def _make_view(item: AskUserQuestionItem) -> QuestionView:
     if is_plan_review(item):
         kind = "plan-review"
     elif is_diff_review(item):
@@ -168,8 +175,7 @@ def _cached_view(item: AskUserQuestionItem) -> QuestionView:
             for option, shown in zip(item.options, _shown_labels(item), strict=True)
         ),
         multi_select=item.multi_select,
-        # allow_other arrives with its own change; until then every question offers free text.
-        other=bool(getattr(item, "allow_other", True)) or not item.options,
+        other=item.allow_other or not item.options,
         secret=item.secret,
     )
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 from typing import Any
 
 import attrs
@@ -25,6 +27,17 @@ from dsh_user_questions.view import (
     question_view,
     request_view,
 )
+
+ALLOWED = {
+    "p", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em",
+    "strong", "s", "a", "table", "thead", "tbody", "tr", "th", "td", "hr", "br",
+}  # fmt: skip
+MARKDOWN_BITS = st.sampled_from(
+    ["*", "_", "[", "](", ")", "!", "`", "```\n", "# ", "> ", "- ", "1. ", "10. ", "|", "|-|",
+     "~~", "<b>", "<script>", "javascript:", "http://x", "mailto:a@b", "\n", "\n\n", "  ",
+     "word", "\x1b[2J", "\u202e", "\\"]
+)  # fmt: skip
+SOURCES = st.lists(MARKDOWN_BITS | st.text(max_size=5), max_size=60).map("".join)
 
 # Controls, bidi overrides, a zero-width space and a look-alike (Cyrillic er in "npm").
 HOSTILE = "n\u0440m \x1b[31mred\x07 \u202eevil\u202c zero\u200bwidth"
@@ -212,6 +225,10 @@ class TestOtherAndSecret:
         """A question with options offers free text ("Other") by default."""
         assert question_view(make_question()).other is True
 
+    def test_other_is_not_offered_when_not_allowed(self) -> None:
+        """``allow_other=False``: the options only, no free text."""
+        assert question_view(make_question(allow_other=False)).other is False
+
     def test_other_is_always_offered_without_options(self) -> None:
         """A question without options collects free text only."""
         view = question_view(make_question(options=()))
@@ -289,11 +306,22 @@ class TestJsonForm:
 
 
 class TestCache:
-    """Views are cached per item, so a surface may ask on every redraw."""
+    """Views are cached while their item lives, so a surface may ask on every redraw."""
 
     def test_same_item_same_view(self) -> None:
-        """An equal item (even built anew) gets the very same view object."""
-        assert question_view(make_question()) is question_view(make_question())
+        """The item, or an equal item built anew, gets the very same view object."""
+        item = make_question()
+        view = question_view(item)
+        assert question_view(item) is view
+        assert question_view(make_question()) is view
+
+    def test_a_view_goes_with_its_item(self) -> None:
+        """Once its item is gone, nothing keeps a view alive (a settled question's big diff)."""
+        item = diff_review_question(DIFF)
+        gone = weakref.ref(question_view(item))
+        del item
+        gc.collect()
+        assert gone() is None
 
     def test_request_view(self) -> None:
         """A request's view is its questions' views, in order, the cached objects."""
@@ -302,3 +330,72 @@ class TestCache:
         assert views == (question_view(first), question_view(second))
         assert views[0] is question_view(first)
         assert views[1].kind == "plan-review"
+
+
+def _walk(node: Any, tags: set[str], hrefs: list[str]) -> None:
+    if isinstance(node, str):
+        return
+    tag, attributes, *children = node
+    tags.add(tag)
+    if "href" in attributes:
+        hrefs.append(attributes["href"])
+    for child in children:
+        _walk(child, tags, hrefs)
+
+
+class TestMarkdown:
+    """`markdown`: the element tree holds only allowed tags and safe links."""
+
+    @settings(max_examples=300, deadline=None)
+    @given(source=SOURCES)
+    def test_model_markdown_renders_to_allowed_tags_and_safe_links(self, source: str) -> None:
+        """Whatever the model writes, the tree has only allowed tags and http(s)/mailto links."""
+        tags: set[str] = set()
+        hrefs: list[str] = []
+        for node in markdown(source):
+            _walk(node, tags, hrefs)
+        assert tags <= ALLOWED
+        assert all(href.lower().startswith(("http://", "https://", "mailto:")) for href in hrefs)
+
+    def test_list_numbers_are_kept_as_written(self) -> None:
+        """A list numbered 3, 4, 9 starts at 3 and keeps 9 as 9."""
+        assert markdown("3. a\n4. b\n9. c\n") == [
+            ["ol", {"start": 3}, ["li", {"value": 3}, "a"], ["li", {"value": 4}, "b"],
+             ["li", {"value": 9}, "c"]]
+        ]  # fmt: skip
+
+    def test_raw_html_stays_text(self) -> None:
+        """HTML in markdown is text, never an element."""
+        assert markdown("<b>bold</b> and <script>x</script>") == [
+            ["p", {}, "<b>bold</b> and <script>x</script>"]
+        ]
+
+
+class TestLinkTargets:
+    """A rendered link shows where it points: its words may read like another address."""
+
+    def test_a_link_shows_its_target_beside_its_words(self) -> None:
+        """Words that look like one address, pointing at another, show the real target."""
+        assert markdown("[https://github.com/org/repo](https://evil.example/x)") == [
+            [
+                "p",
+                {},
+                ["a", {"href": "https://evil.example/x"}, "https://github.com/org/repo"],
+                " (https://evil.example/x)",
+            ]
+        ]
+
+    def test_a_link_whose_words_are_its_target_is_shown_once(self) -> None:
+        """An autolink or a mail link reading its own address is not repeated."""
+        assert markdown("<https://example.com/a>") == [
+            ["p", {}, ["a", {"href": "https://example.com/a"}, "https://example.com/a"]]
+        ]
+        assert markdown("[me@example.com](mailto:me@example.com)") == [
+            ["p", {}, ["a", {"href": "mailto:me@example.com"}, "me@example.com"]]
+        ]
+
+    def test_an_unsafe_target_is_text_after_the_words(self) -> None:
+        """An ftp: link is no link, its target shown as text."""
+        assert markdown("[click](ftp://files.example/f)") == [
+            ["p", {}, "click", " (ftp://files.example/f)"]
+        ]

@@ -23,9 +23,9 @@ import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from dsh_user_questions.rules import DIFF_REVIEW_INTENT, inert_text
-from dsh_user_questions.view import markdown as render
-from dsh_user_questions.view import parse_diff
+from dsh_user_questions import AskUserQuestionItem
+from dsh_user_questions.rules import inert_text
+from dsh_user_questions.view import question_view
 from starlette.types import Message, Receive, Scope, Send
 
 from .board import BoardEvent, QuestionBoard
@@ -43,65 +43,22 @@ def encode(data: object) -> bytes:
 
 
 def page_form(ask: Mapping[str, Any]) -> dict[str, Any]:
-    """The ask as the page gets it: the wire form plus what the page shows of it.
+    """The ask as the page gets it: each question as the core's one view of it.
 
-    Every model-written text the page shows comes from here, made inert on the server by
-    `dsh_user_questions.rules.inert_text` (the stand-ins every surface shows): ``agentShown``
-    and, per question, ``shown`` (``question``, ``header``, ``options`` with ``label``,
-    ``description`` and, for an option with a preview, ``previewDoc``: its markdown rendered,
-    see `._markdown`); the wire fields stay as written, so an answer names an option exactly.
-    A detail is also rendered: ``detailDoc`` (its markdown, see `._markdown`) and, for a
-    ``diff-review`` question, ``diffDoc`` (see `._diff`). A detail the markdown renderer cannot
-    take (emphasis nested thousands deep overflows the parser's recursion) gets no
-    ``detailDoc``: the page then shows its inert text as it is.
+    A question (wire form, read by `AskUserQuestionItem.from_dict`) reaches the page only as
+    its `dsh_user_questions.view.QuestionView.to_dict`: every model-written text inert, the
+    detail and each option's preview as markdown trees, a diff review's diff parsed, the kind
+    of card; an answer names an option by the view's ``label`` (its wire label). The ask's own
+    fields stay, with ``agentShown``: the agent's name, inert
+    (`dsh_user_questions.rules.inert_text`).
     """
-    questions = []
-    for question in ask.get("questions", ()):
-        question = {**question, "shown": _shown(question)}
-        detail = question.get("detail")
-        if isinstance(detail, str) and detail:
-            question["detailText"] = inert_text(detail, multiline=True)
-            with contextlib.suppress(RecursionError):
-                question["detailDoc"] = render(detail)
-            intent = question.get("intent")
-            if isinstance(intent, Mapping) and intent.get("kind") == DIFF_REVIEW_INTENT:
-                question["diffDoc"] = parse_diff(detail)
-        questions.append(question)
+    questions = [
+        question_view(AskUserQuestionItem.from_dict(question)).to_dict()
+        for question in ask.get("questions", ())
+    ]
     agent = ask.get("agent")
     shown_agent = inert_text(agent) if isinstance(agent, str) else None
     return {**ask, "agentShown": shown_agent, "questions": questions}
-
-
-def _text(value: object, *, multiline: bool = False) -> str | None:
-    return inert_text(value, multiline=multiline) if isinstance(value, str) else None
-
-
-def _shown(question: Mapping[str, Any]) -> dict[str, Any]:
-    options = question.get("options") or ()
-    return {
-        "question": _text(question.get("question"), multiline=True),
-        "header": _text(question.get("header")),
-        "options": [
-            {
-                "label": _text(option.get("label"), multiline=True),
-                "description": _text(option.get("description"), multiline=True),
-                **_preview(option.get("preview")),
-            }
-            for option in options
-            if isinstance(option, Mapping)
-        ],
-    }
-
-
-def _preview(preview: object) -> dict[str, Any]:
-    """An option's preview as the page shows it: ``previewDoc``, its markdown rendered (inert
-    text, safe tags only), or its inert text in a code block when the renderer cannot take it."""
-    if not isinstance(preview, str) or not preview:
-        return {}
-    try:
-        return {"previewDoc": render(preview)}
-    except RecursionError:
-        return {"previewDoc": [["pre", {}, ["code", {}, inert_text(preview, multiline=True)]]]}
 
 
 class _Page:

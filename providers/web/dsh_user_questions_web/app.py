@@ -12,8 +12,8 @@ settled elsewhere, see `BoardEvent`), ``ping`` (``{"n"}``) and ``bye`` (``{"reas
 the stream ends)), ``state`` (the snapshot as JSON), and the posts ``answer`` (``{"id",
 "answer"}``), ``cancel`` (``{"id"}``) and ``alive`` (``{"id": stream, "n"}``: the page read
 heartbeat ``n``; a stream that does not confirm one within `Limits.write_timeout` is
-dropped, see `dsh_user_questions_web._stream`). An ask as the page gets it is the board's
-wire form plus what the page shows of it, made inert on the server (see
+dropped, see `dsh_user_questions_web._stream`). An ask as the page gets it holds each
+question as the core's one view of it, `dsh_user_questions.view.QuestionView` (see
 `dsh_user_questions_web._stream.page_form`).
 
 Every client input gets a 4xx answer, never a 500: ``400`` for a body that is not JSON, is

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import attrs
 import pytest
 from conftest import OpenPage, card, item, request, start_ask
 from dsh_user_questions import (
@@ -365,3 +366,12 @@ class TestNoOther:
         assert (await asking.result()).to_dict() == {
             "answers": [{"id": "pkg", "selected": ["pnpm"]}]
         }
+
+    async def test_a_plan_review_has_no_feedback_box(self, web: WebProvider, page: Page) -> None:
+        """A plan review that allows no own words offers no feedback; Keep planning picks it."""
+        question = attrs.evolve(plan_review_question(PLAN), allow_other=False)
+        asking = await start_ask(web, request(question))
+        await expect(page.get_by_role("button", name="Keep planning", exact=True)).to_be_visible()
+        await expect(page.get_by_role("textbox", name="Feedback for the agent")).to_have_count(0)
+        await page.get_by_role("button", name="Keep planning", exact=True).click()
+        assert (await asking.result()).answers[0].selected == ("Keep planning",)

@@ -2,9 +2,9 @@
 
 The driver does what the page's script does: it reads the pending asks (``GET state``) and
 posts the answer or the close (``POST answer`` / ``POST cancel``). Its screen is the text of
-every pending ask. Only the checks that model text is shown inert need the page itself: there
-the screen is what Chromium shows (the body's ``innerText``), since the protocol carries the
-model's text unchanged and the page decides how it is shown. The provider is installed as the
+every pending ask (each question's view, as the page reads it). Only the checks that model
+text is shown inert need the page itself: there the screen is what Chromium shows (the body's
+``innerText``), what the page finally makes of it. The provider is installed as the
 ``web`` entry point's plugin module, so ``ctx.aclose()`` stops the page as in a real harness.
 """
 
@@ -28,6 +28,7 @@ from dsh_user_questions.conformance import (
     TalkInstead,
 )
 from dsh_user_questions.harness import HarnessContext
+from dsh_user_questions.view import question_view
 from playwright.async_api import Page, async_playwright
 
 import dsh_user_questions_web.plugin as web_plugin
@@ -65,11 +66,11 @@ class PageDriver:
             return await self.page.locator("body").inner_text()
         lines = []
         for ask in await self._pending():
-            for question in ask["questions"]:
-                lines += [question.get("header", ""), question["question"]]
-                lines.append(question.get("detail", ""))
-                for option in question.get("options", []):
-                    lines += [option["label"], option.get("description", "")]
+            for question in ask["questions"]:  # each the question's view (QuestionView)
+                lines += [question["header"] or "", question["question"]]
+                lines.append(question["detail_text"] or "")
+                for option in question["options"]:
+                    lines += [option["shown"], option["description"] or ""]
         return "\n".join(lines)
 
     async def _post(
@@ -89,7 +90,7 @@ class PageDriver:
         return self.told.get(tuple(question.question for question in request.questions))
 
     async def _id(self, request: AskUserQuestionRequest) -> str:
-        texts = [question.question for question in request.questions]
+        texts = [question_view(question).question for question in request.questions]
         pending = await self._pending()
         ids = [ask["id"] for ask in pending if [q["question"] for q in ask["questions"]] == texts]
         assert ids, f"no pending ask shows {texts}: {pending}"

@@ -23,23 +23,14 @@
   let uid = 0;
   const nextId = (prefix) => `${prefix}-${++uid}`;
 
-  // Model text arrives made inert by the server (the core's rules.inert_text, in the ask's
-  // "shown" fields): that is what the page shows. visible() is only the second line, for text
-  // the server did not render: control and bidirectional-formatting characters become the same
-  // <U+XXXX> stand-ins. Input values keep the original text, so an answer names the option exactly.
+  // Each question arrives as the core's one view of it (dsh_user_questions.view): every model
+  // text inert (rules.inert_text), markdown as an element tree, a diff parsed, the kind of card.
+  // The page shows only the view. visible() is only the second line: control and
+  // bidirectional-formatting characters become the same <U+XXXX> stand-ins. An option's input
+  // value is its wire label (option.label), so an answer names the option exactly.
   const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
   function visible(text) {
     return String(text).replace(HIDDEN, (char) => `<U+${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}>`);
-  }
-  // What the page shows of a question's model text: the server's inert form.
-  function shown(question, key) {
-    const made = question.shown && typeof question.shown[key] === "string" ? question.shown[key] : null;
-    return made !== null ? made : question[key];
-  }
-  function shownOption(question, index, key) {
-    const list = question.shown && Array.isArray(question.shown.options) ? question.shown.options : [];
-    const made = list[index] && typeof list[index][key] === "string" ? list[index][key] : null;
-    return made !== null ? made : (question.options[index] || {})[key];
   }
 
   function el(tag, props, ...children) {
@@ -87,20 +78,20 @@
     return out;
   }
 
-  // An option's preview (markdown the server rendered, inert): shown for the option that has
-  // the focus, else the one checked. Only questions with a previewed option get the box.
+  // An option's preview (its markdown tree in the view): shown for the option that has the
+  // focus, else the one checked. Only questions with a previewed option get the box.
   function optionPreview(question, list) {
-    const shown = question.shown && Array.isArray(question.shown.options) ? question.shown.options : [];
-    if (!shown.some((option) => option && Array.isArray(option.previewDoc))) return null;
+    const options = question.options;
+    if (!options.some((option) => Array.isArray(option.preview))) return null;
     const title = el("p", { className: "preview-title" });
     const body = el("div", { className: "preview-body" });
     const box = el("div", { className: "preview", role: "region", "aria-label": "Preview of the option", tabindex: "0", hidden: true }, title, body);
     const inputs = [...list.querySelectorAll("input.choice")];
     const show = (n) => {
-      const nodes = n >= 0 && shown[n] && Array.isArray(shown[n].previewDoc) ? shown[n].previewDoc : null;
+      const nodes = n >= 0 && Array.isArray(options[n].preview) ? options[n].preview : null;
       box.hidden = nodes === null;
       body.replaceChildren(nodes ? doc(nodes) : "");
-      title.textContent = nodes ? `Preview: ${visible(shownOption(question, n, "label"))}` : "";
+      title.textContent = nodes ? `Preview: ${visible(options[n].shown)}` : "";
     };
     const checked = () => inputs.findIndex((input) => input.checked);
     inputs.forEach((input, n) => {
@@ -196,7 +187,7 @@
   function titleOf(ask) {
     const first = ask.questions[0] || { question: "" };
     const more = ask.questions.length > 1 ? ` (+${ask.questions.length - 1} more)` : "";
-    return (first.header ? `${shown(first, "header")}: ` : "") + shown(first, "question") + more;
+    return (first.header ? `${first.header}: ` : "") + first.question + more;
   }
 
   // Many events can arrive together (a reconnect, a burst of asks): draw the queue once for them.
@@ -284,7 +275,7 @@
   }
 
   // ---- cards ----
-  // The review intents the page knows; any other intent is shown as an ordinary question.
+  // The review cards the page knows (the view's kind); any other kind is an ordinary question.
   const REVIEWS = {
     "plan-review": {
       box: "The plan", keep: "Keep planning", what: "plan",
@@ -296,21 +287,16 @@
     },
   };
   function reviewOf(question) {
-    // The core's rules.is_plan_review / is_diff_review: a known kind, a detail, and the approve
-    // label among the options.
-    const kind = question.intent && question.intent.kind;
-    if (!Object.hasOwn(REVIEWS, kind) || typeof question.detail !== "string") return null;
-    if (!(question.options || []).some((option) => option.label === question.intent.approve)) return null;
-    if (kind === "diff-review" && !(question.diffDoc && Array.isArray(question.diffDoc.files))) return REVIEWS["plan-review"];
-    return { ...REVIEWS[kind], kind };
+    const kind = question.kind;
+    return Object.hasOwn(REVIEWS, kind) ? { ...REVIEWS[kind], kind } : null;
   }
 
   // ---- the diff view: files, hunks, numbered added/removed/context lines ----
   const DIFF_SIGN = { add: "+", del: "\u2212", ctx: " ", note: "" };
   const DIFF_WORD = { add: "added", del: "removed", ctx: "unchanged", note: "" };
-  function diffView(diffDoc) {
+  function diffView(diff) {
     const fragment = document.createDocumentFragment();
-    for (const file of diffDoc.files) {
+    for (const file of diff.files) {
       const path = file.old && file.new && file.old !== file.new ? `${file.old} \u2192 ${file.new}` : file.new || file.old || "Changes";
       const box = el("div", { className: "diff-file" }, el("h3", { className: "diff-path", text: path }));
       for (const line of file.meta || []) box.append(el("div", { className: "diff-meta", text: line }));
@@ -399,7 +385,7 @@
     const collect = () => pages.map((p, i) => (skipped.has(i) ? { id: ask.questions[i].id, selected: [] } : p.read()));
     const collectSummaries = () =>
       pages.map((p, i) => ({
-        question: shown(ask.questions[i], "question"),
+        question: ask.questions[i].question,
         answer: skipped.has(i) ? "Skipped" : p.summary(),
         change: () => {
           changing = true;
@@ -520,8 +506,8 @@
     const legend = el(
       "legend",
       {},
-      question.header ? el("span", { className: "header-chip", text: shown(question, "header") }) : null,
-      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: shown(question, "question") }),
+      question.header ? el("span", { className: "header-chip", text: question.header }) : null,
+      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: question.question }),
     );
     fieldset.append(legend);
     const meta = el(
@@ -539,28 +525,31 @@
     const back = index > 0 ? button("Back", "", () => page.onBack()) : null;
     const last = index + 1 === total;
     const closeText = total > 1 ? `Close all ${total} questions` : "Close question";
-    const detailDoc = Array.isArray(question.detailDoc) ? question.detailDoc : null;
+    // The detail's markdown tree; none when the markdown was too deep to parse: its text then.
+    const detailTree = Array.isArray(question.detail) ? question.detail : null;
 
     const review = reviewOf(question);
     if (review) {
       const box = el("section", { className: review.kind === "diff-review" ? "plan diff" : "plan", "aria-label": review.box, tabindex: "0" });
-      if (review.kind === "diff-review") box.append(diffView(question.diffDoc));
-      else if (detailDoc) box.append(doc(detailDoc));
-      else box.append(el("p", { text: typeof question.detailText === "string" ? question.detailText : question.detail }));
+      if (review.kind === "diff-review") box.append(diffView(question.diff));
+      else if (detailTree) box.append(doc(detailTree));
+      else box.append(el("p", { text: question.detail_text }));
+      // Feedback is the human's own words: offered only where the view's other allows them.
       const feedbackId = nextId("fb");
-      const feedback = el("textarea", { id: feedbackId, className: "feedback", rows: "4" });
-      feedback.value = typeof saved.feedback === "string" ? saved.feedback : "";
-      const approve = question.intent.approve;
-      const keep = (question.options || []).map((o) => o.label).find((label) => label !== approve);
+      const feedback = question.other ? el("textarea", { id: feedbackId, className: "feedback", rows: "4" }) : null;
+      if (feedback) feedback.value = typeof saved.feedback === "string" ? saved.feedback : "";
+      const words = () => (feedback ? feedback.value.trim() : "");
+      const approve = question.options.find((option) => option.approves).label;
+      const keep = question.options.map((o) => o.label).find((label) => label !== approve);
       const hintId = nextId("hint");
       const hint = el("p", { id: hintId, className: "hint approve-hint", text: `Approve opens once you have scrolled to the end of the ${review.what}.` });
       fieldset.append(
         box,
-        el("label", { className: "field-label", for: feedbackId, text: "Feedback for the agent (optional)" }),
+        feedback ? el("label", { className: "field-label", for: feedbackId, text: "Feedback for the agent (optional)" }) : null,
         feedback,
       );
       const approveButton = button(last && total === 1 ? "Approve" : "Approve and continue", "primary approve", () => {
-        if (feedback.value.trim()) {
+        if (words()) {
           return page.fail(`Approving sends no feedback: clear it, or choose ${review.keep}.`);
         }
         page.onChosen({ id: question.id, selected: [approve] });
@@ -573,7 +562,7 @@
           back,
           approveButton,
           button(review.keep, "keep", () => {
-            if (feedback.value.trim()) return page.onChosen({ id: question.id, selected: [], custom: feedback.value });
+            if (words()) return page.onChosen({ id: question.id, selected: [], custom: feedback.value });
             if (keep === undefined) return page.fail(review.change);
             page.onChosen({ id: question.id, selected: [keep] });
           }),
@@ -584,7 +573,7 @@
       lockUntilSeen(box, approveButton, hint);
       if (saved.fixed) page.fixed = saved.fixed;
       page.read = () => page.fixed || { error: review.choose };
-      page.snapshot = () => ({ feedback: feedback.value, fixed: page.fixed });
+      page.snapshot = () => ({ feedback: feedback ? feedback.value : "", fixed: page.fixed });
       page.summary = () => {
         const item = page.read();
         if (item.error) return "Not answered yet";
@@ -594,13 +583,13 @@
       return page;
     }
 
-    if (typeof question.detail === "string" && question.detail) {
+    if (question.detail_text) {
       const detail = el("div", { className: "detail" });
-      if (detailDoc) detail.append(doc(detailDoc));
-      else detail.textContent = visible(typeof question.detailText === "string" ? question.detailText : question.detail);
+      if (detailTree) detail.append(doc(detailTree));
+      else detail.textContent = visible(question.detail_text);
       fieldset.append(detail);
     }
-    const options = question.options || [];
+    const options = question.options;
     const multi = Boolean(question.multi_select);
     const kind = multi ? "checkbox" : "radio";
     const group = nextId("choice");
@@ -626,15 +615,15 @@
             el(
               "span",
               { className: "label" },
-              shownOption(question, n, "label"),
+              option.shown,
               recommended ? el("span", { className: "badge", text: " (Recommended)" }) : null,
             ),
-            option.description ? el("span", { className: "description", text: shownOption(question, n, "description") }) : null,
+            option.description ? el("span", { className: "description", text: option.description }) : null,
           ),
         );
       });
-      // allow_other false: the options only, no "Other" row for the human's own words.
-      if (question.allow_other !== false) {
+      // The view's other: false means the options only, no "Other" row for the human's words.
+      if (question.other) {
         otherToggle = el("input", { type: kind, name: group, value: "", className: "other-toggle", checked: Boolean(saved.other) });
         otherText = el("input", { type: "text", className: "other-text", "aria-label": "Other answer", placeholder: "Type your own answer", maxlength: "10000" });
         otherText.value = typeof saved.otherText === "string" ? saved.otherText : "";
