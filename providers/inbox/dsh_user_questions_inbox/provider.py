@@ -32,7 +32,7 @@ from ._lease import new_holder
 from ._notices import QuestionNotifier
 from ._record import QuestionRecord, State
 from ._seal import Sealer, register_seal
-from ._store import Inbox, new_question_id, open_inbox
+from ._store import Inbox, new_question_id, open_inbox, pending_record
 from ._watcher import Watcher
 
 __all__ = ["ENV_HARNESS", "AlreadyDelivered", "InboxProvider", "default_harness_label"]
@@ -170,16 +170,16 @@ class InboxProvider:
         try:
             one = self._submit_add(request, agent, deadline, question_id)
             try:
-                record = await one.future
+                added = await one.future
             except asyncio.CancelledError:
                 # Cancelled while the row was being written: the question ends (below) once
                 # its row exists, before the ask goes.
-                written = isinstance(await self._write_outcome(one), QuestionRecord)
+                written = not isinstance(await self._write_outcome(one), Exception)
                 raise
             written = True
             del one
-            self._announce(record)
-            del record  # not held while waiting
+            self._announce(question_id, added)
+            del added  # not held while waiting
             if deadline is None:
                 record = await future
             else:
@@ -222,7 +222,8 @@ class InboxProvider:
                     await self._end_now(written.id, request.signal, keyed=True)
             raise
         del one
-        self._announce(record)
+        assert record is not None  # a keyed ask's outcome is the key's record
+        self._announce(record.id, record)
         if taken is not None and taken.done():
             taken = None
         # A pending question is waited for by its id alone (see _final).
@@ -230,21 +231,25 @@ class InboxProvider:
         del record
         return await self._wait(question, request.signal, keyed=True, taken=taken, ask=request)
 
-    def _announce(self, record: QuestionRecord) -> None:
-        """Log a question that waits in the inbox; notify of it (``DSH_USER_QUESTIONS_NOTIFY``)."""
-        if record.state is not State.PENDING:
+    def _announce(self, question_id: str, record: QuestionRecord | None) -> None:
+        """Log a question that waits in the inbox; notify of it (``DSH_USER_QUESTIONS_NOTIFY``).
+
+        ``record``: the question's record (always there when notices are sent), ``None`` for a
+        new question whose row was written.
+        """
+        if record is not None and record.state is not State.PENDING:
             return
         _log.info(
             "question %s waits in the inbox %s: answer it with `dsh-inbox answer %s`"
             " or on the page of `dsh-inbox serve`",
-            record.id,
+            question_id,
             self.inbox.url.shown,
-            record.id,
+            question_id,
         )
-        if self._notices is not None:
+        if self._notices is not None and record is not None:
             self._notices.question_waiting(record)
 
-    async def _write_outcome(self, one: _Queued) -> QuestionRecord | Exception:
+    async def _write_outcome(self, one: _Queued) -> QuestionRecord | Exception | None:
         """For an ask cancelled while its row was queued or being written: the outcome of the
         write (its record, or its error), once known."""
         outcome = one.outcome
@@ -290,16 +295,54 @@ class InboxProvider:
             raise
         return one
 
-    def _sealed(self, one: _Queued) -> str | None:
-        """A new question's id; with secrets, its seal registered before its row is written
-        (an answer never finds it without the key to seal to)."""
-        if one.question_id is not None and _secret(one.request):
-            register_seal(self.inbox, one.question_id, self._sealer.registered_key)
-        return one.question_id
+    def _write_batch(self, batch: list[_Queued]) -> list[QuestionRecord | Exception | None]:
+        """Each queued ask's outcome: a keyed ask's record (`Inbox.add`, a transaction of its
+        own), a new question's ``None`` once its row is written (one transaction for all of
+        them; a record only when notices need one), or its error."""
+        outcomes: list[QuestionRecord | Exception | None] = [None] * len(batch)
+        new: list[int] = []
+        for index, one in enumerate(batch):
+            try:
+                if one.question_id is None:
+                    record = self.inbox.add(
+                        one.request,
+                        harness=self.harness,
+                        agent=one.agent,
+                        deadline=one.deadline,
+                        lease=self._holder,
+                    )
+                    if _secret(one.request):
+                        register_seal(self.inbox, record.id, self._sealer.registered_key)
+                    outcomes[index] = record
+                    continue
+                if _secret(one.request):
+                    # Registered before the row is written: an answer never finds the
+                    # question without the key to seal to.
+                    register_seal(self.inbox, one.question_id, self._sealer.registered_key)
+                new.append(index)
+            except Exception as error:  # that ask's alone
+                outcomes[index] = error
+        if not new:
+            return outcomes
+        try:
+            rows = self.inbox._insert_new(
+                [(batch[i].request, batch[i].agent, batch[i].deadline, batch[i].question_id)
+                 for i in new],
+                harness=self.harness,
+                lease=self._holder,
+            )  # fmt: skip
+        except Exception as error:  # as one write failing: every ask of it has it
+            rows = [error] * len(new)
+        for index, row in zip(new, rows, strict=True):
+            if isinstance(row, Exception):
+                outcomes[index] = row
+            elif self._notices is not None:
+                outcomes[index] = pending_record(row, batch[index].request)
+        return outcomes
 
     def _drain(self) -> None:
-        """Write every queued ask's row, a batch (one transaction) at a time, until none is
-        queued; each ask gets its own record or error."""
+        """Write every queued ask's row, a batch at a time, until none is queued; each ask
+        gets its own outcome (see `_write_batch`)."""
         while True:
             with self._lock:
                 batch = self._queued[:_BATCH]
@@ -307,28 +350,17 @@ class InboxProvider:
                 if not batch:
                     self._draining = False
                     return
-            try:
-                outcomes: list[QuestionRecord | Exception] = self.inbox.add_many(
-                    [(one.request, one.agent, one.deadline, self._sealed(one)) for one in batch],
-                    harness=self.harness,
-                    lease=self._holder,
-                )
-            except Exception as error:  # as one write failing: every ask of the batch has it
-                outcomes = [error] * len(batch)
-            for position, (one, outcome) in enumerate(zip(batch, outcomes, strict=True)):
-                if not isinstance(outcome, QuestionRecord):
-                    continue
-                try:
-                    if _secret(one.request) and one.question_id is None:
-                        register_seal(self.inbox, outcome.id, self._sealer.registered_key)
-                except Exception as error:
-                    outcomes[position] = error
+            outcomes = self._write_batch(batch)
+            for one, outcome in zip(batch, outcomes, strict=True):
+                if isinstance(outcome, Exception):
                     continue
                 signal = one.request.signal
                 keyed = one.question_id is None
+                question_id = outcome.id if isinstance(outcome, QuestionRecord) else one.question_id
+                assert question_id is not None  # a new question's id is chosen by its ask
                 with self._lock:
-                    # Most asks have neither: they share one entry value.
-                    self._inflight[outcome.id] = (
+                    # Most asks have neither signal nor key: they share one entry value.
+                    self._inflight[question_id] = (
                         _PLAIN if signal is None and not keyed else (signal, keyed)
                     )
             by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Queued, object]]] = {}
@@ -656,7 +688,7 @@ class _Queued:
     agent: str | None
     deadline: float | None
     question_id: str | None
-    future: asyncio.Future[QuestionRecord]
+    future: asyncio.Future[QuestionRecord | None]
     loop: asyncio.AbstractEventLoop
     outcome: object = _UNSETTLED
 
