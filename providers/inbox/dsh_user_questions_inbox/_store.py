@@ -534,16 +534,18 @@ class Inbox:
         )
         return [_record(row) for row in rows]
 
-    def get_many(self, question_ids: Iterable[str]) -> list[QuestionRecord]:
-        """The records of those ids that exist (in no particular order)."""
+    def get_many(self, question_ids: Iterable[str], *, final: bool = False) -> list[QuestionRecord]:
+        """The records of those ids that exist (in no particular order); with ``final``, only
+        those no longer pending."""
         ids = list(dict.fromkeys(question_ids))
         found: list[QuestionRecord] = []
+        settled = " AND state <> 'pending'" if final else ""
         for start in range(0, len(ids), _CHUNK):
             chunk = ids[start : start + _CHUNK]
             names = [f"i{n}" for n in range(len(chunk))]
             where = ", ".join(f":{name}" for name in names)
             rows = self._engine.read(
-                f"{_SELECT} WHERE id IN ({where})", dict(zip(names, chunk, strict=True))
+                f"{_SELECT} WHERE id IN ({where}){settled}", dict(zip(names, chunk, strict=True))
             )
             found.extend(_record(row) for row in rows)
         return found
