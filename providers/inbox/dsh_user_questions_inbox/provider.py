@@ -178,6 +178,8 @@ class InboxProvider:
                 raise
             written = True
             del one
+            if taken is not None and taken.done():
+                taken = None
             self._announce(question_id, added)
             del added  # not held while waiting
             if deadline is None:
@@ -196,10 +198,8 @@ class InboxProvider:
             raise
         finally:
             self._watcher.unwatch(question_id, future)
-        if taken is None:
+        if signal is None:
             taken = _taken_receipt(request)
-        elif taken.done():
-            taken = None
         return await self._deliver(record, signal, keyed=False, taken=taken)
 
     async def _ask_keyed(
