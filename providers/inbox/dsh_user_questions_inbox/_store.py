@@ -88,6 +88,20 @@ def _record(row: Sequence[Any]) -> QuestionRecord:
     )
 
 
+def pending_record(row: Mapping[str, Any], request: AskUserQuestionRequest) -> QuestionRecord:
+    """The record of a new question whose row (its parameters) was just written."""
+    return QuestionRecord(
+        id=row["id"],
+        request=request.to_dict(),
+        agent=row["agent"],
+        harness=row["harness"],
+        created=row["created"],
+        deadline=row["deadline"],
+        state=State.PENDING,
+        key=None,
+    )
+
+
 @attrs.frozen
 class AnswerResult:
     """What `Inbox.answer` did: the outcome, and the record as it stands afterwards."""
@@ -212,52 +226,64 @@ class Inbox:
         transaction fails every question of it with the same error: none of them is recorded.
         """  # fmt: skip
         results: list[QuestionRecord | Exception | None] = [None] * len(asks)
-        rows: list[tuple[int, dict[str, Any]]] = []
-        wires: list[dict[str, Any]] = []
-        for index, (request, agent, deadline, question_id) in enumerate(asks):
+        new: list[int] = []
+        for index, (request, agent, deadline, _) in enumerate(asks):
+            if request.key is None:
+                new.append(index)
+                continue
             try:
-                if request.key is not None:
-                    results[index] = self.add(
-                        request, harness=harness, agent=agent, deadline=deadline, lease=lease
-                    )
-                    continue
-                wire = request.to_dict()
-                AskUserQuestionRequest.from_dict(wire)  # as in add(): a bad form is refused
-                wires.append(wire)
-                rows.append((index, {
-                    "id": question_id or new_question_id(), "request": _dump(wire), "agent": agent,
-                    "harness": harness, "created": time.time(), "deadline": deadline,
-                    "key": None, "lease": lease,
-                }))  # fmt: skip
+                results[index] = self.add(
+                    request, harness=harness, agent=agent, deadline=deadline, lease=lease
+                )
             except Exception as error:  # handed to that ask alone
                 results[index] = error
-        if rows:
-            try:
-                changed = self._engine.write_many(_INSERT, [params for _, params in rows])
-            except Exception as error:  # the whole batch failed: each ask says so
-                changed = None
-                for index, _ in rows:
-                    results[index] = error
-            for position, (index, params) in enumerate(rows if changed is not None else ()):
-                assert changed is not None
-                if not changed[position]:
-                    results[index] = ValueError(
-                        f"the inbox already has a question {params['id']!r}"
-                    )
-                    continue
-                results[index] = QuestionRecord(
-                    id=params["id"],
-                    request=wires[position],
-                    agent=params["agent"],
-                    harness=harness,
-                    created=params["created"],
-                    deadline=params["deadline"],
-                    state=State.PENDING,
-                    key=None,
-                )
+        written = self._insert_new([asks[index] for index in new], harness=harness, lease=lease)
+        for index, row in zip(new, written, strict=True):
+            results[index] = (
+                row if isinstance(row, Exception) else pending_record(row, asks[index][0])
+            )
         done = [result for result in results if result is not None]
         assert len(done) == len(asks)  # every ask has its outcome
         return done
+
+    def _insert_new(
+        self,
+        asks: Sequence[tuple[AskUserQuestionRequest, str | None, float | None, str | None]],
+        *,
+        harness: str,
+        lease: str | None,
+    ) -> list[dict[str, Any] | Exception]:
+        """Insert the rows of new questions without keys in one transaction (see `add_many`):
+        each row's parameters as written, or its error. Nothing of the requests is kept."""
+        results: list[dict[str, Any] | Exception] = []
+        rows: list[dict[str, Any]] = []
+        for request, agent, deadline, question_id in asks:
+            try:
+                # A payload object is valid by construction (its fields are validated), so
+                # its wire form is written as it is, without parsing it back as add() does.
+                row: dict[str, Any] = {
+                    "id": question_id or new_question_id(), "request": _dump(request.to_dict()),
+                    "agent": agent, "harness": harness, "created": time.time(),
+                    "deadline": deadline, "key": None, "lease": lease,
+                }  # fmt: skip
+            except Exception as error:  # handed to that ask alone
+                results.append(error)
+                continue
+            results.append(row)
+            rows.append(row)
+        if not rows:
+            return results
+        try:
+            changed = self._engine.write_many(_INSERT, rows)
+        except Exception as error:  # the whole batch failed: each ask says so
+            return [error if isinstance(row, dict) else row for row in results]
+        wrote = iter(changed)
+        for position, written in enumerate(results):
+            if isinstance(written, dict) and not next(wrote):
+                results[position] = ValueError(
+                    f"the inbox already has a question {written['id']!r}"
+                )
+        return results
 
     def _take_lease(self, held: QuestionRecord, key: str, lease: str) -> bool:
         """Lease the key's record to ``lease``; refused while another live provider holds it."""
@@ -508,16 +534,18 @@ class Inbox:
         )
         return [_record(row) for row in rows]
 
-    def get_many(self, question_ids: Iterable[str]) -> list[QuestionRecord]:
-        """The records of those ids that exist (in no particular order)."""
+    def get_many(self, question_ids: Iterable[str], *, final: bool = False) -> list[QuestionRecord]:
+        """The records of those ids that exist (in no particular order); with ``final``, only
+        those no longer pending."""
         ids = list(dict.fromkeys(question_ids))
         found: list[QuestionRecord] = []
+        settled = " AND state <> 'pending'" if final else ""
         for start in range(0, len(ids), _CHUNK):
             chunk = ids[start : start + _CHUNK]
             names = [f"i{n}" for n in range(len(chunk))]
             where = ", ".join(f":{name}" for name in names)
             rows = self._engine.read(
-                f"{_SELECT} WHERE id IN ({where})", dict(zip(names, chunk, strict=True))
+                f"{_SELECT} WHERE id IN ({where}){settled}", dict(zip(names, chunk, strict=True))
             )
             found.extend(_record(row) for row in rows)
         return found

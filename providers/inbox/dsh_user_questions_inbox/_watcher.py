@@ -161,7 +161,9 @@ class Watcher:
                     if changed is None:
                         resync = True
                     elif changed:
-                        self._handle(self._inbox.get_many(changed))
+                        # Only final records matter (a waiter wakes, a late answer is handed
+                        # over): the rows of new questions are not read.
+                        self._handle(self._inbox.get_many(changed, final=True))
                     last = None
                 except Exception:
                     last = _log_failure("the inbox watcher failed; it will re-read and go on", last)
@@ -197,7 +199,7 @@ class Watcher:
     def _resync(self) -> None:
         with self._lock:
             watched = list(self._waiters)
-        records = self._inbox.get_many(watched)
+        records = self._inbox.get_many(watched, final=True)
         records += self._inbox.records(harness=self._harness, late=True, undelivered=True)
         self._handle(records)
 

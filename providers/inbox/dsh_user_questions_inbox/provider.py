@@ -32,7 +32,7 @@ from ._lease import new_holder
 from ._notices import QuestionNotifier
 from ._record import QuestionRecord, State
 from ._seal import Sealer, register_seal
-from ._store import Inbox, new_question_id, open_inbox
+from ._store import Inbox, new_question_id, open_inbox, pending_record
 from ._watcher import Watcher
 
 __all__ = ["ENV_HARNESS", "AlreadyDelivered", "InboxProvider", "default_harness_label"]
@@ -43,6 +43,17 @@ _log = logging.getLogger(__name__)
 # holds while it is written (its rows' JSON, its records) raises the process's peak memory.
 _BATCH = 500
 _process_label: str | None = None
+
+
+class _Unread:
+    """`InboxProvider._final`'s default: the record is read to learn the deadline."""
+
+    __slots__ = ()
+
+
+_UNREAD = _Unread()
+_UNSETTLED = object()  # _Queued.outcome before a cancelled ask's write is handed over
+_PLAIN = (None, False)  # the `_inflight` entry of an ask without signal or key
 
 
 def _forget_label() -> None:
@@ -138,60 +149,143 @@ class InboxProvider:
         answer (or late answer), given while nobody waited, comes back at once.
         """
         signal = request.signal
-        taken = receipt(request)  # whether the answer reaches the asker's caller
+        # The receipt (whether the answer reaches the asker's caller): taken now when the ask
+        # may end before this provider does (its signal aborting), else once the outcome is
+        # here (see _taken_receipt): a pending ask holds none.
+        taken = None if signal is None else receipt(request)
         if signal is not None and signal.aborted:
             raise UserQuestionError.aborted_by(signal)
         self._watcher.start(asyncio.get_running_loop())
         agent = getattr(request.agent, "id", None)
+        agent = agent if isinstance(agent, str) else None
         deadline = None if request.timeout is None else time.time() + request.timeout
-        record = await self._add(request, agent if isinstance(agent, str) else None, deadline)
-        if record.state is State.PENDING:
-            _log.info(
-                "question %s waits in the inbox %s: answer it with `dsh-inbox answer %s`"
-                " or on the page of `dsh-inbox serve`",
-                record.id,
-                self.inbox.url.shown,
-                record.id,
-            )
-            if self._notices is not None:
-                self._notices.question_waiting(record)
-        # A pending question is waited for by its id alone: ten thousand pending asks do not
-        # each hold a record read back from the store.
+        if request.key is not None:
+            return await self._ask_keyed(request, agent, deadline, taken)
+        # A new question: its id is chosen and watched before its row is written, so every
+        # change of the row reaches the watcher and nothing is read back. One coroutine frame
+        # (this one) and the watcher's future are all a pending ask holds here.
+        question_id = new_question_id()
+        future = self._watcher.watch(question_id)
+        written = False
+        try:
+            one = self._submit_add(request, agent, deadline, question_id)
+            try:
+                added = await one.future
+            except asyncio.CancelledError:
+                # Cancelled while the row was being written: the question ends (below) once
+                # its row exists, before the ask goes.
+                written = not isinstance(await self._write_outcome(one), Exception)
+                raise
+            written = True
+            del one
+            if taken is not None and taken.done():
+                taken = None
+            self._announce(question_id, added)
+            del added  # not held while waiting
+            if deadline is None:
+                record = await future
+            else:
+                found = await self._final(question_id, future, deadline)
+                record = found if isinstance(found, QuestionRecord) else await found
+        except asyncio.CancelledError:
+            if written:
+                await self._end_now(question_id, signal)
+            raise
+        except Exception:
+            self._forget(question_id)
+            if self._closed and written:  # the store went with the provider: withdrawn
+                raise _closed_error(signal) from None
+            raise
+        finally:
+            self._watcher.unwatch(question_id, future)
+        if signal is None:
+            taken = _taken_receipt(request)
+        return await self._deliver(record, signal, keyed=False, taken=taken)
+
+    async def _ask_keyed(
+        self,
+        request: AskUserQuestionRequest,
+        agent: str | None,
+        deadline: float | None,
+        taken: Receipt | None,
+    ) -> AskUserQuestionAnswer:
+        """`ask` with a key: the key's record (maybe asked before, maybe final) is attached
+        to, then read again once watched and waited for as a resume waits."""
+        one = self._submit_add(request, agent, deadline, None)
+        try:
+            record = await one.future
+        except asyncio.CancelledError:
+            # Cancelled while the row was being written: end it once it exists, before going.
+            written = await self._write_outcome(one)
+            if isinstance(written, QuestionRecord):
+                with contextlib.suppress(Exception):
+                    await self._end_now(written.id, request.signal, keyed=True)
+            raise
+        del one
+        assert record is not None  # a keyed ask's outcome is the key's record
+        self._announce(record.id, record)
+        if taken is not None and taken.done():
+            taken = None
+        # A pending question is waited for by its id alone (see _final).
         question: QuestionRecord | str = record if record.state.final else record.id
         del record
-        return await self._wait(
-            question, signal, keyed=request.key is not None, taken=None if taken.done() else taken
-        )
+        return await self._wait(question, request.signal, keyed=True, taken=taken, ask=request)
 
-    async def _add(
-        self, request: AskUserQuestionRequest, agent: str | None, deadline: float | None
-    ) -> QuestionRecord:
-        """Write the question's row (in the provider's own threads) and return its record."""
-        adding = self._submit_add(request, agent, deadline)
+    def _announce(self, question_id: str, record: QuestionRecord | None) -> None:
+        """Log a question that waits in the inbox; notify of it (``DSH_USER_QUESTIONS_NOTIFY``).
+
+        ``record``: the question's record (always there when notices are sent), ``None`` for a
+        new question whose row was written.
+        """
+        if record is not None and record.state is not State.PENDING:
+            return
+        _log.info(
+            "question %s waits in the inbox %s: answer it with `dsh-inbox answer %s`"
+            " or on the page of `dsh-inbox serve`",
+            question_id,
+            self.inbox.url.shown,
+            question_id,
+        )
+        if self._notices is not None and record is not None:
+            self._notices.question_waiting(record)
+
+    async def _write_outcome(self, one: _Queued) -> QuestionRecord | Exception | None:
+        """For an ask cancelled while its row was queued or being written: the outcome of the
+        write (its record, or its error), once known."""
+        outcome = one.outcome
+        if outcome is not _UNSETTLED:
+            return outcome  # type: ignore[return-value]  # a record or an error
+        if one.future.done() and not one.future.cancelled():
+            return one.future.exception() or one.future.result()  # type: ignore[return-value]
+        # Not handed over yet: `_settle_adds` settles whatever future the entry holds then.
+        one.future = asyncio.get_running_loop().create_future()
         try:
-            return await asyncio.shield(adding)
+            return await asyncio.shield(one.future)
         except asyncio.CancelledError:
-            # Aborted while the row was being written: end it once it exists, before going.
-            with contextlib.suppress(Exception):
-                record = await asyncio.shield(adding)
-                await self._end_now(record.id, request.signal, keyed=request.key is not None)
             raise
+        except Exception as error:
+            return error
 
     def _submit_add(
-        self, request: AskUserQuestionRequest, agent: str | None, deadline: float | None
-    ) -> asyncio.Future[QuestionRecord]:
-        """Queue the question's row; the asks queued together are written in one transaction
-        by one thread (`_drain`), so ten thousand asks started at once are not ten thousand
-        commits."""
+        self,
+        request: AskUserQuestionRequest,
+        agent: str | None,
+        deadline: float | None,
+        question_id: str | None,
+    ) -> _Queued:
+        """Queue the question's row (``question_id``: a new question's id, ``None`` for a
+        keyed one); the asks queued together are written in one transaction by one thread
+        (`_drain`), so ten thousand asks started at once are not ten thousand commits. The
+        entry's future gets the record (or the error)."""
         loop = asyncio.get_running_loop()
-        adding: asyncio.Future[QuestionRecord] = loop.create_future()
+        one = _Queued(request, agent, deadline, question_id, loop.create_future(), loop)
         with self._lock:
             if self._closed:
                 raise UserQuestionError.aborted("the inbox provider is closed")
-            self._queued.append(_Queued(request, agent, deadline, adding, loop))
+            self._queued.append(one)
             self._writing += 1
             if self._draining:
-                return adding
+                return one
             self._draining = True
         try:
             self._work.submit(self._drain)
@@ -199,20 +293,56 @@ class InboxProvider:
             with self._lock:
                 self._draining = False
             raise
-        return adding
+        return one
 
-    def _sealed(self, one: _Queued) -> str | None:
-        """For a new question with secrets: its id, its seal registered before its row is
-        written (an answer never finds it without the key to seal to)."""
-        if not _secret(one.request) or one.request.key is not None:
-            return None
-        question_id = new_question_id()
-        register_seal(self.inbox, question_id, self._sealer.registered_key)
-        return question_id
+    def _write_batch(self, batch: list[_Queued]) -> list[QuestionRecord | Exception | None]:
+        """Each queued ask's outcome: a keyed ask's record (`Inbox.add`, a transaction of its
+        own), a new question's ``None`` once its row is written (one transaction for all of
+        them; a record only when notices need one), or its error."""
+        outcomes: list[QuestionRecord | Exception | None] = [None] * len(batch)
+        new: list[int] = []
+        for index, one in enumerate(batch):
+            try:
+                if one.question_id is None:
+                    record = self.inbox.add(
+                        one.request,
+                        harness=self.harness,
+                        agent=one.agent,
+                        deadline=one.deadline,
+                        lease=self._holder,
+                    )
+                    if _secret(one.request):
+                        register_seal(self.inbox, record.id, self._sealer.registered_key)
+                    outcomes[index] = record
+                    continue
+                if _secret(one.request):
+                    # Registered before the row is written: an answer never finds the
+                    # question without the key to seal to.
+                    register_seal(self.inbox, one.question_id, self._sealer.registered_key)
+                new.append(index)
+            except Exception as error:  # that ask's alone
+                outcomes[index] = error
+        if not new:
+            return outcomes
+        try:
+            rows = self.inbox._insert_new(
+                [(batch[i].request, batch[i].agent, batch[i].deadline, batch[i].question_id)
+                 for i in new],
+                harness=self.harness,
+                lease=self._holder,
+            )  # fmt: skip
+        except Exception as error:  # as one write failing: every ask of it has it
+            rows = [error] * len(new)
+        for index, row in zip(new, rows, strict=True):
+            if isinstance(row, Exception):
+                outcomes[index] = row
+            elif self._notices is not None:
+                outcomes[index] = pending_record(row, batch[index].request)
+        return outcomes
 
     def _drain(self) -> None:
-        """Write every queued ask's row, a batch (one transaction) at a time, until none is
-        queued; each ask gets its own record or error."""
+        """Write every queued ask's row, a batch at a time, until none is queued; each ask
+        gets its own outcome (see `_write_batch`)."""
         while True:
             with self._lock:
                 batch = self._queued[:_BATCH]
@@ -220,27 +350,19 @@ class InboxProvider:
                 if not batch:
                     self._draining = False
                     return
-            try:
-                outcomes: list[QuestionRecord | Exception] = self.inbox.add_many(
-                    [(one.request, one.agent, one.deadline, self._sealed(one)) for one in batch],
-                    harness=self.harness,
-                    lease=self._holder,
-                )
-            except Exception as error:  # as one write failing: every ask of the batch has it
-                outcomes = [error] * len(batch)
+            outcomes = self._write_batch(batch)
             for one, outcome in zip(batch, outcomes, strict=True):
-                if isinstance(outcome, QuestionRecord):
-                    try:
-                        if _secret(one.request) and one.request.key is not None:
-                            register_seal(self.inbox, outcome.id, self._sealer.registered_key)
-                    except Exception as error:
-                        outcome = error
-                    else:
-                        with self._lock:
-                            self._inflight[outcome.id] = (
-                                one.request.signal,
-                                one.request.key is not None,
-                            )
+                if isinstance(outcome, Exception):
+                    continue
+                signal = one.request.signal
+                keyed = one.question_id is None
+                question_id = outcome.id if isinstance(outcome, QuestionRecord) else one.question_id
+                assert question_id is not None  # a new question's id is chosen by its ask
+                with self._lock:
+                    # Most asks have neither signal nor key: they share one entry value.
+                    self._inflight[question_id] = (
+                        _PLAIN if signal is None and not keyed else (signal, keyed)
+                    )
             by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Queued, object]]] = {}
             for one, outcome in zip(batch, outcomes, strict=True):
                 by_loop.setdefault(one.loop, []).append((one, outcome))
@@ -320,11 +442,18 @@ class InboxProvider:
         *,
         keyed: bool,
         taken: Receipt | None = None,
+        ask: AskUserQuestionRequest | None = None,
     ) -> AskUserQuestionAnswer:
+        """Wait for a question asked before (a resume, a keyed ask: ``ask`` is its request,
+        whose receipt is taken once the outcome is here when ``taken`` is not given)."""
         question_id = question if isinstance(question, str) else question.id
         future = self._watcher.watch(question_id)
         try:
-            found = await self._final(question, future)
+            if isinstance(question, QuestionRecord) and question.state.final:
+                found: QuestionRecord | asyncio.Future[QuestionRecord] = question
+            else:
+                del question  # a pending record is not held while waiting
+                found = await self._final(question_id, future)
             # Waiting with no deadline: the future is awaited here, so a pending ask holds
             # no frame of _final's while it waits.
             record = found if isinstance(found, QuestionRecord) else await found
@@ -338,24 +467,31 @@ class InboxProvider:
             raise
         finally:
             self._watcher.unwatch(question_id, future)
+        if ask is not None and taken is None and signal is None:
+            taken = _taken_receipt(ask)
         return await self._deliver(record, signal, keyed=keyed, taken=taken)
 
     async def _final(
-        self, question: QuestionRecord | str, future: asyncio.Future[QuestionRecord]
+        self,
+        question_id: str,
+        future: asyncio.Future[QuestionRecord],
+        deadline: float | _Unread | None = _UNREAD,
     ) -> QuestionRecord | asyncio.Future[QuestionRecord]:
         """The question's record once it is final (expired here when its deadline passes), or
-        (a pending question without a deadline) ``future``, for the caller to await."""
-        question_id = question if isinstance(question, str) else question.id
-        current = (
-            question if isinstance(question, QuestionRecord) and question.state.final else None
-        )
-        if current is None:
-            current = await self._read(question_id)
-        if current is None:
-            raise LookupError(f"the inbox has no question {question_id!r}")
-        while not current.state.final:
-            deadline = current.deadline
-            del current  # not held while waiting (see ask())
+        (a pending question without a deadline) ``future``, for the caller to await.
+
+        ``deadline``: a pending question's deadline, when the caller knows it (it just wrote
+        the row); by default the record is read first.
+        """
+        while True:
+            if isinstance(deadline, _Unread):
+                current = await self._read(question_id)
+                if current is None:
+                    raise LookupError(f"the inbox has no question {question_id!r}")
+                if current.state.final:
+                    return current
+                deadline = current.deadline
+                del current  # not held while waiting
             left = None if deadline is None else deadline - time.time()
             if left is None:
                 return future
@@ -366,7 +502,10 @@ class InboxProvider:
             current = await asyncio.to_thread(self.inbox.get, question_id)
             if current is None:
                 raise LookupError(f"the inbox has no question {question_id!r}")
-        return current
+            if current.state.final:
+                return current
+            deadline = current.deadline
+            del current
 
     async def _deliver(
         self,
@@ -540,20 +679,39 @@ def _secret(request: AskUserQuestionRequest) -> bool:
     return any(question.secret for question in request.questions)
 
 
-@attrs.define(slots=True)
+@attrs.define(slots=True, eq=False)
 class _Queued:
-    """An ask whose row waits to be written."""
+    """An ask whose row waits to be written (``question_id``: a new question's, ``None`` for
+    a keyed one); ``future`` gets the outcome, or (once cancelled) ``outcome`` does."""
 
     request: AskUserQuestionRequest
     agent: str | None
     deadline: float | None
-    future: asyncio.Future[QuestionRecord]
+    question_id: str | None
+    future: asyncio.Future[QuestionRecord | None]
     loop: asyncio.AbstractEventLoop
+    outcome: object = _UNSETTLED
 
 
 def _settle_adds(settled: list[tuple[_Queued, object]]) -> None:
-    """On the asks' loop: hand each its record or its error."""
-    _settle_all([(one.future, outcome) for one, outcome in settled])
+    """On the asks' loop: hand each its record or its error; an ask cancelled meanwhile finds
+    it in ``outcome`` (see `InboxProvider._write_outcome`)."""
+    for one, outcome in settled:
+        future = one.future
+        if future.done():
+            one.outcome = outcome
+        elif isinstance(outcome, BaseException):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)  # type: ignore[arg-type]  # a record
+
+
+def _taken_receipt(request: AskUserQuestionRequest) -> Receipt | None:
+    """The receipt of an ask without a signal, taken once its outcome is here: it is still
+    in flight then (its provider runs in its caller's task); ``None`` when it is no ask of
+    a service (nobody to receive it: the outcome counts as received on return)."""
+    taken = receipt(request)
+    return None if taken.done() else taken
 
 
 def _settle_all(settled: list[tuple[asyncio.Future[Any], object]]) -> None:

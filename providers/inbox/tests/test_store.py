@@ -8,7 +8,7 @@ import pytest
 from _requests import PKG, pick
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 
-from dsh_user_questions_inbox import AnswerOutcome, Inbox, State, open_inbox
+from dsh_user_questions_inbox import AnswerOutcome, Inbox, QuestionRecord, State, open_inbox
 
 
 def test_a_new_question_is_pending_with_everything_it_was_asked_with(inbox: Inbox) -> None:
@@ -212,3 +212,37 @@ def test_a_listener_hears_of_changes_from_another_connection(inbox_url: str) -> 
         listener.close()
         writer.close()
         reader.close()
+
+
+class TestManyRecords:
+    def test_get_many_final_reads_only_the_records_no_longer_pending(self, inbox: Inbox) -> None:
+        """get_many(ids, final=True) leaves out pending records (and unknown ids); without
+        final it returns every record of the ids."""
+        pending = inbox.add(PKG, harness="h")
+        answered = inbox.add(PKG, harness="h")
+        withdrawn = inbox.add(PKG, harness="h")
+        inbox.answer(answered.id, pick("npm"), surface="cli")
+        inbox.settle(withdrawn.id, State.WITHDRAWN, surface="harness")
+        ids = [pending.id, answered.id, withdrawn.id, "no-such-id"]
+        final = {record.id: record.state for record in inbox.get_many(ids, final=True)}
+        assert final == {answered.id: State.ANSWERED, withdrawn.id: State.WITHDRAWN}
+        assert {record.id for record in inbox.get_many(ids)} == set(ids[:3])
+
+    def test_add_many_records_each_question_as_add_would(self, inbox: Inbox) -> None:
+        """add_many() returns, for each new question, the record the store then holds: its
+        wire form, agent, deadline, and the id it was given (or a new one)."""
+        request = AskUserQuestionRequest.from_dict(PKG)
+        deadline = time.time() + 60
+        first, second = inbox.add_many(
+            [(request, "agent-1", None, None), (request, None, deadline, "0123456789abcdef")],
+            harness="many",
+        )
+        assert isinstance(first, QuestionRecord)
+        assert isinstance(second, QuestionRecord)
+        assert second.id == "0123456789abcdef"
+        for record in (first, second):
+            assert inbox.get(record.id) == record
+            assert record.request == request.to_dict()
+            assert (record.harness, record.state) == ("many", State.PENDING)
+        assert (first.agent, first.deadline) == ("agent-1", None)
+        assert second.deadline == pytest.approx(deadline)
