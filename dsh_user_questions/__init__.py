@@ -8,6 +8,16 @@ The user-questions service as a pluggy plugin: register `dsh_user_questions.plug
 from __future__ import annotations
 
 from ._markers import hookimpl, hookspec
+from ._payloads import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionIntent,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+    WireFormatError,
+)
+from ._service import UserQuestionProvider, UserQuestionService, check_answer
 from .errors import (
     AskAbortedError,
     AskCancelledError,
@@ -23,16 +33,6 @@ from .errors import (
     UserQuestionErrorCode,
     is_timeout,
 )
-from .payloads import (
-    AskUserQuestionAnswer,
-    AskUserQuestionAnswerItem,
-    AskUserQuestionIntent,
-    AskUserQuestionItem,
-    AskUserQuestionOption,
-    AskUserQuestionRequest,
-    WireFormatError,
-)
-from .service import UserQuestionProvider, UserQuestionService, check_answer
 
 __all__ = [
     "AskAbortedError",

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from ._review import Asks, ReviewOutcome, ask_review, read_verdict
-from .payloads import (
+from ._payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionIntent,
     AskUserQuestionItem,
     AskUserQuestionOption,
 )
+from ._review import Asks, ReviewOutcome, ask_review, read_verdict
 from .rules import DIFF_REVIEW_INTENT
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from ._markers import PROJECT, hookspec
 
 if TYPE_CHECKING:
+    from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest
     from .harness import AbortSignal, HarnessContext
-    from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest
 
 __all__ = [
     "PROJECT",

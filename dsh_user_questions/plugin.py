@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ._markers import hookimpl
-from .observe import watch
-from .service import UserQuestionService
+from ._observe import watch
+from ._service import UserQuestionService
 
 if TYPE_CHECKING:
     from .harness import HarnessContext

@@ -19,14 +19,14 @@ import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 
 from ._confusables import skeleton
-from .errors import UserQuestionError
-from .payloads import (
+from ._payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
     AskUserQuestionRequest,
     WireFormatError,
 )
+from .errors import UserQuestionError
 from .plan_review import PLAN_REVIEW_INTENT
 
 DIFF_REVIEW_INTENT = "diff-review"

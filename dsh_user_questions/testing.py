@@ -20,13 +20,13 @@ from typing import Any, Final, TypeAlias, cast
 import attrs
 
 from ._markers import hookimpl
-from .errors import UserQuestionError
-from .payloads import (
+from ._payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
+from .errors import UserQuestionError
 from .plan_review import plan_review_question
 
 __all__ = [

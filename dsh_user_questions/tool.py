@@ -25,6 +25,13 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
 
+from ._payloads import (
+    KEY_PATTERN,
+    AskUserQuestionAnswer,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+)
 from ._tool_arguments import MAX_REPORTED_VIOLATIONS, check
 from ._tool_schema import (
     MAX_DESCRIPTION_LENGTH,
@@ -50,13 +57,6 @@ from ._tool_types import (
     ResponsesTool,
 )
 from .errors import HarnessError, UserQuestionError
-from .payloads import (
-    KEY_PATTERN,
-    AskUserQuestionAnswer,
-    AskUserQuestionItem,
-    AskUserQuestionOption,
-    AskUserQuestionRequest,
-)
 from .rules import redact_secrets
 
 if TYPE_CHECKING:

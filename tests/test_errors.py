@@ -20,9 +20,11 @@ from dsh_user_questions import (
     UserQuestionError,
     UserQuestionErrorCode,
     UserQuestionService,
-    cli,
     errors,
     is_timeout,
+)
+from dsh_user_questions import (
+    _cli as cli,
 )
 from dsh_user_questions.errors import KEEPS_PENDING, OUTCOMES
 from dsh_user_questions.harness import AbortController, AbortError, AbortSignal

@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from dsh_user_questions.link_page import LinkedQuestion, link_routes, link_url, with_links
-from dsh_user_questions.links import (
+from dsh_user_questions._link_page import LinkedQuestion, link_routes, link_url, with_links
+from dsh_user_questions._links import (
     host_allowed,
     make_link_token,
     origin_allowed,

@@ -191,7 +191,7 @@ def test_without_the_mcp_extra_the_command_says_what_to_install() -> None:
     """``dsh-ask mcp`` without the MCP SDK exits 1 naming the extra to install."""
     code = (
         "import sys; sys.modules['mcp'] = None\n"
-        "from dsh_user_questions.cli import main\n"
+        "from dsh_user_questions._cli import main\n"
         "sys.exit(main(['mcp']))"
     )
     done = subprocess.run(

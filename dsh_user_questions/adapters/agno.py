@@ -20,8 +20,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 from .._sync import owner_of, run_sync
-from ..payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 from ._common import missing_framework
 
 try:

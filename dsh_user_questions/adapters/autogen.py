@@ -20,7 +20,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequen
 from typing import Any, cast
 
 from .. import tool
-from ..payloads import AskUserQuestionItem, AskUserQuestionRequest
+from .._payloads import AskUserQuestionItem, AskUserQuestionRequest
 from ._common import missing_framework
 
 try:

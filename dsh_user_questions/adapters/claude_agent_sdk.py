@@ -31,8 +31,8 @@ from typing import Any, cast
 import attrs
 
 from .. import plan_review
+from .._payloads import AskUserQuestionRequest, WireFormatError
 from ..errors import HarnessError, UserQuestionError
-from ..payloads import AskUserQuestionRequest, WireFormatError
 from ..rules import reserved_label
 from ..tool import MAX_HEADER_LENGTH, ToolResult
 from ._common import missing_framework

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
+from .._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
 from ._common import missing_framework
 
 try:

@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import tool
+from .._payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 from ..errors import HarnessError
-from ..payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 from ._common import gather_all, missing_framework
 
 try:

@@ -41,8 +41,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import rules, tool
+from .._payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from ..errors import HarnessError, UserQuestionError
-from ..payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from ._common import KEEP_PENDING, OnSecrets, gather_all, hand_secrets, missing_framework
 
 try:

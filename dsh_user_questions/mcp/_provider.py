@@ -29,13 +29,13 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ..errors import UserQuestionError
-from ..payloads import (
+from .._payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
     AskUserQuestionRequest,
 )
+from ..errors import UserQuestionError
 from ..rules import inert_text, is_plan_review
 
 __all__ = ["OTHER_SUFFIX", "ElicitationProvider", "elicitation_schema"]

@@ -34,10 +34,10 @@ import attrs
 
 from . import hookspecs, plugin, rules, tool
 from ._discovery import PROVIDER_ENV, describe, is_provider
+from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from ._waiting import Deadline
 from .errors import AskTimedOutError, HarnessError, ProviderSetupError, UserQuestionError
 from .harness import AbortSignal, HarnessContext
-from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from .plan_review import PlanReviewDecision, review_plan
 
 __all__ = [

@@ -34,7 +34,7 @@ from typing import Any
 
 import attrs
 
-from .payloads import AskUserQuestionRequest
+from ._payloads import AskUserQuestionRequest
 from .rules import inert_text
 
 __all__ = [
