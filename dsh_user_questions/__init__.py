@@ -3,6 +3,11 @@
 The user-questions service as a pluggy plugin: register `dsh_user_questions.plugin` in a
 `dsh_user_questions.harness.HarnessContext` (or load the ``"dsh"`` entry points), then
 ``await ctx.user_questions.ask(request)``; exactly one provider shows it to the human.
+
+The names below are the package's top level: the payloads, the service, the error classes and
+the hook markers, each importable from here only. The documented public modules
+(`harness`, `tool`, `rules`, ... listed in the API reference) hold the rest; a module whose name
+starts with ``_`` is private.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from ._payloads import (
     AskUserQuestionRequest,
     WireFormatError,
 )
-from ._service import UserQuestionProvider, UserQuestionService, check_answer
+from ._service import UserQuestionProvider, UserQuestionService
 from .errors import (
     AskAbortedError,
     AskCancelledError,
@@ -57,7 +62,6 @@ __all__ = [
     "UserQuestionService",
     "WireFormatError",
     "__version__",
-    "check_answer",
     "hookimpl",
     "hookspec",
     "is_timeout",

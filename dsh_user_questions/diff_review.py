@@ -29,13 +29,8 @@ if TYPE_CHECKING:
     from .harness import AbortSignal
 
 __all__ = [
-    "APPLY",
-    "DIFF_REVIEW_ID",
-    "DIFF_REVIEW_INTENT",
-    "DONT_APPLY",
     "DiffReviewDecision",
     "DiffReviewOutcome",
-    "check_diff",
     "diff_review_question",
     "read_diff_review",
     "review_diff",

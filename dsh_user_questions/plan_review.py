@@ -25,10 +25,6 @@ if TYPE_CHECKING:
     from .harness import AbortSignal
 
 __all__ = [
-    "APPROVE",
-    "KEEP_PLANNING",
-    "PLAN_REVIEW_ID",
-    "PLAN_REVIEW_INTENT",
     "PlanReviewDecision",
     "PlanReviewOutcome",
     "plan_review_question",

@@ -15,7 +15,8 @@ from ._service import UserQuestionService
 if TYPE_CHECKING:
     from .harness import HarnessContext
 
-__all__ = ["dsh_context_services", "dsh_plugin_registered"]
+# Nothing to import: register the module itself (``ctx.register(dsh_user_questions.plugin)``).
+__all__: list[str] = []
 
 SERVICE_NAME = "user_questions"
 

@@ -30,10 +30,8 @@ from .errors import UserQuestionError
 from .plan_review import plan_review_question
 
 __all__ = [
-    "PLAN",
     "WAIT_FOR_ABORT",
     "ScriptExhausted",
-    "ScriptStep",
     "ScriptedProvider",
     "json_receiver",
     "make_plan_question",

@@ -33,12 +33,8 @@ from mcp_helpers import (
 
 import dsh_user_questions
 from dsh_user_questions import UserQuestionError, tool
-from dsh_user_questions.mcp import (
-    ANSWER_SCHEMA,
-    PROGRESS_INTERVAL_ENV,
-    VERDICT_SCHEMA,
-    build_server,
-)
+from dsh_user_questions.mcp import build_server
+from dsh_user_questions.mcp._server import ANSWER_SCHEMA, PROGRESS_INTERVAL_ENV, VERDICT_SCHEMA
 
 
 @pytest.fixture(scope="module")

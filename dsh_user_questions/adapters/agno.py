@@ -29,7 +29,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on what is installed
     raise missing_framework("agno", "agno", err) from err
 
-__all__ = ["ALLOW", "REJECT", "answer_requirements", "answer_requirements_sync", "run_answering"]
+__all__ = ["answer_requirements", "answer_requirements_sync", "run_answering"]
 
 ALLOW, REJECT = "Allow", "Reject"
 

@@ -46,7 +46,7 @@ try:
 except ImportError as err:  # pragma: no cover - exercised by tests/test_adapters_import.py
     raise missing_framework("claude_agent_sdk", "claude-agent-sdk", err) from err
 
-__all__ = ["CanUseTool", "can_use_tool"]
+__all__ = ["can_use_tool"]
 
 CanUseTool = Callable[
     [str, dict[str, Any], ToolPermissionContext],
