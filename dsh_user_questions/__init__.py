@@ -3,11 +3,26 @@
 The user-questions service as a pluggy plugin: register `dsh_user_questions.plugin` in a
 `dsh_user_questions.harness.HarnessContext` (or load the ``"dsh"`` entry points), then
 ``await ctx.user_questions.ask(request)``; exactly one provider shows it to the human.
+
+The names below are the package's top level: the payloads, the service, the error classes and
+the hook markers, each importable from here only. The documented public modules
+(`harness`, `tool`, `rules`, ... listed in the API reference) hold the rest; a module whose name
+starts with ``_`` is private.
 """
 
 from __future__ import annotations
 
 from ._markers import hookimpl, hookspec
+from ._payloads import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionIntent,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+    WireFormatError,
+)
+from ._service import UserQuestionProvider, UserQuestionService
 from .errors import (
     AskAbortedError,
     AskCancelledError,
@@ -23,16 +38,6 @@ from .errors import (
     UserQuestionErrorCode,
     is_timeout,
 )
-from .payloads import (
-    AskUserQuestionAnswer,
-    AskUserQuestionAnswerItem,
-    AskUserQuestionIntent,
-    AskUserQuestionItem,
-    AskUserQuestionOption,
-    AskUserQuestionRequest,
-    WireFormatError,
-)
-from .service import UserQuestionProvider, UserQuestionService, check_answer
 
 __all__ = [
     "AskAbortedError",
@@ -57,7 +62,6 @@ __all__ = [
     "UserQuestionService",
     "WireFormatError",
     "__version__",
-    "check_answer",
     "hookimpl",
     "hookspec",
     "is_timeout",

@@ -2,7 +2,7 @@
 
 The core's and the providers' test configurations load it by name (``addopts = -p
 dsh_user_questions._reruns`` in their ``[pytest]`` sections); nothing else does, and the
-public pytest plugin (`dsh_user_questions.pytest_plugin`) neither declares a marker for it nor
+public pytest plugin (`dsh_user_questions._pytest_plugin`) neither declares a marker for it nor
 reruns anything.
 
 A test that waits on outside timing (a real pty, a browser, a database server, a subprocess)

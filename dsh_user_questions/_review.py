@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import attrs
 
+from ._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
 from .errors import AskCancelledError
-from .payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
 
 if TYPE_CHECKING:
     from .harness import AbortSignal

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import fastjsonschema
 
 from . import _json
+from ._payloads import _without_recommended_suffix
 from ._tool_schema import ID_PATTERN, LEADING_SPACES, OPTIONAL_KEYS, internal_schema
-from .payloads import _without_recommended_suffix
 from .rules import label_key, label_skeleton, reserved_label
 
 if TYPE_CHECKING:

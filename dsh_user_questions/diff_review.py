@@ -16,26 +16,21 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from ._review import Asks, ReviewOutcome, ask_review, read_verdict
-from .payloads import (
+from ._payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionIntent,
     AskUserQuestionItem,
     AskUserQuestionOption,
 )
+from ._review import Asks, ReviewOutcome, ask_review, read_verdict
 from .rules import DIFF_REVIEW_INTENT
 
 if TYPE_CHECKING:
     from .harness import AbortSignal
 
 __all__ = [
-    "APPLY",
-    "DIFF_REVIEW_ID",
-    "DIFF_REVIEW_INTENT",
-    "DONT_APPLY",
     "DiffReviewDecision",
     "DiffReviewOutcome",
-    "check_diff",
     "diff_review_question",
     "read_diff_review",
     "review_diff",

@@ -21,6 +21,10 @@ question stays pending, whether it is the user's own choice. Callers route by cl
 AskCancelledError``) or by that table (``err.outcome.exit_status``), never by comparing codes.
 The messages are public too (a model reads them through the tool), so each one is built in
 exactly one place: the constructors of `UserQuestionError`.
+
+Import the error classes from the package root (``from dsh_user_questions import
+AskCancelledError``); this module's own public names are the table: `OUTCOMES`, `Outcome` and
+`KEEPS_PENDING`.
 """
 
 from __future__ import annotations
@@ -38,24 +42,9 @@ from ._abort import AbortError
 if TYPE_CHECKING:
     from ._abort import AbortSignal
 
-__all__ = [
-    "KEEPS_PENDING",
-    "OUTCOMES",
-    "AskAbortedError",
-    "AskCancelledError",
-    "AskTimedOutError",
-    "BadAnswerError",
-    "CallerRefusedError",
-    "HarnessError",
-    "InvalidRequestError",
-    "NotInteractiveError",
-    "Outcome",
-    "ProviderSetupError",
-    "StoreError",
-    "UserQuestionError",
-    "UserQuestionErrorCode",
-    "is_timeout",
-]
+# The error classes and `is_timeout` are imported from the package root (their one documented
+# path: ``from dsh_user_questions import AskCancelledError``); this module adds the table.
+__all__ = ["KEEPS_PENDING", "OUTCOMES", "Outcome"]
 
 
 class UserQuestionErrorCode(str, enum.Enum):

@@ -13,23 +13,12 @@ from typing import TYPE_CHECKING
 from ._markers import PROJECT, hookspec
 
 if TYPE_CHECKING:
+    from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest
     from .harness import AbortSignal, HarnessContext
-    from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest
 
-__all__ = [
-    "PROJECT",
-    "dsh_context_closed",
-    "dsh_context_closing",
-    "dsh_context_opened",
-    "dsh_context_services",
-    "dsh_plugin_registered",
-    "dsh_user_questions_answered",
-    "dsh_user_questions_ask",
-    "dsh_user_questions_asked",
-    "dsh_user_questions_failed",
-    "dsh_user_questions_late_answer",
-    "dsh_user_questions_resume",
-]
+# The hooks are implemented by name (marked with `dsh_user_questions.hookimpl`), never
+# imported; a harness adds this module with ``add_hookspecs``. PROJECT names its manager.
+__all__ = ["PROJECT"]
 
 
 # Host seam -------------------------------------------------------------------------------------

@@ -13,22 +13,18 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from ._review import Asks, ReviewOutcome, ask_review, read_verdict
-from .payloads import (
+from ._payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionIntent,
     AskUserQuestionItem,
     AskUserQuestionOption,
 )
+from ._review import Asks, ReviewOutcome, ask_review, read_verdict
 
 if TYPE_CHECKING:
     from .harness import AbortSignal
 
 __all__ = [
-    "APPROVE",
-    "KEEP_PLANNING",
-    "PLAN_REVIEW_ID",
-    "PLAN_REVIEW_INTENT",
     "PlanReviewDecision",
     "PlanReviewOutcome",
     "plan_review_question",

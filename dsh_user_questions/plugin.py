@@ -9,13 +9,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ._markers import hookimpl
-from .observe import watch
-from .service import UserQuestionService
+from ._observe import watch
+from ._service import UserQuestionService
 
 if TYPE_CHECKING:
     from .harness import HarnessContext
 
-__all__ = ["dsh_context_services", "dsh_plugin_registered"]
+# Nothing to import: register the module itself (``ctx.register(dsh_user_questions.plugin)``).
+__all__: list[str] = []
 
 SERVICE_NAME = "user_questions"
 

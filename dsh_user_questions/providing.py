@@ -33,8 +33,8 @@ from ._markers import hookimpl
 from ._waiting import Receipt, receipt_for
 
 if TYPE_CHECKING:
+    from ._payloads import AskUserQuestionRequest
     from .harness import HarnessContext
-    from .payloads import AskUserQuestionRequest
 
 __all__ = ["Receipt", "SharedProvider", "receipt"]
 

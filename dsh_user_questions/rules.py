@@ -19,14 +19,14 @@ import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 
 from ._confusables import skeleton
-from .errors import UserQuestionError
-from .payloads import (
+from ._payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
     AskUserQuestionRequest,
     WireFormatError,
 )
+from .errors import UserQuestionError
 from .plan_review import PLAN_REVIEW_INTENT
 
 DIFF_REVIEW_INTENT = "diff-review"
@@ -34,17 +34,14 @@ DIFF_REVIEW_INTENT = "diff-review"
 
 __all__ = [
     "MAX_CUSTOM_CHARS",
-    "RESERVED_LABELS",
     "SECRET_PLACEHOLDER",
     "check_answer",
     "check_request",
     "inert_text",
     "is_diff_review",
     "is_plan_review",
-    "label_key",
     "label_skeleton",
     "redact_secrets",
-    "reserved_label",
 ]
 
 MAX_CUSTOM_CHARS = 10_000

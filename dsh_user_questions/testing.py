@@ -20,20 +20,18 @@ from typing import Any, Final, TypeAlias, cast
 import attrs
 
 from ._markers import hookimpl
-from .errors import UserQuestionError
-from .payloads import (
+from ._payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
+from .errors import UserQuestionError
 from .plan_review import plan_review_question
 
 __all__ = [
-    "PLAN",
     "WAIT_FOR_ABORT",
     "ScriptExhausted",
-    "ScriptStep",
     "ScriptedProvider",
     "json_receiver",
     "make_plan_question",

@@ -25,19 +25,15 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import attrs
 
-from ._tool_arguments import MAX_REPORTED_VIOLATIONS, check
-from ._tool_schema import (
-    MAX_DESCRIPTION_LENGTH,
-    MAX_HEADER_LENGTH,
-    MAX_ID_LENGTH,
-    MAX_LABEL_LENGTH,
-    MAX_OPTIONS,
-    MAX_PREVIEW_LENGTH,
-    MAX_QUESTION_LENGTH,
-    MAX_QUESTIONS,
-    published_schema,
-    strict_schema,
+from ._payloads import (
+    KEY_PATTERN,
+    AskUserQuestionAnswer,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
 )
+from ._tool_arguments import MAX_REPORTED_VIOLATIONS, check
+from ._tool_schema import published_schema, strict_schema
 from ._tool_types import (
     AnthropicTool,
     AnthropicToolResult,
@@ -50,43 +46,19 @@ from ._tool_types import (
     ResponsesTool,
 )
 from .errors import HarnessError, UserQuestionError
-from .payloads import (
-    KEY_PATTERN,
-    AskUserQuestionAnswer,
-    AskUserQuestionItem,
-    AskUserQuestionOption,
-    AskUserQuestionRequest,
-)
 from .rules import redact_secrets
 
 if TYPE_CHECKING:
     from .harness import AbortSignal
 
+# The limits (``_tool_schema.MAX_*``) and the TypedDicts of the shapes (``_tool_types``) are
+# private: the schema and its descriptions state the limits, the docs the shapes.
 __all__ = [
     "DESCRIPTION",
-    "MAX_DESCRIPTION_LENGTH",
-    "MAX_HEADER_LENGTH",
-    "MAX_ID_LENGTH",
-    "MAX_LABEL_LENGTH",
-    "MAX_OPTIONS",
-    "MAX_PREVIEW_LENGTH",
-    "MAX_QUESTIONS",
-    "MAX_QUESTION_LENGTH",
-    "MAX_REPORTED_VIOLATIONS",
     "NAME",
-    "AnthropicTool",
-    "AnthropicToolResult",
-    "GeminiTool",
-    "MCPTool",
-    "OpenAIFunction",
-    "OpenAITool",
-    "OpenAIToolMessage",
-    "ResponsesFunctionCallOutput",
-    "ResponsesTool",
     "ToolResult",
     "anthropic_tool",
     "durable_key",
-    "format_answer",
     "gemini_tool",
     "input_schema",
     "mcp_tool",

@@ -1,7 +1,7 @@
 """Shared test configuration: hypothesis profiles (HYPOTHESIS_PROFILE=default|ci|fuzz).
 
 The fixtures ``dsh_context``, ``user_questions`` and ``scripted_provider`` come from the
-package's own pytest plugin (``dsh_user_questions.pytest_plugin``), as they would for a user.
+package's own pytest plugin (``dsh_user_questions._pytest_plugin``), as they would for a user.
 """
 
 from __future__ import annotations

@@ -155,7 +155,7 @@ def command_line() -> list[str]:
     script = shutil.which("dsh-ask", path=str(Path(sys.executable).parent))
     if script is not None:
         return [script, "mcp"]
-    return [sys.executable, "-m", "dsh_user_questions.cli", "mcp"]
+    return [sys.executable, "-m", "dsh_user_questions._cli", "mcp"]
 
 
 class Server:

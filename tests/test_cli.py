@@ -24,7 +24,7 @@ from tool_cli_env import (
     run_cli,
 )
 
-from dsh_user_questions.cli import _clone_root, install_hint
+from dsh_user_questions._cli import _clone_root, install_hint
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PKG_ARGS = json.dumps(

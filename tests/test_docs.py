@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from dsh_user_questions import cli, errors
+from dsh_user_questions import _cli as cli
+from dsh_user_questions import errors
 from dsh_user_questions.errors import UserQuestionError, UserQuestionErrorCode
 
 ROOT = Path(__file__).resolve().parent.parent

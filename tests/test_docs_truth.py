@@ -51,8 +51,8 @@ def test_core_api_service_and_context_signatures_are_todays() -> None:
     """The signatures docs/CORE_API.md gives for aclose, ask and load_entrypoints are real."""
     import inspect
 
+    from dsh_user_questions import UserQuestionService
     from dsh_user_questions.harness import HarnessContext
-    from dsh_user_questions.service import UserQuestionService
 
     text = CORE_API.read_text("utf-8")
     assert "async aclose(*, grace=5.0)" in text

@@ -6,6 +6,7 @@ import pickle
 
 import pytest
 
+import dsh_user_questions
 from dsh_user_questions import (
     AskAbortedError,
     AskCancelledError,
@@ -20,9 +21,11 @@ from dsh_user_questions import (
     UserQuestionError,
     UserQuestionErrorCode,
     UserQuestionService,
-    cli,
     errors,
     is_timeout,
+)
+from dsh_user_questions import (
+    _cli as cli,
 )
 from dsh_user_questions.errors import KEEPS_PENDING, OUTCOMES
 from dsh_user_questions.harness import AbortController, AbortError, AbortSignal
@@ -336,12 +339,13 @@ class TestTimedOutIsATimeoutError:
         assert again.code == "ASK_TIMED_OUT"
 
     def test_one_name_for_it(self) -> None:
-        """The errors module exports one timeout class: AskTimedOutError."""
+        """The package exports one timeout class: AskTimedOutError (from its root)."""
         timeouts = [
             name
-            for name in errors.__all__
-            if isinstance(getattr(errors, name), type)
-            and issubclass(getattr(errors, name), TimeoutError)
+            for module in (dsh_user_questions, errors)
+            for name in module.__all__
+            if isinstance(getattr(module, name), type)
+            and issubclass(getattr(module, name), TimeoutError)
         ]
         assert timeouts == ["AskTimedOutError"]
 

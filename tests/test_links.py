@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dsh_user_questions.links import LinkError, make_link_token, verify_link_token
+from dsh_user_questions._links import LinkError, make_link_token, verify_link_token
 
 SECRET = b"s" * 32
 

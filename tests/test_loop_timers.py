@@ -10,9 +10,8 @@ import threading
 
 import pytest
 
-from dsh_user_questions import UserQuestionError, UserQuestionErrorCode
+from dsh_user_questions import UserQuestionError, UserQuestionErrorCode, UserQuestionService
 from dsh_user_questions.harness import AbortController
-from dsh_user_questions.service import UserQuestionService
 from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider, make_request
 
 TIMEOUT_IN_A_FRESH_PROCESS = textwrap.dedent(

@@ -38,13 +38,12 @@ from dsh_user_questions import (
 )
 from dsh_user_questions.harness import AbortController, HarnessContext
 from dsh_user_questions.mcp import (
-    MAX_ELICITATION_ROUNDS,
     ElicitationProvider,
     UnsupportedElicitation,
     elicitation_callback,
-    elicitation_schema,
-    questions_for_elicitation,
 )
+from dsh_user_questions.mcp._callback import MAX_ELICITATION_ROUNDS, questions_for_elicitation
+from dsh_user_questions.mcp._provider import elicitation_schema
 from dsh_user_questions.plan_review import read_plan_review
 from dsh_user_questions.rules import check_request
 from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider

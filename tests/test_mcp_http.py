@@ -39,7 +39,8 @@ from tool_cli_env import _link_tops, build_site, cli_command, cli_env
 
 from dsh_user_questions import UserQuestionError, plugin, tool
 from dsh_user_questions.harness import HarnessContext
-from dsh_user_questions.mcp import ANSWER_SCHEMA, HTTP_PATH, VERDICT_SCHEMA, serve_http
+from dsh_user_questions.mcp import serve_http
+from dsh_user_questions.mcp._server import ANSWER_SCHEMA, HTTP_PATH, VERDICT_SCHEMA
 from dsh_user_questions.testing import ScriptedProvider
 
 ANSWER = {"answers": [{"id": "pkg", "selected": [], "custom": "bun"}]}

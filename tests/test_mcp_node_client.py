@@ -42,8 +42,9 @@ from mcp_helpers import TIMEOUT, Server, install_provider
 import dsh_user_questions
 from dsh_user_questions import UserQuestionError, plugin, tool
 from dsh_user_questions.harness import HarnessContext
-from dsh_user_questions.mcp import PROGRESS_INTERVAL_ENV, elicitation_callback
+from dsh_user_questions.mcp import elicitation_callback
 from dsh_user_questions.mcp._checks import problem_with
+from dsh_user_questions.mcp._server import PROGRESS_INTERVAL_ENV
 from dsh_user_questions.testing import ScriptedProvider
 
 NODE_SOURCES = Path(__file__).resolve().parent / "mcp_node"

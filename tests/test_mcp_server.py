@@ -33,12 +33,8 @@ from mcp_helpers import (
 
 import dsh_user_questions
 from dsh_user_questions import UserQuestionError, tool
-from dsh_user_questions.mcp import (
-    ANSWER_SCHEMA,
-    PROGRESS_INTERVAL_ENV,
-    VERDICT_SCHEMA,
-    build_server,
-)
+from dsh_user_questions.mcp import build_server
+from dsh_user_questions.mcp._server import ANSWER_SCHEMA, PROGRESS_INTERVAL_ENV, VERDICT_SCHEMA
 
 
 @pytest.fixture(scope="module")
@@ -191,7 +187,7 @@ def test_without_the_mcp_extra_the_command_says_what_to_install() -> None:
     """``dsh-ask mcp`` without the MCP SDK exits 1 naming the extra to install."""
     code = (
         "import sys; sys.modules['mcp'] = None\n"
-        "from dsh_user_questions.cli import main\n"
+        "from dsh_user_questions._cli import main\n"
         "sys.exit(main(['mcp']))"
     )
     done = subprocess.run(

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionRequest
-from dsh_user_questions.notify import (
+from dsh_user_questions._notify import (
     NOTIFY_ENV,
     REMIND_ENV,
     Notification,
@@ -450,7 +450,7 @@ class TestAHangingReceiverHoldsNothing:
         assert process.returncode == 0
 
 
-_DSH_ASK = "import sys; from dsh_user_questions.cli import main; sys.exit(main())"
+_DSH_ASK = "import sys; from dsh_user_questions._cli import main; sys.exit(main())"
 
 
 def _first_pending(inbox: Any, process: subprocess.Popen[str]) -> Any:

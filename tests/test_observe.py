@@ -21,8 +21,10 @@ from dsh_user_questions import (
     UserQuestionError,
     UserQuestionErrorCode,
     hookimpl,
-    observe,
     plugin,
+)
+from dsh_user_questions import (
+    _observe as observe,
 )
 from dsh_user_questions.harness import HarnessContext
 from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider, make_request

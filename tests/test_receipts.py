@@ -13,10 +13,10 @@ from dsh_user_questions import (
     AskUserQuestionRequest,
     UserQuestionError,
     UserQuestionErrorCode,
+    UserQuestionService,
 )
 from dsh_user_questions.harness import AbortController
 from dsh_user_questions.providing import Receipt, receipt
-from dsh_user_questions.service import UserQuestionService
 from dsh_user_questions.testing import make_request
 
 PNPM = AskUserQuestionAnswer([AskUserQuestionAnswerItem(id="pkg", selected=("pnpm",))])

@@ -22,7 +22,6 @@ from dsh_user_questions import (
     UserQuestionError,
     UserQuestionErrorCode,
     UserQuestionService,
-    check_answer,
     hookimpl,
     plugin,
 )
@@ -33,6 +32,7 @@ from dsh_user_questions.harness import (
     Agent,
     HarnessContext,
 )
+from dsh_user_questions.rules import check_answer
 from dsh_user_questions.testing import (
     WAIT_FOR_ABORT,
     ScriptedProvider,

@@ -16,6 +16,7 @@ from dsh_user_questions import (
     AskUserQuestionAnswerItem,
     UserQuestionError,
     UserQuestionErrorCode,
+    _tool_schema,
     plugin,
     rules,
     tool,
@@ -65,8 +66,8 @@ def test_input_schema_is_a_fresh_copy() -> None:
     """Changing a returned schema changes neither later schemas nor validation."""
     schema = tool.input_schema()
     schema["properties"]["questions"]["maxItems"] = 1000
-    assert tool.input_schema()["properties"]["questions"]["maxItems"] == tool.MAX_QUESTIONS
-    too_many = args_of(*(pkg(id=f"q{i}") for i in range(tool.MAX_QUESTIONS + 1)))
+    assert tool.input_schema()["properties"]["questions"]["maxItems"] == _tool_schema.MAX_QUESTIONS
+    too_many = args_of(*(pkg(id=f"q{i}") for i in range(_tool_schema.MAX_QUESTIONS + 1)))
     assert "questions: must have at most 6 items (got 7)" in invalid_message(too_many)
 
 
@@ -75,14 +76,14 @@ def test_schema_states_the_limits_and_the_rules_it_cannot_carry() -> None:
     schema = tool.input_schema()
     questions = schema["properties"]["questions"]
     item = questions["items"]["properties"]
-    assert (questions["minItems"], questions["maxItems"]) == (1, tool.MAX_QUESTIONS)
-    assert item["id"]["maxLength"] == tool.MAX_ID_LENGTH
-    assert item["question"]["maxLength"] == tool.MAX_QUESTION_LENGTH
-    assert item["header"]["maxLength"] == tool.MAX_HEADER_LENGTH
-    assert item["options"]["maxItems"] == tool.MAX_OPTIONS
+    assert (questions["minItems"], questions["maxItems"]) == (1, _tool_schema.MAX_QUESTIONS)
+    assert item["id"]["maxLength"] == _tool_schema.MAX_ID_LENGTH
+    assert item["question"]["maxLength"] == _tool_schema.MAX_QUESTION_LENGTH
+    assert item["header"]["maxLength"] == _tool_schema.MAX_HEADER_LENGTH
+    assert item["options"]["maxItems"] == _tool_schema.MAX_OPTIONS
     option = item["options"]["items"]["properties"]
-    assert option["label"]["maxLength"] == tool.MAX_LABEL_LENGTH
-    assert option["description"]["maxLength"] == tool.MAX_DESCRIPTION_LENGTH
+    assert option["label"]["maxLength"] == _tool_schema.MAX_LABEL_LENGTH
+    assert option["description"]["maxLength"] == _tool_schema.MAX_DESCRIPTION_LENGTH
     assert "unique in the call" in item["id"]["description"]
     assert "Unique in the question, ignoring case" in option["label"]["description"]
     assert 'Never "Other"' in item["options"]["description"]
@@ -97,7 +98,7 @@ def test_schema_states_the_limits_and_the_rules_it_cannot_carry() -> None:
         "allow_other",
     }
     assert set(option) == {"label", "description", "preview", "recommended"}
-    assert option["preview"]["maxLength"] == tool.MAX_PREVIEW_LENGTH
+    assert option["preview"]["maxLength"] == _tool_schema.MAX_PREVIEW_LENGTH
     assert "At most one per single-select" in option["recommended"]["description"]
     assert questions["items"]["required"] == ["id", "question"]
 
@@ -662,21 +663,21 @@ def test_limits_are_inclusive() -> None:
     arguments = args_of(
         *(
             pkg(
-                id=f"{i}" + "i" * (tool.MAX_ID_LENGTH - 1),
-                header="h" * tool.MAX_HEADER_LENGTH,
-                question="q" * tool.MAX_QUESTION_LENGTH,
+                id=f"{i}" + "i" * (_tool_schema.MAX_ID_LENGTH - 1),
+                header="h" * _tool_schema.MAX_HEADER_LENGTH,
+                question="q" * _tool_schema.MAX_QUESTION_LENGTH,
                 options=[
                     {
-                        "label": f"{n}" + "l" * (tool.MAX_LABEL_LENGTH - 1),
-                        "description": "d" * tool.MAX_DESCRIPTION_LENGTH,
+                        "label": f"{n}" + "l" * (_tool_schema.MAX_LABEL_LENGTH - 1),
+                        "description": "d" * _tool_schema.MAX_DESCRIPTION_LENGTH,
                     }
-                    for n in range(tool.MAX_OPTIONS)
+                    for n in range(_tool_schema.MAX_OPTIONS)
                 ],
             )
-            for i in range(tool.MAX_QUESTIONS)
+            for i in range(_tool_schema.MAX_QUESTIONS)
         )
     )
-    assert len(tool.read_arguments(arguments)) == tool.MAX_QUESTIONS
+    assert len(tool.read_arguments(arguments)) == _tool_schema.MAX_QUESTIONS
 
 
 # Nothing the model sends makes run() raise -----------------------------------------------------

@@ -17,6 +17,7 @@ from dsh_user_questions import (
     UserQuestionErrorCode,
     WireFormatError,
     _confusables,
+    _tool_schema,
     plugin,
     rules,
     tool,
@@ -93,15 +94,15 @@ class TestPreview:
         """The published schema has an optional ``preview`` with a length limit."""
         option = tool.input_schema()["properties"]["questions"]["items"]["properties"]["options"]
         preview = option["items"]["properties"]["preview"]
-        assert preview["maxLength"] == tool.MAX_PREVIEW_LENGTH
+        assert preview["maxLength"] == _tool_schema.MAX_PREVIEW_LENGTH
         assert "preview" not in option["items"]["required"]
 
     def test_a_long_preview_is_invalid_args_with_its_path(self) -> None:
         """A preview over the limit is refused with its path and length."""
-        long = "x" * (tool.MAX_PREVIEW_LENGTH + 1)
+        long = "x" * (_tool_schema.MAX_PREVIEW_LENGTH + 1)
         assert tool_problems({"label": "a", "preview": long}, {"label": "b"}) == (
-            f"questions[0].options[0].preview: must be at most {tool.MAX_PREVIEW_LENGTH}"
-            f" characters (got {tool.MAX_PREVIEW_LENGTH + 1})",
+            f"questions[0].options[0].preview: must be at most {_tool_schema.MAX_PREVIEW_LENGTH}"
+            f" characters (got {_tool_schema.MAX_PREVIEW_LENGTH + 1})",
         )
 
     def test_a_preview_with_an_escape_is_invalid_args(self) -> None:
@@ -326,7 +327,7 @@ class TestLookAlikeProperties:
 
 def test_mcp_choices_that_look_alike_are_told_apart_by_their_values() -> None:
     """An MCP elicitation whose titles look alike is asked with labels the rule accepts."""
-    mcp = pytest.importorskip("dsh_user_questions.mcp")
+    mcp = pytest.importorskip("dsh_user_questions.mcp._callback")
     choices = [{"const": "b0", "title": "backup-0"}, {"const": "bO", "title": "backup-O"}]
     [question] = mcp.questions_for_elicitation(
         "m", {"type": "object", "properties": {"pick": {"type": "string", "oneOf": choices}}}

@@ -198,7 +198,7 @@ def run_cli(
     env: dict[str, str] | None = None,
     timeout: float = 60,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``python -S -m dsh_user_questions.cli ARGS`` in the hermetic environment."""
+    """Run ``python -S -m dsh_user_questions._cli ARGS`` in the hermetic environment."""
     return subprocess.run(
         cli_command(args),
         input=stdin if stdin is not None else "",
@@ -213,7 +213,7 @@ def run_cli(
 
 def cli_command(args: Sequence[str]) -> list[str]:
     """The command line running the CLI module without site-packages."""
-    return [sys.executable, "-S", "-m", "dsh_user_questions.cli", *args]
+    return [sys.executable, "-S", "-m", "dsh_user_questions._cli", *args]
 
 
 def cli_env(site: Path, providers: Sequence[Path], extra: dict[str, str] | None) -> dict[str, str]:

@@ -22,3 +22,5 @@ runs share one. A secret answer's clear text goes only to the adapter's ``on_sec
 the model and whatever the framework saves get the placeholder. This package imports none of
 the frameworks: ``import dsh_user_questions`` stays light.
 """
+
+__all__: list[str] = []  # each adapter is its own module; nothing is imported from here

@@ -20,8 +20,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 from .._sync import owner_of, run_sync
-from ..payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 from ._common import missing_framework
 
 try:
@@ -29,7 +29,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on what is installed
     raise missing_framework("agno", "agno", err) from err
 
-__all__ = ["ALLOW", "REJECT", "answer_requirements", "answer_requirements_sync", "run_answering"]
+__all__ = ["answer_requirements", "answer_requirements_sync", "run_answering"]
 
 ALLOW, REJECT = "Allow", "Reject"
 

@@ -20,7 +20,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequen
 from typing import Any, cast
 
 from .. import tool
-from ..payloads import AskUserQuestionItem, AskUserQuestionRequest
+from .._payloads import AskUserQuestionItem, AskUserQuestionRequest
 from ._common import missing_framework
 
 try:
@@ -33,7 +33,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on what is installed
     raise missing_framework("autogen", "autogen", err) from err
 
-__all__ = ["AskUserQuestionTool", "AskingUserProxyAgent", "ask_user_question_tool", "input_func"]
+__all__ = ["AskingUserProxyAgent", "ask_user_question_tool"]
 
 
 async def _linked(token: CancellationToken | None, work: Awaitable[Any]) -> Any:

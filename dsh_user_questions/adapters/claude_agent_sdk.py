@@ -10,7 +10,7 @@ reach the host through this callback:
   the human's own words>}}``; a question the human skipped has no entry. An option Claude
   labels "Skip" or "Other" is Claude's own choice: the human sees it as "Skip (Claude's
   option)", apart from the UI's own skip, and the answer names it "Skip", as Claude offered
-  it. A header longer than `tool.MAX_HEADER_LENGTH` is shortened, not refused.
+  it. A header longer than the tool's limit (40 characters) is shortened, not refused.
 - ``ExitPlanMode`` (its input has the ``plan``) is our plan review
   (`dsh_user_questions.plan_review`): approve allows the call; keep planning denies it with
   the human's feedback as the message; talk instead (``ASK_CANCELLED``) denies it saying the
@@ -31,10 +31,11 @@ from typing import Any, cast
 import attrs
 
 from .. import plan_review
+from .._payloads import AskUserQuestionRequest, WireFormatError
+from .._tool_schema import MAX_HEADER_LENGTH
 from ..errors import HarnessError, UserQuestionError
-from ..payloads import AskUserQuestionRequest, WireFormatError
 from ..rules import reserved_label
-from ..tool import MAX_HEADER_LENGTH, ToolResult
+from ..tool import ToolResult
 from ._common import missing_framework
 
 try:
@@ -46,7 +47,7 @@ try:
 except ImportError as err:  # pragma: no cover - exercised by tests/test_adapters_import.py
     raise missing_framework("claude_agent_sdk", "claude-agent-sdk", err) from err
 
-__all__ = ["CanUseTool", "can_use_tool"]
+__all__ = ["can_use_tool"]
 
 CanUseTool = Callable[
     [str, dict[str, Any], ToolPermissionContext],

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
+from .._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
 from ._common import missing_framework
 
 try:
@@ -28,12 +28,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on what is installed
     raise missing_framework("crewai", "crewai", err) from err
 
-__all__ = [
-    "AskingHumanInputProvider",
-    "AskingInputProvider",
-    "human_input_provider",
-    "input_provider",
-]
+__all__ = ["human_input_provider", "input_provider"]
 
 FEEDBACK = "Any feedback on this result? Skip to accept it."
 """The question each feedback round asks (the result is its detail)."""

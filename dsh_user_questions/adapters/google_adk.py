@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import tool
+from .._payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 from ..errors import HarnessError
-from ..payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 from ._common import gather_all, missing_framework
 
 try:
@@ -37,15 +37,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on what is installed
     raise missing_framework("google_adk", "google-adk", err) from err
 
-__all__ = [
-    "ALLOW",
-    "CONFIRMATION",
-    "REJECT",
-    "AskUserQuestionTool",
-    "answer_confirmations",
-    "answer_long_running",
-    "ask_user_question_tool",
-]
+__all__ = ["answer_confirmations", "answer_long_running", "ask_user_question_tool"]
 
 ALLOW, REJECT = "Allow", "Reject"
 CONFIRMATION = "adk_request_confirmation"

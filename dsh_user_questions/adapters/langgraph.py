@@ -41,8 +41,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import rules, tool
+from .._payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from ..errors import HarnessError, UserQuestionError
-from ..payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from ._common import KEEP_PENDING, OnSecrets, gather_all, hand_secrets, missing_framework
 
 try:
@@ -54,7 +54,7 @@ except ImportError as err:  # pragma: no cover - depends on what is installed
 
 from ._langchain_tool import WholeArgumentsTool
 
-__all__ = ["FRAMEWORK", "answer_interrupts", "ask_user_question_tool", "key_of", "resume_value"]
+__all__ = ["answer_interrupts", "ask_user_question_tool", "resume_value"]
 
 FRAMEWORK = "langgraph"
 """The framework's name in this adapter's keys (`tool.durable_key`)."""

@@ -29,7 +29,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on what is installed
     raise missing_framework("llm", "llm", err) from err
 
-__all__ = ["context", "llm_tool", "register_tools", "use_context"]
+__all__ = ["llm_tool", "use_context"]
 
 _lock = threading.Lock()
 _context: Any | None = None

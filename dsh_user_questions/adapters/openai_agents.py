@@ -53,7 +53,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on what is installed
     raise missing_framework("openai_agents", "openai-agents", err) from err
 
-__all__ = ["FRAMEWORK", "answer_interruptions", "ask_user_question_tool", "key_of"]
+__all__ = ["answer_interruptions", "ask_user_question_tool"]
 
 FRAMEWORK = "openai-agents"
 """The framework's name in this adapter's keys (`tool.durable_key`)."""

@@ -59,7 +59,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on what is installed
     raise missing_framework("pydantic_ai", "pydantic-ai", err) from err
 
-__all__ = ["FRAMEWORK", "answer_deferred", "ask_user_question_tool", "key_of"]
+__all__ = ["answer_deferred", "ask_user_question_tool"]
 
 FRAMEWORK = "pydantic-ai"
 """The framework's name in this adapter's keys (`tool.durable_key`)."""

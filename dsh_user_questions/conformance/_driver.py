@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..payloads import AskUserQuestionRequest
+from .._payloads import AskUserQuestionRequest
 from ._replies import Reply
 
 __all__ = ["ProviderDriver", "ReceiptDriver", "StoreDriver"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..payloads import AskUserQuestionItem, AskUserQuestionOption
+from .._payloads import AskUserQuestionItem, AskUserQuestionOption
 from ..rules import inert_text
 
 __all__ = ["BIDI", "ESCAPES", "LOOKALIKES", "MARKUP", "live_characters", "missing_words"]

@@ -10,7 +10,7 @@ from typing import TypeAlias
 
 import attrs
 
-from ..payloads import AskUserQuestionAnswerItem, AskUserQuestionItem
+from .._payloads import AskUserQuestionAnswerItem, AskUserQuestionItem
 from ..rules import is_plan_review
 
 __all__ = ["Approve", "Choose", "KeepPlanning", "Other", "Reply", "Skip", "TalkInstead"]

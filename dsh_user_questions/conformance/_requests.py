@@ -5,7 +5,7 @@ Built with the testing kit's builders, so they are the requests every other test
 
 from __future__ import annotations
 
-from ..payloads import AskUserQuestionOption
+from .._payloads import AskUserQuestionOption
 from ..rules import MAX_CUSTOM_CHARS
 from ..testing import make_plan_question, make_question, make_request
 

@@ -6,10 +6,10 @@ import asyncio
 import logging
 from collections.abc import Callable
 
+from .._payloads import AskUserQuestionAnswer, AskUserQuestionRequest
+from .._service import UserQuestionService
 from ..errors import UserQuestionError
 from ..harness import HarnessContext
-from ..payloads import AskUserQuestionAnswer, AskUserQuestionRequest
-from ..service import UserQuestionService
 from ._driver import ProviderDriver
 
 __all__ = ["ErrorLog", "Session", "expect_code", "outcome"]

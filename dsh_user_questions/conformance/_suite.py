@@ -15,9 +15,9 @@ import pytest
 from .. import plugin as core_plugin
 from .._loops import run
 from .._markers import hookimpl
+from .._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
 from ..errors import UserQuestionError, UserQuestionErrorCode
 from ..harness import AbortController, HarnessContext
-from ..payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
 from ..plan_review import read_plan_review
 from . import _inert
 from ._driver import ProviderDriver

@@ -30,39 +30,14 @@ except ImportError as err:  # pragma: no cover - depends on what is installed
         " pip install 'dsh-user-questions[mcp]'"
     ) from err
 
-from ._callback import (
-    MAX_ELICITATION_ROUNDS,
-    UnsupportedElicitation,
-    elicitation_callback,
-    questions_for_elicitation,
-)
-from ._provider import ElicitationProvider, elicitation_schema
-from ._server import (
-    ANSWER_SCHEMA,
-    HTTP_PATH,
-    PROGRESS_INTERVAL,
-    PROGRESS_INTERVAL_ENV,
-    SERVER_NAME,
-    VERDICT_SCHEMA,
-    build_server,
-    serve_http,
-    serve_stdio,
-)
+from ._callback import UnsupportedElicitation, elicitation_callback
+from ._provider import ElicitationProvider
+from ._server import build_server, serve_http
 
 __all__ = [
-    "ANSWER_SCHEMA",
-    "HTTP_PATH",
-    "MAX_ELICITATION_ROUNDS",
-    "PROGRESS_INTERVAL",
-    "PROGRESS_INTERVAL_ENV",
-    "SERVER_NAME",
-    "VERDICT_SCHEMA",
     "ElicitationProvider",
     "UnsupportedElicitation",
     "build_server",
     "elicitation_callback",
-    "elicitation_schema",
-    "questions_for_elicitation",
     "serve_http",
-    "serve_stdio",
 ]

@@ -47,14 +47,14 @@ import anyio.lowlevel
 import attrs
 import mcp_types as types
 
-from ..errors import UserQuestionError
-from ..payloads import (
+from .._payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
+from ..errors import UserQuestionError
 from ..rules import label_key, label_skeleton, reserved_label
 from ._checks import FORMAT_RULES, check_schema, number_rule, problem_with
 

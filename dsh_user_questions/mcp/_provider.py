@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ..errors import UserQuestionError
-from ..payloads import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest
+from .._payloads import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest
 from ..rules import inert_text
 from ..view import QuestionView, request_view
 

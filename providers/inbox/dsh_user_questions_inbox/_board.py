@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dsh_user_questions import BadAnswerError, UserQuestionError
-from dsh_user_questions_web import BoardEvent, Receipt
+from dsh_user_questions_web import BoardEvent, Settlement
 from dsh_user_questions_web.answers import problems_of
 from dsh_user_questions_web.board import Outcome
 
@@ -113,7 +113,7 @@ class InboxBoard:
         self._listeners[key] = listener
         return lambda: self._listeners.pop(key, None) and None
 
-    async def submit(self, ask_id: str, answer: object) -> Receipt:
+    async def submit(self, ask_id: str, answer: object) -> Settlement:
         """Answer through the store: accepted only when this answer was the one applied.
 
         The answer is checked by the store with the core's rules (`rules.check_answer`, no
@@ -122,7 +122,7 @@ class InboxBoard:
         """
         record = await asyncio.to_thread(self._inbox.get, ask_id)
         if record is None or record.state in (State.ANSWERED, State.CANCELLED):
-            return Receipt.not_pending(ask_id, outcome_of(record))
+            return Settlement.not_pending(ask_id, outcome_of(record))
         try:
             result = await asyncio.to_thread(
                 self._inbox.answer, ask_id, answer, surface=self._surface
@@ -130,7 +130,7 @@ class InboxBoard:
         except UserQuestionError as err:
             if not isinstance(err, BadAnswerError):
                 raise
-            return Receipt.rejected(ask_id, problems_of(err))
+            return Settlement.rejected(ask_id, problems_of(err))
         if result.applied:
             # Every page hears at once that the question is settled (this process wrote it; the
             # listening thread would tell them one poll later, and says it again harmlessly).
@@ -139,17 +139,17 @@ class InboxBoard:
             # stored for the one that resumes): never for an asker cancelled as it landed.
             reception = await asyncio.to_thread(self._inbox.wait_received, ask_id, RECEIPT_SECONDS)
             if reception == "not-taken":
-                return Receipt.not_pending(ask_id, "withdrawn")
-            return Receipt.accepted(ask_id)
-        return Receipt.not_pending(ask_id, outcome_of(result.record))
+                return Settlement.not_pending(ask_id, "withdrawn")
+            return Settlement.accepted(ask_id)
+        return Settlement.not_pending(ask_id, outcome_of(result.record))
 
-    async def cancel(self, ask_id: str) -> Receipt:
+    async def cancel(self, ask_id: str) -> Settlement:
         """Close the question (the asker gets ``ASK_CANCELLED``) if it is pending."""
         if await asyncio.to_thread(
             self._inbox.settle, ask_id, State.CANCELLED, surface=self._surface
         ):
-            return Receipt.cancelled(ask_id)
-        return Receipt.not_pending(
+            return Settlement.cancelled(ask_id)
+        return Settlement.not_pending(
             ask_id, outcome_of(await asyncio.to_thread(self._inbox.get, ask_id))
         )
 

@@ -1,7 +1,7 @@
 """One-question answer links of the inbox: ``/q/<token>`` over the store's records.
 
 The page itself (one question, one form, nothing else) is the core's
-`dsh_user_questions.link_page`, which the web provider serves too; this module adapts a
+`dsh_user_questions._link_page`, which the web provider serves too; this module adapts a
 store's records to it.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dsh_user_questions.link_page import LINK_TTL, LinkedQuestion, link_url
-from dsh_user_questions.link_page import link_routes as page_routes
+from dsh_user_questions._link_page import LINK_TTL, LinkedQuestion, link_url
+from dsh_user_questions._link_page import link_routes as page_routes
 
 from ._record import AnswerOutcome, QuestionRecord, State
 

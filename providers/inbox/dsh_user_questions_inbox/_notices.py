@@ -23,7 +23,7 @@ import secrets
 import time
 from collections.abc import Mapping
 
-from dsh_user_questions.notify import Notification, Notifier, notification_for, remind_after
+from dsh_user_questions._notify import Notification, Notifier, notification_for, remind_after
 
 from ._link_page import asker, link_for
 from ._record import QuestionRecord, State

@@ -64,8 +64,8 @@ def _hosts(
 ) -> frozenset[str]:
     """The Host values served: the bound names with the port, and by name with any port or
     none the ``--allowed-host`` names and the public URL's host (see
-    `dsh_user_questions.links.host_allowed`)."""
-    from dsh_user_questions.links import public_host
+    `dsh_user_questions._links.host_allowed`)."""
+    from dsh_user_questions._links import public_host
 
     names = {*(_LOOPBACK if host in ("127.0.0.1", "localhost", "::1") else ())}
     names.add(f"[{host}]" if ":" in host else host)
@@ -154,7 +154,7 @@ async def _serve(
     )
     notices = None
     if public_url is not None:
-        from dsh_user_questions.links import public_prefix
+        from dsh_user_questions._links import public_prefix
         from dsh_user_questions_web.app import under_prefix
 
         notices = Notices(inbox)
@@ -200,7 +200,7 @@ def _with_links(
     surface: str,
 ) -> Any:
     """``app`` with ``/q/<token>`` (one-question links) served beside it, host-checked."""
-    from dsh_user_questions.link_page import with_links
+    from dsh_user_questions._link_page import with_links
 
     from ._link_page import link_routes
 

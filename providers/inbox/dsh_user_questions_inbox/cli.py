@@ -193,7 +193,7 @@ def _run(inbox: Inbox, args: argparse.Namespace) -> int:
 
 
 def _notify_test() -> int:
-    from dsh_user_questions.notify import NOTIFY_ENV, Notification, Notifier
+    from dsh_user_questions._notify import NOTIFY_ENV, Notification, Notifier
 
     try:
         notifier = Notifier.from_env()

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
-from dsh_user_questions.links import make_link_token
+from dsh_user_questions._links import make_link_token
 from starlette.applications import Starlette
 
 from dsh_user_questions_inbox import Inbox, State, open_inbox

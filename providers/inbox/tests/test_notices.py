@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionRequest
-from dsh_user_questions.links import verify_link_token
-from dsh_user_questions.notify import Notifier
+from dsh_user_questions._links import verify_link_token
+from dsh_user_questions._notify import Notifier
 from dsh_user_questions.testing import json_receiver
 
 from dsh_user_questions_inbox import Inbox, State, open_inbox

@@ -33,7 +33,7 @@ from dsh_user_questions import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
-from dsh_user_questions.notify import Notification, Notifier
+from dsh_user_questions._notify import Notification, Notifier
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
 
 from dsh_user_questions_inbox import Inbox, open_inbox

@@ -16,7 +16,7 @@ from dsh_user_questions import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
-from dsh_user_questions.notify import Notification, Notifier
+from dsh_user_questions._notify import Notification, Notifier
 
 from dsh_user_questions_inbox import open_inbox
 from dsh_user_questions_inbox._notices import LINKS_FRESH_FOR, Notices, QuestionNotifier
@@ -120,7 +120,7 @@ def test_an_allowed_host_name_without_a_port_allows_any_port(
     given: list[str], allowed: list[str], refused: list[str]
 ) -> None:
     """``--allowed-host NAME`` allows NAME with any port or none; ``NAME:PORT`` that port."""
-    from dsh_user_questions.links import host_allowed
+    from dsh_user_questions._links import host_allowed
 
     from dsh_user_questions_inbox._serve import _hosts
 

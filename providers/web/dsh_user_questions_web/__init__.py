@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .answers import MAX_CUSTOM_CHARS, check_page_answer
-    from .board import BoardEvent, QuestionBoard, Receipt
+    from .board import BoardEvent, QuestionBoard, Settlement
     from .limits import Limits
     from .provider import (
         ENV_ALLOWED_HOSTS,
@@ -34,7 +34,7 @@ _HOMES = {
     "check_page_answer": "answers",
     "BoardEvent": "board",
     "QuestionBoard": "board",
-    "Receipt": "board",
+    "Settlement": "board",
     "Limits": "limits",
     "ENV_ALLOWED_HOSTS": "provider",
     "ENV_HOST": "provider",
@@ -53,7 +53,7 @@ __all__ = [
     "BoardEvent",
     "Limits",
     "QuestionBoard",
-    "Receipt",
+    "Settlement",
     "WebProvider",
     "WebProviderWarning",
     "__version__",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Collection
 
-from dsh_user_questions.links import host_allowed, origin_allowed
+from dsh_user_questions._links import host_allowed, origin_allowed
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -28,7 +28,7 @@ class Guard:
     """ASGI middleware: Host (403), token (401), Origin / Fetch-Metadata (403), size (413).
 
     ``allowed_hosts()`` are the values the Host header may carry (``name:port``, or a bare
-    ``name`` with any port; see `dsh_user_questions.links.host_allowed`), and an Origin must
+    ``name`` with any port; see `dsh_user_questions._links.host_allowed`), and an Origin must
     be ``http`` or ``https`` on one of them (a TLS proxy in front); the token is
     the first path segment of every route. A refused request's connection is closed after
     its answer; ``on_trusted(client)`` is told of each request that passed (the server then

@@ -23,14 +23,14 @@ from typing import Any
 
 import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
-from dsh_user_questions.providing import Receipt as Taken
+from dsh_user_questions.providing import Receipt
 
 from .answers import check_page_answer, problems_of
-from .board import BoardEvent, Outcome, Receipt
+from .board import BoardEvent, Outcome, Settlement
 
 _log = logging.getLogger(__name__)
 
-# How many settled ask ids are remembered, so a late post gets a receipt saying what happened.
+# How many settled ask ids are remembered, so a late post gets a `Settlement` saying what happened.
 _HISTORY = 10_000
 # Seconds an answer's poster waits to hear whether the asker took it (the core resolves the
 # receipt as ask() returns, so this bound is only for a harness that hangs in its observers).
@@ -47,7 +47,7 @@ class PendingAsk:
     created_ms: int
     future: asyncio.Future[AskUserQuestionAnswer]
     wire: dict[str, Any]
-    taken: Taken | None = None
+    taken: Receipt | None = None
     # While an answer is handed over: the outcome it ends with ("answered" or "withdrawn").
     delivery: asyncio.Future[Outcome] | None = None
 
@@ -78,7 +78,7 @@ class LocalBoard:
     # -- the provider's side ------------------------------------------------------------------
 
     def add(
-        self, request: AskUserQuestionRequest, agent: str | None, taken: Taken | None = None
+        self, request: AskUserQuestionRequest, agent: str | None, taken: Receipt | None = None
     ) -> PendingAsk:
         """Put an ask on the board and tell every page; cancelling its future withdraws it.
 
@@ -139,32 +139,32 @@ class LocalBoard:
         self._listeners[key] = listener
         return lambda: self._listeners.pop(key, None) and None
 
-    async def submit(self, ask_id: str, answer: object, *, by: str | None = None) -> Receipt:
+    async def submit(self, ask_id: str, answer: object, *, by: str | None = None) -> Settlement:
         """Hand ``answer`` over if the ask is pending, valid and still awaited; ``accepted``
         only once the asker has it (the core's receipt). ``by`` names where the answer came
         from when not from a page (``"link"``: the one-question link); the pages are told."""
         ask = self._pending.get(ask_id)
         if ask is None:
-            return Receipt.not_pending(ask_id, self._settled.get(ask_id))
+            return Settlement.not_pending(ask_id, self._settled.get(ask_id))
         if ask.delivery is not None:  # another answer is being handed over
-            return Receipt.not_pending(ask_id, await asyncio.shield(ask.delivery))
+            return Settlement.not_pending(ask_id, await asyncio.shield(ask.delivery))
         try:
             checked = check_page_answer(ask.request.questions, answer)
         except UserQuestionError as err:
-            return Receipt.rejected(ask_id, problems_of(err))
+            return Settlement.rejected(ask_id, problems_of(err))
         signal = ask.request.signal
         if ask.future.done() or (signal is not None and signal.aborted):
             # The agent stopped waiting (its withdrawal is on its way): the answer is not taken.
             self._settle(ask_id, "withdrawn")
-            return Receipt.not_pending(ask_id, "withdrawn")
+            return Settlement.not_pending(ask_id, "withdrawn")
         delivery = ask.delivery = asyncio.get_running_loop().create_future()
         ask.future.set_result(checked)
         # Shielded: a poster that goes away does not leave the ask half handed over.
         delivering = self._deliver(ask, delivery, by)
         outcome = await asyncio.shield(asyncio.ensure_future(delivering))
         if outcome == "answered":
-            return Receipt.accepted(ask_id)
-        return Receipt.not_pending(ask_id, outcome)
+            return Settlement.accepted(ask_id)
+        return Settlement.not_pending(ask_id, outcome)
 
     async def _deliver(
         self, ask: PendingAsk, delivery: asyncio.Future[Outcome], by: str | None
@@ -181,17 +181,17 @@ class LocalBoard:
         delivery.set_result(outcome)
         return outcome
 
-    async def cancel(self, ask_id: str, *, by: str | None = None) -> Receipt:
+    async def cancel(self, ask_id: str, *, by: str | None = None) -> Settlement:
         """Close the ask: the agent gets ``ASK_CANCELLED`` (``by``: as for `submit`)."""
         ask = self._pending.get(ask_id)
         if ask is None:
-            return Receipt.not_pending(ask_id, self._settled.get(ask_id))
+            return Settlement.not_pending(ask_id, self._settled.get(ask_id))
         if ask.future.done():
             self._settle(ask_id, "withdrawn")
-            return Receipt.not_pending(ask_id, "withdrawn")
+            return Settlement.not_pending(ask_id, "withdrawn")
         self._settle(ask_id, "cancelled", by)
         ask.future.set_exception(UserQuestionError.cancelled())
-        return Receipt.cancelled(ask_id)
+        return Settlement.cancelled(ask_id)
 
     def outcome(self, ask_id: str) -> Outcome | None:
         """How a recently settled ask ended, or ``None``."""

@@ -39,7 +39,7 @@ from starlette.routing import Route
 
 from ._guard import Guard
 from ._stream import EventHub, encode
-from .board import QuestionBoard, Receipt
+from .board import QuestionBoard, Settlement
 from .limits import Limits
 from .server import ConnectionTable
 
@@ -162,18 +162,18 @@ def create_app(
             raise _BadBody(_invalid(*problems))
         return data
 
-    def receipt_response(receipt: Receipt) -> Response:
-        if receipt.status in ("accepted", "cancelled"):
-            return _json({"status": receipt.status, "id": receipt.ask_id})
-        if receipt.status == "rejected":
-            problems = list(receipt.problems)
-            return _json({"status": "rejected", "id": receipt.ask_id, "problems": problems}, 422)
-        why = _NOT_PENDING.get(receipt.outcome, _NOT_PENDING[None])
+    def settlement_response(settled: Settlement) -> Response:
+        if settled.status in ("accepted", "cancelled"):
+            return _json({"status": settled.status, "id": settled.ask_id})
+        if settled.status == "rejected":
+            problems = list(settled.problems)
+            return _json({"status": "rejected", "id": settled.ask_id, "problems": problems}, 422)
+        why = _NOT_PENDING.get(settled.outcome, _NOT_PENDING[None])
         return _json(
             {
                 "status": "not-pending",
-                "id": receipt.ask_id,
-                "outcome": receipt.outcome,
+                "id": settled.ask_id,
+                "outcome": settled.outcome,
                 "message": f"This question is no longer pending: {why}.",
             },
             409,
@@ -185,10 +185,10 @@ def create_app(
         except _BadBody as bad:
             return bad.response
         try:
-            receipt = await board.submit(data["id"], data["answer"])
+            settled = await board.submit(data["id"], data["answer"])
         except RecursionError:
             return _invalid("answer: nested too deeply")
-        return receipt_response(receipt)
+        return settlement_response(settled)
 
     async def alive(request: Request) -> Response:
         try:
@@ -207,7 +207,7 @@ def create_app(
             data = await read_post(request, {"id"})
         except _BadBody as bad:
             return bad.response
-        return receipt_response(await board.cancel(data["id"]))
+        return settlement_response(await board.cancel(data["id"]))
 
     app = Starlette(
         routes=[

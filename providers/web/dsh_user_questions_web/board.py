@@ -7,7 +7,7 @@ board over a database (the inbox) implements the same four methods and gets the 
 A board lists its pending asks in wire form (``{"id", "agent", "createdAt", "questions"}``, the
 questions in the core's wire form), tells listeners what changed (`BoardEvent`), and settles an
 ask at most once through `QuestionBoard.submit` / `QuestionBoard.cancel`, answering with a
-`Receipt`. Everything but `watch` is async, so a board may do I/O.
+`Settlement`. Everything but `watch` is async, so a board may do I/O.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from typing import Any, Literal, Protocol
 
 import attrs
 
-__all__ = ["BoardEvent", "Outcome", "QuestionBoard", "Receipt", "ReceiptStatus"]
+__all__ = ["BoardEvent", "Outcome", "QuestionBoard", "Settlement", "SettlementStatus"]
 
 Outcome = Literal["answered", "cancelled", "withdrawn", "expired", "stopped"]
 """How an ask left the board: answered or closed on a page, withdrawn by its agent (abort,
 timeout, cancelled task), expired (a durable board's question whose time ran out), or stopped
 with the board."""
 
-ReceiptStatus = Literal["accepted", "cancelled", "rejected", "not-pending"]
+SettlementStatus = Literal["accepted", "cancelled", "rejected", "not-pending"]
 
 
 @attrs.frozen
@@ -45,7 +45,7 @@ class BoardEvent:
 
 
 @attrs.frozen
-class Receipt:
+class Settlement:
     """What the poster of an answer or a close is told.
 
     ``accepted`` means the agent got exactly that answer (never only that it was queued);
@@ -54,28 +54,28 @@ class Receipt:
     (``outcome`` says how, ``None`` when the id is unknown).
     """
 
-    status: ReceiptStatus
+    status: SettlementStatus
     ask_id: str
     outcome: Outcome | None = None
     problems: tuple[str, ...] = ()
 
     @classmethod
-    def accepted(cls, ask_id: str) -> Receipt:
+    def accepted(cls, ask_id: str) -> Settlement:
         """The answer reached the agent."""
         return cls("accepted", ask_id)
 
     @classmethod
-    def cancelled(cls, ask_id: str) -> Receipt:
+    def cancelled(cls, ask_id: str) -> Settlement:
         """The ask was closed; the agent gets ``ASK_CANCELLED``."""
         return cls("cancelled", ask_id)
 
     @classmethod
-    def rejected(cls, ask_id: str, problems: Sequence[str]) -> Receipt:
+    def rejected(cls, ask_id: str, problems: Sequence[str]) -> Settlement:
         """The answer broke a rule; the ask stays pending."""
         return cls("rejected", ask_id, problems=tuple(problems))
 
     @classmethod
-    def not_pending(cls, ask_id: str, outcome: Outcome | None) -> Receipt:
+    def not_pending(cls, ask_id: str, outcome: Outcome | None) -> Settlement:
         """The ask was settled before (or never existed)."""
         return cls("not-pending", ask_id, outcome=outcome)
 
@@ -95,10 +95,10 @@ class QuestionBoard(Protocol):
         """
         ...
 
-    async def submit(self, ask_id: str, answer: object) -> Receipt:
+    async def submit(self, ask_id: str, answer: object) -> Settlement:
         """Settle the ask with ``answer`` (wire form, unchecked) if it is pending and valid."""
         ...
 
-    async def cancel(self, ask_id: str) -> Receipt:
+    async def cancel(self, ask_id: str) -> Settlement:
         """Close the ask (the agent gets ``ASK_CANCELLED``) if it is pending."""
         ...

@@ -25,8 +25,8 @@ from ._local_board import LocalBoard, PendingAsk
 from .limits import Limits
 
 if TYPE_CHECKING:
-    from dsh_user_questions.link_page import LinkedQuestion
-    from dsh_user_questions.notify import Notifier
+    from dsh_user_questions._link_page import LinkedQuestion
+    from dsh_user_questions._notify import Notifier
 
     from .app import PageApp
     from .server import RunningServer
@@ -76,10 +76,10 @@ class WebProvider:
     fails every pending ask with ``ASK_ABORTED`` and ends the pages' event streams; the server
     also stops, closing its socket, when the event loop it serves in ends.
 
-    With a ``notifier`` (`dsh_user_questions.notify.Notifier`; `from_env` builds one from
+    With a ``notifier`` (`dsh_user_questions._notify.Notifier`; `from_env` builds one from
     ``DSH_USER_QUESTIONS_NOTIFY``), each ask sends one notification when it starts waiting,
     and one reminder after ``remind`` seconds while it is still unanswered. Its link opens that
-    one question only (``/q/<token>``, `dsh_user_questions.link_page`): signed with a secret of
+    one question only (``/q/<token>``, `dsh_user_questions._link_page`): signed with a secret of
     this provider, expiring with the question (its timeout, else after a week), never the
     page's token. The link starts with ``public_url`` (the address the server is reached by
     from elsewhere: a tunnel, a reverse proxy; its host is then allowed too), else the local
@@ -149,7 +149,7 @@ class WebProvider:
         public_url = env.get(ENV_PUBLIC_URL, "").strip() or None
         notifier = remind = None
         if env.get("DSH_USER_QUESTIONS_NOTIFY", "").strip():
-            from dsh_user_questions.notify import Notifier, remind_after
+            from dsh_user_questions._notify import Notifier, remind_after
 
             notifier = Notifier.from_env(env)
             remind = remind_after(env)
@@ -236,7 +236,7 @@ class WebProvider:
 
     async def _serve(self) -> None:
         # Loaded here, not at import: loading the plugin stays as light as the core.
-        from dsh_user_questions.links import public_host, public_prefix
+        from dsh_user_questions._links import public_host, public_prefix
 
         from .app import create_app, under_prefix
         from .server import ConnectionTable, bind_socket, start_server
@@ -269,7 +269,7 @@ class WebProvider:
         )
         served: Any = app
         if self._notifier is not None or self._public_url is not None:
-            from dsh_user_questions.link_page import link_routes, with_links
+            from dsh_user_questions._link_page import link_routes, with_links
 
             routes = link_routes(
                 secret=lambda: self._link_secret,
@@ -379,7 +379,7 @@ class WebProvider:
 
     def link(self, ask: PendingAsk) -> str | None:
         """The one-question link of a pending ask, or ``None`` while the server is not serving."""
-        from dsh_user_questions.link_page import LINK_TTL, link_url
+        from dsh_user_questions._link_page import LINK_TTL, link_url
 
         if self._public_url is not None:
             base = self._public_url
@@ -393,7 +393,7 @@ class WebProvider:
 
     async def _notify(self, ask: PendingAsk, notifier: Notifier) -> None:
         """The ask's notification, then its one reminder while it is still unanswered."""
-        from dsh_user_questions.notify import notification_for
+        from dsh_user_questions._notify import notification_for
 
         asker = _asker(ask)
         try:
@@ -417,7 +417,7 @@ class WebProvider:
             _log.warning("notifying about question %s failed", ask.id, exc_info=True)
 
     async def _linked(self, ask_id: str) -> LinkedQuestion | None:
-        from dsh_user_questions.link_page import LinkedQuestion
+        from dsh_user_questions._link_page import LinkedQuestion
 
         ask = self._board.get(ask_id)
         if ask is not None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
-from dsh_user_questions.notify import Notification, Notifier
+from dsh_user_questions._notify import Notification, Notifier
 from playwright.async_api import Browser, Page, async_playwright
 
 from dsh_user_questions_web import WebProvider

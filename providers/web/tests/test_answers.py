@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 from conftest import item
-from dsh_user_questions import UserQuestionError, UserQuestionErrorCode, check_answer
+from dsh_user_questions import UserQuestionError, UserQuestionErrorCode
+from dsh_user_questions.rules import check_answer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

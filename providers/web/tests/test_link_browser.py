@@ -14,7 +14,7 @@ from dsh_user_questions import (
     AskUserQuestionItem,
     AskUserQuestionOption,
 )
-from dsh_user_questions.notify import Notification, Notifier
+from dsh_user_questions._notify import Notification, Notifier
 from playwright.async_api import Page, expect
 
 from dsh_user_questions_web import WebProvider

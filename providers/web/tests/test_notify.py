@@ -12,8 +12,8 @@ import httpx
 import pytest
 from conftest import item, request, wait_until
 from dsh_user_questions import AskUserQuestionAnswer, UserQuestionError, plugin
+from dsh_user_questions._notify import Notifier
 from dsh_user_questions.harness import HarnessContext
-from dsh_user_questions.notify import Notifier
 from dsh_user_questions.testing import json_receiver
 
 from dsh_user_questions_web import WebProvider

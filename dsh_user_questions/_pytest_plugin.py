@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 
 from . import plugin
+from ._service import UserQuestionService
 from .harness import HarnessContext
-from .service import UserQuestionService
 from .testing import ScriptedProvider
 
 _KIT_FIXTURES = frozenset({"dsh_context", "user_questions", "scripted_provider"})

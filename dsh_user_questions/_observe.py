@@ -34,8 +34,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from ._markers import hookimpl
+from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest
 from .errors import UserQuestionError
-from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest
 from .rules import inert_text, redact_secrets
 
 if TYPE_CHECKING:

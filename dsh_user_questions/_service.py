@@ -28,6 +28,7 @@ from ._abort import AbortSignal, check_seconds
 from ._agents import SupportsAgentRegistry
 from ._discovery import PROVIDER_HOOK, is_provider
 from ._hookcalls import OneByOne
+from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest
 from ._waiting import (
     Deadline,
     Flight,
@@ -40,7 +41,6 @@ from ._waiting import (
     wait_for_task,
 )
 from .errors import UserQuestionError
-from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest
 from .rules import check_answer
 
 __all__ = ["SupportsHarnessContext", "UserQuestionProvider", "UserQuestionService", "check_answer"]

@@ -34,10 +34,10 @@ import attrs
 
 from . import hookspecs, plugin, rules, tool
 from ._discovery import PROVIDER_ENV, describe, is_provider
+from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from ._waiting import Deadline
 from .errors import AskTimedOutError, HarnessError, ProviderSetupError, UserQuestionError
 from .harness import AbortSignal, HarnessContext
-from .payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from .plan_review import PlanReviewDecision, review_plan
 
 __all__ = [
@@ -231,7 +231,8 @@ def _mcp(argv: list[str]) -> int:
             f"no user-questions provider named {wanted!r} is installed; {fix}", EXIT_FAILURE
         )
     try:
-        from .mcp import serve_http, serve_stdio
+        from .mcp import serve_http
+        from .mcp._server import serve_stdio
     except ImportError as err:
         return _fail(f"{err} (dsh-ask mcp needs the mcp extra)", EXIT_FAILURE)
     ctx = _context()

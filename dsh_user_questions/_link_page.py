@@ -2,7 +2,7 @@
 
 A provider that sends notifications (the inbox's ``dsh-inbox serve --public-url``, the web
 provider's ``public_url``) serves ``/q/<token>`` with `link_routes`; the token
-(`dsh_user_questions.links`) is a capability for exactly one question, signed with the server's
+(`dsh_user_questions._links`) is a capability for exactly one question, signed with the server's
 link secret and expiring with the question. The page is server-rendered HTML with no script: the
 question as the core's view shows it (`dsh_user_questions.view`): header, text and options
 (shown label, description, preview) as escaped inert text; a detail's markdown as HTML of a
@@ -29,9 +29,9 @@ from typing import Any
 
 import attrs
 
+from ._links import LinkError, host_allowed, make_link_token, verify_link_token
+from ._payloads import AskUserQuestionItem, AskUserQuestionRequest
 from .errors import UserQuestionError
-from .links import LinkError, host_allowed, make_link_token, verify_link_token
-from .payloads import AskUserQuestionRequest
 from .rules import inert_text
 from .view import Node, OptionView, QuestionView, request_view
 
@@ -415,7 +415,7 @@ def with_links(app: Any, routes: list[Any], hosts: Callable[[], Collection[str]]
     """``app`` with ``routes`` (from `link_routes`) answering ``/q/...`` beside it.
 
     A link request passes no page token (the link is its own capability) but the same Host
-    check: a Host header that `dsh_user_questions.links.host_allowed` refuses for ``hosts()``
+    check: a Host header that `dsh_user_questions._links.host_allowed` refuses for ``hosts()``
     gets 421.
     """
     from starlette.applications import Starlette

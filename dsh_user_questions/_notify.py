@@ -35,7 +35,7 @@ from typing import Any
 
 import attrs
 
-from .payloads import AskUserQuestionRequest
+from ._payloads import AskUserQuestionRequest
 from .rules import inert_text
 from .view import request_view
 

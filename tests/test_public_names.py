@@ -1,0 +1,154 @@
+"""The public surface is the list in the docs: each name once, at one path, nothing more.
+
+The list is the table of ``docs/reference/index.md``. Each public module's ``__all__`` is read
+from its source (so the framework adapters are checked without their frameworks); the objects
+are compared by identity in the modules that import here.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+import dsh_user_questions
+
+PACKAGE = Path(dsh_user_questions.__file__).resolve().parent
+ROOT = PACKAGE.parent
+LIST = ROOT / "docs" / "reference" / "index.md"
+ROW = re.compile(r"^\| \[`(dsh_user_questions(?:\.\w+)*)`\]\([^)]*\) \|[^|]*\|([^|]*)\|$")
+
+
+def documented() -> dict[str, list[str]]:
+    """Each module of the docs' table and the names listed for it, in the table's order."""
+    table: dict[str, list[str]] = {}
+    for line in LIST.read_text("utf-8").splitlines():
+        row = ROW.match(line)
+        if row:
+            assert row.group(1) not in table, f"{row.group(1)} is listed twice in {LIST.name}"
+            table[row.group(1)] = re.findall(r"`([^`]+)`", row.group(2))
+    return table
+
+
+def source_of(module: str) -> Path:
+    """The file that defines ``module`` (a package's ``__init__.py``)."""
+    path = ROOT.joinpath(*module.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+def declared_all(module: str) -> list[str] | None:
+    """The literal ``__all__`` of ``module``'s source, or None when it declares none."""
+    tree = ast.parse(source_of(module).read_text("utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            names: list[str] = ast.literal_eval(value)
+            return names
+    return None
+
+
+def public_modules() -> set[str]:
+    """Every module of the package whose dotted path has no part starting with ``_``."""
+    found = {"dsh_user_questions"}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if not any(part.startswith("_") for part in parts[1:]):
+            found.add(".".join(parts))
+    return found
+
+
+class TestDocumentedList:
+    def test_every_public_module_is_in_the_list(self) -> None:
+        """No module outside the documented list is public: private machinery is in _modules."""
+        undocumented = sorted(public_modules() - set(documented()))
+        assert not undocumented, f"public but not in {LIST.name}: {undocumented}"
+
+    def test_every_listed_module_exists(self) -> None:
+        """Each module of the list is a module of the package."""
+        missing = sorted(set(documented()) - public_modules())
+        assert not missing, f"listed in {LIST.name} but not in the package: {missing}"
+
+    @pytest.mark.parametrize("module", sorted(documented()))
+    def test_all_matches_the_list(self, module: str) -> None:
+        """A module's __all__ holds exactly the names the docs list for it, both ways."""
+        names = declared_all(module)
+        assert names is not None, f"{module} declares no __all__"
+        listed = documented()[module]
+        assert len(names) == len(set(names)), f"{module}.__all__ repeats a name"
+        assert sorted(names) == sorted(listed), (
+            f"{module}: in __all__ only {sorted(set(names) - set(listed))}, "
+            f"in {LIST.name} only {sorted(set(listed) - set(names))}"
+        )
+
+    def test_the_surface_stays_small(self) -> None:
+        """Well under the 229 names of the third release: fewer than 125 in all."""
+        assert sum(len(names) for names in documented().values()) < 125
+
+
+ADAPTER = "dsh_user_questions.adapters."
+
+
+def defined_in(module: str) -> set[str]:
+    """The names ``module``'s source binds itself at its top level (not by an import)."""
+    found: set[str] = set()
+    for node in ast.parse(source_of(module).read_text("utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return found
+
+
+class TestOnePath:
+    @staticmethod
+    def importable() -> dict[str, object]:
+        """The listed modules but the framework adapters (read from their source instead)."""
+        return {
+            name: importlib.import_module(name)
+            for name in documented()
+            if not name.startswith(ADAPTER)
+        }
+
+    def test_an_adapter_exports_what_it_defines(self) -> None:
+        """Each adapter's public names are its own (so no other path leads to them)."""
+        for module in documented():
+            if module.startswith(ADAPTER):
+                borrowed = sorted(set(declared_all(module) or ()) - defined_in(module))
+                assert not borrowed, f"{module} exports what it imports: {borrowed}"
+
+    def test_each_listed_name_exists(self) -> None:
+        """Every name of an __all__ is an attribute of its module."""
+        for name, module in self.importable().items():
+            missing = [n for n in getattr(module, "__all__", ()) if not hasattr(module, n)]
+            assert not missing, f"{name}.__all__ names what it lacks: {missing}"
+
+    def test_each_object_has_one_public_path(self) -> None:
+        """No object is exported by two public modules (constants of a plain value aside)."""
+        paths: dict[int, list[str]] = defaultdict(list)
+        for name, module in self.importable().items():
+            for attr in getattr(module, "__all__", ()):
+                value = getattr(module, attr)
+                if not isinstance(value, (str, int, float, bool, tuple, frozenset)):
+                    paths[id(value)].append(f"{name}.{attr}")
+        twice = sorted(found for found in paths.values() if len(found) > 1)
+        assert not twice, f"objects exported by more than one path: {twice}"
+
+    def test_one_receipt(self) -> None:
+        """One public class named Receipt, the core's; the web board answers with a Settlement."""
+        from dsh_user_questions.providing import Receipt
+
+        web = pytest.importorskip("dsh_user_questions_web")
+        assert "Receipt" not in web.__all__
+        assert Receipt.__module__.startswith("dsh_user_questions.")
