@@ -30,7 +30,7 @@ from typing import Any
 import attrs
 
 from ._links import LinkError, host_allowed, make_link_token, verify_link_token
-from ._payloads import AskUserQuestionItem, AskUserQuestionRequest
+from ._payloads import AskUserQuestionRequest
 from .errors import UserQuestionError
 from .rules import inert_text
 from .view import Node, OptionView, QuestionView, request_view

@@ -40,7 +40,7 @@ from ._diff import parse_diff
 from ._labels import visible_labels
 from ._markdown import Node
 from ._markdown import render as markdown
-from .payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
+from ._payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 from .rules import inert_text, is_diff_review, is_plan_review
 
 __all__ = [

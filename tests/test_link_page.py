@@ -10,15 +10,15 @@ import httpx
 import pytest
 
 from dsh_user_questions import AskUserQuestionOption
-from dsh_user_questions.diff_review import diff_review_question
-from dsh_user_questions.link_page import LinkedQuestion, link_routes, link_url, with_links
-from dsh_user_questions.links import (
+from dsh_user_questions._link_page import LinkedQuestion, link_routes, link_url, with_links
+from dsh_user_questions._links import (
     host_allowed,
     make_link_token,
     origin_allowed,
     public_host,
     public_prefix,
 )
+from dsh_user_questions.diff_review import diff_review_question
 from dsh_user_questions.rules import check_answer
 from dsh_user_questions.testing import make_question, make_request
 
@@ -309,7 +309,7 @@ class TestTheLinkPageShowsTheView:
     def test_the_tree_becomes_only_listed_elements_and_safe_links(self) -> None:
         """Whatever a tree holds, only listed elements with their own attributes and
         http/https/mailto links come out; every text is escaped."""
-        from dsh_user_questions.link_page import _tree_html
+        from dsh_user_questions._link_page import _tree_html
 
         tree = [
             ["script", {}, "alert(1)"],

@@ -30,8 +30,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ..errors import UserQuestionError
 from .._payloads import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest
+from ..errors import UserQuestionError
 from ..rules import inert_text
 from ..view import QuestionView, request_view
 
