@@ -16,7 +16,7 @@ import inspect
 import json
 import re
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ._confusables import skeleton
 from ._payloads import (
@@ -222,89 +222,80 @@ def check_answer(
     answer``, MCP elicitation) refuses exactly these answers, with these problems.
     """
     questions = request.questions if isinstance(request, AskUserQuestionRequest) else request
-    if isinstance(answer, AskUserQuestionAnswer):
-        checked = answer
-    elif isinstance(answer, Mapping):
-        try:
-            checked = AskUserQuestionAnswer.from_dict(answer)
-        except WireFormatError as error:
-            raise UserQuestionError.bad_answer(*error.problems, wire_form=True) from error
-    else:
-        if inspect.iscoroutine(answer):
-            answer.close()  # refused, never awaited: close it so Python does not warn
-        raise UserQuestionError.bad_answer(
-            f"expected an AskUserQuestionAnswer or a mapping in wire form,"
-            f" got {type(answer).__name__}"
-        )
+    checked = _as_answer(answer)
     plan = _answer_plan(questions)
     answers = checked.answers
-    if len(answers) == 1:
-        # The common answer: one question, one offered label, no free text.
-        item = answers[0]
-        entry = plan.get(item.id)
-        selected = item.selected
-        if (
-            entry is not None
-            and item.custom is None
-            and len(selected) == 1
-            and selected[0] in entry[0]
-        ):
-            return checked
-    seen: set[str] | None = set() if len(answers) > 1 else None
-    problems: list[str] | None = None
-    for index, item in enumerate(answers):
-        entry = plan.get(item.id)
-        if entry is None:
-            problems = _add(problems, index, item, "names no question that was asked")
-            continue
-        if seen is not None:
-            if item.id in seen:
-                problems = _add(problems, index, item, "answers that question a second time")
-                continue
-            seen.add(item.id)
-        labels, multi_select, allow_other = entry
-        selected = item.selected
-        custom = item.custom
-        if selected:
-            for label in selected:
-                if label not in labels:
-                    problems = _add(
-                        problems,
-                        index,
-                        item,
-                        f"selects {_q(label)}, which is not one of its options",
-                    )
-            if len(selected) > 1 and len(set(selected)) != len(selected):
-                problems = _add(problems, index, item, "selects an option more than once")
-            if not multi_select:
-                if len(selected) > 1:
-                    problems = _add(
-                        problems,
-                        index,
-                        item,
-                        f"selects {len(selected)} options of a single-select question",
-                    )
-                if custom is not None:
-                    problems = _add(
-                        problems,
-                        index,
-                        item,
-                        "has both a selection and custom text on a single-select question",
-                    )
-        if custom is not None and not allow_other:
-            problems = _add(
-                problems,
-                index,
-                item,
-                "has custom text, but the question takes only its options (allow_other is false)",
-            )
-        elif custom is not None:
-            problem = _custom_problem(custom)
-            if problem is not None:
-                problems = _add(problems, index, item, problem)
+    if len(answers) == 1 and _plainly_valid(plan, answers[0]):
+        return checked
+    problems = list(_answer_problems(plan, answers))
     if problems:
         raise UserQuestionError.bad_answer(*problems)
     return checked
+
+
+def _as_answer(answer: object) -> AskUserQuestionAnswer:
+    """``answer`` as a payload: a payload as it is, a mapping read as the wire form."""
+    if isinstance(answer, AskUserQuestionAnswer):
+        return answer
+    if isinstance(answer, Mapping):
+        try:
+            return AskUserQuestionAnswer.from_dict(answer)
+        except WireFormatError as error:
+            raise UserQuestionError.bad_answer(*error.problems, wire_form=True) from error
+    if inspect.iscoroutine(answer):
+        answer.close()  # refused, never awaited: close it so Python does not warn
+    raise UserQuestionError.bad_answer(
+        f"expected an AskUserQuestionAnswer or a mapping in wire form, got {type(answer).__name__}"
+    )
+
+
+def _plainly_valid(plan: _Plan, item: AskUserQuestionAnswerItem) -> bool:
+    """The common answer: one asked question, one offered label, no free text."""
+    entry = plan.get(item.id)
+    selected = item.selected
+    return (
+        entry is not None and item.custom is None and len(selected) == 1 and selected[0] in entry[0]
+    )
+
+
+def _answer_problems(plan: _Plan, answers: Sequence[AskUserQuestionAnswerItem]) -> Iterator[str]:
+    """Each breach of the answer rules, naming the item (its index and question id)."""
+    seen: set[str] = set()
+    for index, item in enumerate(answers):
+        entry = plan.get(item.id)
+        problems: Iterable[str]
+        if entry is None:
+            problems = ("names no question that was asked",)
+        elif item.id in seen:
+            problems = ("answers that question a second time",)
+        else:
+            seen.add(item.id)
+            problems = _item_problems(item, *entry)
+        for problem in problems:
+            # Quoted only on failure: quoting the id costs more than the whole check.
+            yield f"answers[{index}] (question {_q(item.id)}) {problem}"
+
+
+def _item_problems(
+    item: AskUserQuestionAnswerItem, labels: frozenset[str], multi_select: bool, allow_other: bool
+) -> Iterator[str]:
+    """What breaks the rules in one answer item to its asked (and first answered) question."""
+    selected, custom = item.selected, item.custom
+    for label in selected:
+        if label not in labels:
+            yield f"selects {_q(label)}, which is not one of its options"
+    if len(set(selected)) != len(selected):
+        yield "selects an option more than once"
+    if not multi_select and len(selected) > 1:
+        yield f"selects {len(selected)} options of a single-select question"
+    if not multi_select and selected and custom is not None:
+        yield "has both a selection and custom text on a single-select question"
+    if custom is not None and not allow_other:
+        yield "has custom text, but the question takes only its options (allow_other is false)"
+    elif custom is not None:
+        problem = _custom_problem(custom)
+        if problem is not None:
+            yield problem
 
 
 _Plan = dict[str, tuple[frozenset[str], bool, bool]]
@@ -414,6 +405,8 @@ def inert_text(text: str, *, multiline: bool = False) -> str:
     if text.isascii() and text.isprintable():
         return text
     newline = "\n" if multiline else " "
+    if "\r" in text:  # CR LF is one line break, and so is a lone CR
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     suspicious = _lookalikes(text)
     out: list[str] = []
     index = 0
@@ -421,11 +414,7 @@ def inert_text(text: str, *, multiline: bool = False) -> str:
     while index < length:
         char = text[index]
         index += 1
-        if char == "\r":
-            if index < length and text[index] == "\n":
-                index += 1
-            out.append(newline)
-        elif char in _BREAKS:
+        if char in _BREAKS:
             out.append(newline)
         elif char == "\t":
             out.append("    ")
@@ -472,12 +461,3 @@ def _joins_symbols(text: str, at: int) -> bool:
 
 def _q(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
-
-
-def _add(
-    problems: list[str] | None, index: int, item: AskUserQuestionAnswerItem, problem: str
-) -> list[str]:
-    # Built only on failure: quoting the id costs more than the whole check.
-    problems = [] if problems is None else problems
-    problems.append(f"answers[{index}] (question {_q(item.id)}) {problem}")
-    return problems
