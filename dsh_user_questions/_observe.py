@@ -29,6 +29,7 @@ import asyncio
 import json
 import logging
 import os
+import time
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
@@ -58,6 +59,8 @@ LOG_ANSWERS_ENV: Final = "DSH_USER_QUESTIONS_LOG_ANSWERS"
 ANSWERED: Final = "ANSWERED"
 CANCELLED: Final = "CANCELLED"
 PLUGIN_NAME: Final = "user_questions.observe"
+SDK_LOOK_EVERY: Final = 1.0
+"""Seconds between looks at OpenTelemetry's global providers while none is set."""
 """The name under which the core plugin registers its observers (block it to silence them)."""
 
 _log = logging.getLogger(LOGGER_NAME)
@@ -210,6 +213,7 @@ class AskTracer:
             or "OTEL_PYTHON_TRACER_PROVIDER" in os.environ
             or "OTEL_PYTHON_METER_PROVIDER" in os.environ
         )
+        self._next_look = 0.0  # when to look at the global providers again
         self._tracer = trace.get_tracer(LOGGER_NAME, __version__, tracer_provider=tracer_provider)
         meter = metrics.get_meter(LOGGER_NAME, __version__, meter_provider=meter_provider)
         self._wait = meter.create_histogram(
@@ -219,8 +223,20 @@ class AskTracer:
         self._spans: dict[int, list[Any]] = {}
 
     def configured(self) -> bool:
-        """Whether spans and waits go anywhere: a provider given, or a global SDK set."""
-        return self._explicit or _global_sdk_set(self._trace, self._metrics)
+        """Whether spans and waits go anywhere: a provider given, or a global SDK set.
+
+        The global providers are looked at through the API's public getters at most once every
+        `SDK_LOOK_EVERY` seconds (each look reads the environment) until one is set, which is
+        for good: an SDK the application sets later is followed within that time.
+        """
+        if self._explicit:
+            return True
+        now = time.monotonic()
+        if now < self._next_look:
+            return False
+        self._next_look = now + SDK_LOOK_EVERY
+        self._explicit = _global_sdk_set(self._trace, self._metrics)
+        return self._explicit
 
     @hookimpl
     def dsh_user_questions_asked(self, request: AskUserQuestionRequest) -> None:

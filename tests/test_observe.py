@@ -340,6 +340,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from dsh_user_questions import plugin
 from dsh_user_questions.harness import HarnessContext
 from dsh_user_questions.testing import ScriptedProvider, make_request, make_question
+from dsh_user_questions._observe import SDK_LOOK_EVERY
 
 async def main():
     async with HarnessContext() as ctx:
@@ -350,6 +351,7 @@ async def main():
         provider = TracerProvider()
         provider.add_span_processor(SimpleSpanProcessor(spans))
         trace.set_tracer_provider(provider)  # the application configures the SDK later
+        await asyncio.sleep(SDK_LOOK_EVERY)  # looked at again within that time
         await ctx.user_questions.ask(make_request(make_question()))
         print([s.name for s in spans.get_finished_spans()])
 
@@ -358,7 +360,8 @@ asyncio.run(main())
 
 
 def test_the_default_tracer_follows_the_global_sdk_once_it_is_set() -> None:
-    """The core plugin's tracer does nothing without an SDK and traces once one is set."""
+    """The core plugin's tracer does nothing without an SDK and traces once one is set (it
+    looks at the global providers again within SDK_LOOK_EVERY seconds)."""
     done = subprocess.run(
         [sys.executable, "-c", GLOBAL_SDK_SCRIPT],
         capture_output=True,
