@@ -62,85 +62,6 @@ def _problem(arguments: object) -> str | None:
 # pydantic-ai --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", BAD_TEXTS)
-async def test_pydantic_ai_retries_any_bad_argument_with_the_tools_words(
-    text: str, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
-) -> None:
-    pytest.importorskip("pydantic_ai")
-    from pydantic_ai import Agent
-    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart
-    from pydantic_ai.models.function import FunctionModel
-
-    from dsh_user_questions.adapters.pydantic_ai import ask_user_question_tool
-
-    seen: list[Any] = []
-
-    def model(messages: list[Any], _info: Any) -> ModelResponse:
-        last = messages[-1]
-        if isinstance(last, ModelRequest):
-            seen.extend(p for p in last.parts if p.part_kind in ("retry-prompt", "tool-return"))
-        if len(seen) == 0:
-            return ModelResponse(parts=[ToolCallPart(tool.NAME, text, tool_call_id="c1")])
-        if len(seen) == 1:
-            return ModelResponse(parts=[ToolCallPart(tool.NAME, GOOD, tool_call_id="c2")])
-        return ModelResponse(parts=[TextPart(str(seen[-1].content))])
-
-    scripted_provider.push(ANSWER)
-    agent = Agent(FunctionModel(model), tools=[ask_user_question_tool(dsh_context)])
-    result = await agent.run("go")
-    assert json.loads(result.output) == ANSWER
-    retry = seen[0]
-    assert retry.part_kind == "retry-prompt" or getattr(retry, "outcome", None) == "retried"
-    assert _expected(text) in str(retry.content)
-    assert len(scripted_provider.requests) == 1
-
-
-async def test_pydantic_ai_a_cancelled_ask_is_a_failed_tool_result(
-    dsh_context: HarnessContext, scripted_provider: ScriptedProvider
-) -> None:
-    """ASK_CANCELLED is pydantic-ai's failed tool result (not a success), with the tool's text."""
-    pytest.importorskip("pydantic_ai")
-    from pydantic_ai import Agent
-    from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart
-    from pydantic_ai.models.function import FunctionModel
-
-    from dsh_user_questions.adapters.pydantic_ai import ask_user_question_tool
-
-    seen: list[Any] = []
-
-    def model(messages: list[Any], _info: Any) -> ModelResponse:
-        last = messages[-1]
-        if isinstance(last, ModelRequest):
-            seen.extend(p for p in last.parts if p.part_kind in ("retry-prompt", "tool-return"))
-        if not seen:
-            return ModelResponse(parts=[ToolCallPart(tool.NAME, GOOD, tool_call_id="c1")])
-        return ModelResponse(parts=[TextPart("ok")])
-
-    scripted_provider.push(UserQuestionError.cancelled())
-    agent = Agent(FunctionModel(model), tools=[ask_user_question_tool(dsh_context)])
-    await agent.run("go")
-    (part,) = seen
-    assert part.part_kind == "tool-return"
-    assert part.outcome == "failed"
-    assert part.content == f"Error: {UserQuestionError.cancelled().message}"
-
-
-async def test_pydantic_ai_missing_context_names_deps() -> None:
-    pytest.importorskip("pydantic_ai")
-    from pydantic_ai import Agent
-    from pydantic_ai.messages import ModelResponse, ToolCallPart
-    from pydantic_ai.models.function import FunctionModel
-
-    from dsh_user_questions.adapters.pydantic_ai import ask_user_question_tool
-
-    def model(_messages: list[Any], _info: Any) -> ModelResponse:
-        return ModelResponse(parts=[ToolCallPart(tool.NAME, GOOD, tool_call_id="c1")])
-
-    agent = Agent(FunctionModel(model), tools=[ask_user_question_tool()])
-    with pytest.raises(TypeError, match=r"no harness context.*deps=ctx"):
-        await agent.run("go", deps=object())
-
-
 # openai-agents ------------------------------------------------------------------------------
 
 
@@ -164,76 +85,34 @@ def _agents_run(text: str, made: Any) -> Any:
     return Runner.run(agent, "go", run_config=RunConfig(tracing_disabled=True))
 
 
-@pytest.mark.parametrize("text", BAD_TEXTS)
-async def test_openai_agents_gives_any_bad_argument_the_tools_words(
-    text: str, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
-) -> None:
-    """The SDK has no retry signal: the output is the tool's error, and the run goes on."""
-    pytest.importorskip("agents")
-    from dsh_user_questions.adapters.openai_agents import ask_user_question_tool
+class TestOpenAIAgents:
+    """The Agents SDK: any bad argument gets the tool's words."""
 
-    result = await _agents_run(text, ask_user_question_tool(dsh_context, strict=False))
-    assert json.loads(result.final_output) == [f"Error: {_expected(text)}"]
-    assert scripted_provider.requests == []
+    @pytest.mark.parametrize("text", BAD_TEXTS)
+    async def test_openai_agents_gives_any_bad_argument_the_tools_words(
+        self, text: str, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+    ) -> None:
+        """The SDK has no retry signal: the output is the tool's error, and the run goes on."""
+        pytest.importorskip("agents")
+        from dsh_user_questions.adapters.openai_agents import ask_user_question_tool
 
+        result = await _agents_run(text, ask_user_question_tool(dsh_context, strict=False))
+        assert json.loads(result.final_output) == [f"Error: {_expected(text)}"]
+        assert scripted_provider.requests == []
 
-async def test_openai_agents_missing_context_names_runner_context() -> None:
-    pytest.importorskip("agents")
-    from agents.exceptions import UserError
+    async def test_openai_agents_missing_context_names_runner_context(self) -> None:
+        pytest.importorskip("agents")
+        from agents.exceptions import UserError
 
-    from dsh_user_questions.adapters.openai_agents import ask_user_question_tool
+        from dsh_user_questions.adapters.openai_agents import ask_user_question_tool
 
-    with pytest.raises(
-        UserError, match=r"no harness context.*Runner\.run\(agent, input, context=ctx\)"
-    ):
-        await _agents_run(json.dumps(GOOD), ask_user_question_tool())
+        with pytest.raises(
+            UserError, match=r"no harness context.*Runner\.run\(agent, input, context=ctx\)"
+        ):
+            await _agents_run(json.dumps(GOOD), ask_user_question_tool())
 
 
 # LangChain ----------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("arguments", BAD_OBJECTS)
-async def test_langchain_gives_any_bad_argument_an_error_tool_message(
-    arguments: dict[str, Any], dsh_context: HarnessContext, scripted_provider: ScriptedProvider
-) -> None:
-    """Names LangChain injects (config, run_manager, callbacks) are the model's own, refused."""
-    pytest.importorskip("langchain_core")
-    from dsh_user_questions.adapters.langchain import ask_user_question_tool
-
-    made = ask_user_question_tool(dsh_context)
-    message = await made.ainvoke(
-        {"name": tool.NAME, "args": arguments, "id": "c1", "type": "tool_call"}
-    )
-    assert message.status == "error"
-    assert message.content == f"Error: {_expected(arguments)}"
-    assert scripted_provider.requests == []
-
-
-async def test_langchain_a_json_text_input_is_checked_not_crashed(
-    dsh_context: HarnessContext, scripted_provider: ScriptedProvider
-) -> None:
-    """``ainvoke("[1, 2]")`` (a text, which LangChain refuses for a JSON-Schema tool) is checked."""
-    pytest.importorskip("langchain_core")
-    from langchain_core.tools import ToolException
-
-    from dsh_user_questions.adapters.langchain import ask_user_question_tool
-
-    made = ask_user_question_tool(dsh_context)
-    made.handle_tool_error = False
-    with pytest.raises(ToolException, match="must be an object, not an array"):
-        await made.ainvoke("[1, 2]")
-
-
-async def test_langchain_missing_context_names_configurable() -> None:
-    pytest.importorskip("langchain_core")
-    from dsh_user_questions.adapters.langchain import ask_user_question_tool
-
-    with pytest.raises(
-        TypeError, match=r'no harness context.*config=\{"configurable": \{"harness": ctx\}\}'
-    ):
-        await ask_user_question_tool().ainvoke(
-            {"name": tool.NAME, "args": GOOD, "id": "c1", "type": "tool_call"}
-        )
 
 
 # Any JSON at all --------------------------------------------------------------------------------
@@ -256,38 +135,169 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=100)
-@given(value=_JSON)
-def test_pydantic_ai_any_json_is_a_retry_or_valid(value: object) -> None:
-    """pydantic-ai's validation step of the tool: any JSON is ModelRetry with the tool's words,
-    or passes as exactly the arguments tool.read_arguments accepts."""
-    pytest.importorskip("pydantic_ai")
-    from pydantic_ai import ModelRetry
+class TestPydanticAI:
+    """pydantic-ai: any bad argument is a retry with the tool's words."""
 
-    from dsh_user_questions.adapters.pydantic_ai import ask_user_question_tool
+    @pytest.mark.parametrize("text", BAD_TEXTS)
+    async def test_pydantic_ai_retries_any_bad_argument_with_the_tools_words(
+        self, text: str, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+    ) -> None:
+        pytest.importorskip("pydantic_ai")
+        from pydantic_ai import Agent
+        from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart
+        from pydantic_ai.models.function import FunctionModel
 
-    validator = ask_user_question_tool().function_schema.validator
-    text = json.dumps(value)
-    problem = _problem(text)
-    if problem is None:
-        assert validator.validate_json(text) == value
-    else:
-        with pytest.raises(ModelRetry) as retry:
-            validator.validate_json(text)
-        assert str(retry.value) == problem
+        from dsh_user_questions.adapters.pydantic_ai import ask_user_question_tool
+
+        seen: list[Any] = []
+
+        def model(messages: list[Any], _info: Any) -> ModelResponse:
+            last = messages[-1]
+            if isinstance(last, ModelRequest):
+                seen.extend(p for p in last.parts if p.part_kind in ("retry-prompt", "tool-return"))
+            if len(seen) == 0:
+                return ModelResponse(parts=[ToolCallPart(tool.NAME, text, tool_call_id="c1")])
+            if len(seen) == 1:
+                return ModelResponse(parts=[ToolCallPart(tool.NAME, GOOD, tool_call_id="c2")])
+            return ModelResponse(parts=[TextPart(str(seen[-1].content))])
+
+        scripted_provider.push(ANSWER)
+        agent = Agent(FunctionModel(model), tools=[ask_user_question_tool(dsh_context)])
+        result = await agent.run("go")
+        assert json.loads(result.output) == ANSWER
+        retry = seen[0]
+        assert retry.part_kind == "retry-prompt" or getattr(retry, "outcome", None) == "retried"
+        assert _expected(text) in str(retry.content)
+        assert len(scripted_provider.requests) == 1
+
+    async def test_pydantic_ai_a_cancelled_ask_is_a_failed_tool_result(
+        self, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+    ) -> None:
+        """ASK_CANCELLED is pydantic-ai's failed tool result (not a success), with the tool's
+        text."""
+        pytest.importorskip("pydantic_ai")
+        from pydantic_ai import Agent
+        from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart
+        from pydantic_ai.models.function import FunctionModel
+
+        from dsh_user_questions.adapters.pydantic_ai import ask_user_question_tool
+
+        seen: list[Any] = []
+
+        def model(messages: list[Any], _info: Any) -> ModelResponse:
+            last = messages[-1]
+            if isinstance(last, ModelRequest):
+                seen.extend(p for p in last.parts if p.part_kind in ("retry-prompt", "tool-return"))
+            if not seen:
+                return ModelResponse(parts=[ToolCallPart(tool.NAME, GOOD, tool_call_id="c1")])
+            return ModelResponse(parts=[TextPart("ok")])
+
+        scripted_provider.push(UserQuestionError.cancelled())
+        agent = Agent(FunctionModel(model), tools=[ask_user_question_tool(dsh_context)])
+        await agent.run("go")
+        (part,) = seen
+        assert part.part_kind == "tool-return"
+        assert part.outcome == "failed"
+        assert part.content == f"Error: {UserQuestionError.cancelled().message}"
+
+    async def test_pydantic_ai_missing_context_names_deps(self) -> None:
+        pytest.importorskip("pydantic_ai")
+        from pydantic_ai import Agent
+        from pydantic_ai.messages import ModelResponse, ToolCallPart
+        from pydantic_ai.models.function import FunctionModel
+
+        from dsh_user_questions.adapters.pydantic_ai import ask_user_question_tool
+
+        def model(_messages: list[Any], _info: Any) -> ModelResponse:
+            return ModelResponse(parts=[ToolCallPart(tool.NAME, GOOD, tool_call_id="c1")])
+
+        agent = Agent(FunctionModel(model), tools=[ask_user_question_tool()])
+        with pytest.raises(TypeError, match=r"no harness context.*deps=ctx"):
+            await agent.run("go", deps=object())
+
+    @settings(max_examples=100)
+    @given(value=_JSON)
+    def test_pydantic_ai_any_json_is_a_retry_or_valid(self, value: object) -> None:
+        """pydantic-ai's validation step of the tool: any JSON is ModelRetry with the tool's words,
+        or passes as exactly the arguments tool.read_arguments accepts."""
+        pytest.importorskip("pydantic_ai")
+        from pydantic_ai import ModelRetry
+
+        from dsh_user_questions.adapters.pydantic_ai import ask_user_question_tool
+
+        validator = ask_user_question_tool().function_schema.validator
+        text = json.dumps(value)
+        problem = _problem(text)
+        if problem is None:
+            assert validator.validate_json(text) == value
+        else:
+            with pytest.raises(ModelRetry) as retry:
+                validator.validate_json(text)
+            assert str(retry.value) == problem
 
 
-@settings(max_examples=100)
-@given(value=_JSON.filter(lambda v: isinstance(v, dict)))
-def test_langgraph_any_object_is_an_error_message_or_a_pause(value: dict[str, Any]) -> None:
-    """The LangGraph tool outside a graph: bad arguments are its error message, never a crash."""
-    pytest.importorskip("langgraph")
-    from dsh_user_questions.adapters.langgraph import ask_user_question_tool
+class TestLangChain:
+    """LangChain and LangGraph: any bad argument is an error message (or a pause), never a crash."""
 
-    problem = _problem(value)
-    if problem is not None:
-        message = ask_user_question_tool().invoke(
-            {"name": tool.NAME, "args": value, "id": "c1", "type": "tool_call"}
+    @pytest.mark.parametrize("arguments", BAD_OBJECTS)
+    async def test_langchain_gives_any_bad_argument_an_error_tool_message(
+        self,
+        arguments: dict[str, Any],
+        dsh_context: HarnessContext,
+        scripted_provider: ScriptedProvider,
+    ) -> None:
+        """Names LangChain injects (config, run_manager, callbacks) are the model's own, refused."""
+        pytest.importorskip("langchain_core")
+        from dsh_user_questions.adapters.langchain import ask_user_question_tool
+
+        made = ask_user_question_tool(dsh_context)
+        message = await made.ainvoke(
+            {"name": tool.NAME, "args": arguments, "id": "c1", "type": "tool_call"}
         )
         assert message.status == "error"
-        assert message.content == f"Error: {problem}"
+        assert message.content == f"Error: {_expected(arguments)}"
+        assert scripted_provider.requests == []
+
+    async def test_langchain_a_json_text_input_is_checked_not_crashed(
+        self, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+    ) -> None:
+        """``ainvoke("[1, 2]")`` (a text, which LangChain refuses for a JSON-Schema tool) is
+        checked."""
+        pytest.importorskip("langchain_core")
+        from langchain_core.tools import ToolException
+
+        from dsh_user_questions.adapters.langchain import ask_user_question_tool
+
+        made = ask_user_question_tool(dsh_context)
+        made.handle_tool_error = False
+        with pytest.raises(ToolException, match="must be an object, not an array"):
+            await made.ainvoke("[1, 2]")
+
+    async def test_langchain_missing_context_names_configurable(self) -> None:
+        pytest.importorskip("langchain_core")
+        from dsh_user_questions.adapters.langchain import ask_user_question_tool
+
+        with pytest.raises(
+            TypeError, match=r'no harness context.*config=\{"configurable": \{"harness": ctx\}\}'
+        ):
+            await ask_user_question_tool().ainvoke(
+                {"name": tool.NAME, "args": GOOD, "id": "c1", "type": "tool_call"}
+            )
+
+    @settings(max_examples=100)
+    @given(value=_JSON.filter(lambda v: isinstance(v, dict)))
+    def test_langgraph_any_object_is_an_error_message_or_a_pause(
+        self, value: dict[str, Any]
+    ) -> None:
+        """The LangGraph tool outside a graph: bad arguments are its error message, never a
+        crash."""
+        pytest.importorskip("langgraph")
+        from dsh_user_questions.adapters.langgraph import ask_user_question_tool
+
+        problem = _problem(value)
+        if problem is not None:
+            message = ask_user_question_tool().invoke(
+                {"name": tool.NAME, "args": value, "id": "c1", "type": "tool_call"}
+            )
+            assert message.status == "error"
+            assert message.content == f"Error: {problem}"

@@ -52,98 +52,98 @@ def _context(provider: object) -> HarnessContext:
     return ctx
 
 
-@pytest.mark.parametrize("with_signal", [False, True])
-@pytest.mark.parametrize("timeout", [None, 300.0])
-async def test_aclose_withdraws_pending_asks_before_returning(
-    with_signal: bool, timeout: float | None
-) -> None:
-    """aclose() withdraws an ask in flight (ASK_ABORTED) after the provider's clean-up ran."""
-    provider = DurableProvider()
-    ctx = _context(provider)
-    signal = AbortController().signal if with_signal else None
-    asking = asyncio.ensure_future(ctx.user_questions.ask(make_request(signal=signal), timeout))
-    await provider.started.wait()
-    await ctx.aclose()
-    assert provider.records == {0: "withdrawn"}
-    with pytest.raises(UserQuestionError) as caught:
-        await asking
-    assert caught.value.code is UserQuestionErrorCode.ASK_ABORTED
-    assert "the harness context closed" in str(caught.value)
+class TestAclose:
+    """aclose() settles the pending asks first, within its grace period."""
 
+    @pytest.mark.parametrize("with_signal", [False, True])
+    @pytest.mark.parametrize("timeout", [None, 300.0])
+    async def test_aclose_withdraws_pending_asks_before_returning(
+        self, with_signal: bool, timeout: float | None
+    ) -> None:
+        """aclose() withdraws an ask in flight (ASK_ABORTED) after the provider's clean-up ran."""
+        provider = DurableProvider()
+        ctx = _context(provider)
+        signal = AbortController().signal if with_signal else None
+        asking = asyncio.ensure_future(ctx.user_questions.ask(make_request(signal=signal), timeout))
+        await provider.started.wait()
+        await ctx.aclose()
+        assert provider.records == {0: "withdrawn"}
+        with pytest.raises(UserQuestionError) as caught:
+            await asking
+        assert caught.value.code is UserQuestionErrorCode.ASK_ABORTED
+        assert "the harness context closed" in str(caught.value)
 
-async def test_aclose_waits_for_the_clean_up_of_an_ask_that_just_timed_out() -> None:
-    """An ask that timed out right before aclose() has its provider clean-up awaited too."""
-    provider = DurableProvider()
-    ctx = _context(provider)
-    with pytest.raises(UserQuestionError) as caught:
-        await ctx.user_questions.ask(make_request(), timeout=0.01)
-    assert caught.value.code is UserQuestionErrorCode.ASK_TIMED_OUT
-    await ctx.aclose()
-    assert provider.records == {0: "withdrawn"}
+    async def test_aclose_waits_for_the_clean_up_of_an_ask_that_just_timed_out(self) -> None:
+        """An ask that timed out right before aclose() has its provider clean-up awaited too."""
+        provider = DurableProvider()
+        ctx = _context(provider)
+        with pytest.raises(UserQuestionError) as caught:
+            await ctx.user_questions.ask(make_request(), timeout=0.01)
+        assert caught.value.code is UserQuestionErrorCode.ASK_TIMED_OUT
+        await ctx.aclose()
+        assert provider.records == {0: "withdrawn"}
 
+    async def test_settling_comes_before_the_closing_hooks(self) -> None:
+        """dsh_context_closing and dsh_context_closed run after the asks are settled, in order."""
+        provider = DurableProvider()
+        ctx = _context(provider)
+        seen: list[str] = []
 
-async def test_settling_comes_before_the_closing_hooks() -> None:
-    """dsh_context_closing and dsh_context_closed run after the asks are settled, in order."""
-    provider = DurableProvider()
-    ctx = _context(provider)
-    seen: list[str] = []
+        class Closer:
+            @hookimpl
+            def dsh_context_closing(self, ctx: HarnessContext) -> None:
+                seen.append(f"closing {dict(provider.records)}")
 
-    class Closer:
-        @hookimpl
-        def dsh_context_closing(self, ctx: HarnessContext) -> None:
-            seen.append(f"closing {dict(provider.records)}")
+            @hookimpl
+            async def dsh_context_closed(self, ctx: HarnessContext) -> None:
+                seen.append("closed")
 
-        @hookimpl
-        async def dsh_context_closed(self, ctx: HarnessContext) -> None:
-            seen.append("closed")
+        ctx.register(Closer())
+        asking = asyncio.ensure_future(ctx.user_questions.ask(make_request()))
+        await provider.started.wait()
+        await ctx.aclose()
+        assert seen == ["closing {0: 'withdrawn'}", "closed"]
+        with pytest.raises(UserQuestionError):
+            await asking
+        await ctx.aclose()  # a second call does nothing
+        assert seen == ["closing {0: 'withdrawn'}", "closed"]
 
-    ctx.register(Closer())
-    asking = asyncio.ensure_future(ctx.user_questions.ask(make_request()))
-    await provider.started.wait()
-    await ctx.aclose()
-    assert seen == ["closing {0: 'withdrawn'}", "closed"]
-    with pytest.raises(UserQuestionError):
-        await asking
-    await ctx.aclose()  # a second call does nothing
-    assert seen == ["closing {0: 'withdrawn'}", "closed"]
+    async def test_the_grace_period_bounds_aclose(self) -> None:
+        """A provider whose clean-up never ends holds aclose() for the grace period only."""
+        release = asyncio.Event()
 
+        class Stuck:
+            async def ask(self, request: AskUserQuestionRequest) -> Any:
+                try:
+                    await asyncio.Event().wait()
+                except asyncio.CancelledError:
+                    await release.wait()
+                    raise
 
-async def test_the_grace_period_bounds_aclose() -> None:
-    """A provider whose clean-up never ends holds aclose() for the grace period only."""
-    release = asyncio.Event()
+        ctx = _context(Stuck())
+        asking = asyncio.ensure_future(
+            ctx.user_questions.ask(make_request(signal=AbortController().signal))
+        )
+        await asyncio.sleep(0)
+        await asyncio.wait_for(ctx.aclose(grace=0.05), 5)
+        release.set()
+        with pytest.raises(UserQuestionError):
+            await asking
 
-    class Stuck:
-        async def ask(self, request: AskUserQuestionRequest) -> Any:
-            try:
-                await asyncio.Event().wait()
-            except asyncio.CancelledError:
-                await release.wait()
-                raise
-
-    ctx = _context(Stuck())
-    asking = asyncio.ensure_future(
-        ctx.user_questions.ask(make_request(signal=AbortController().signal))
+    @pytest.mark.skipif(
+        sys.version_info < (3, 11),
+        reason="Task.uncancel() tells a second cancel apart from 3.11 on",
     )
-    await asyncio.sleep(0)
-    await asyncio.wait_for(ctx.aclose(grace=0.05), 5)
-    release.set()
-    with pytest.raises(UserQuestionError):
-        await asking
-
-
-@pytest.mark.skipif(
-    sys.version_info < (3, 11), reason="Task.uncancel() tells a second cancel apart from 3.11 on"
-)
-async def test_a_caller_cancelled_meanwhile_stays_cancelled() -> None:
-    """When the caller's own task is cancelled too, the caller gets CancelledError (3.11+)."""
-    provider = DurableProvider()
-    ctx = _context(provider)
-    asking = asyncio.ensure_future(ctx.user_questions.ask(make_request()))
-    await provider.started.wait()
-    asking.cancel()
-    await ctx.aclose()
-    with pytest.raises(asyncio.CancelledError):
-        await asking
+    async def test_a_caller_cancelled_meanwhile_stays_cancelled(self) -> None:
+        """When the caller's own task is cancelled too, the caller gets CancelledError (3.11+)."""
+        provider = DurableProvider()
+        ctx = _context(provider)
+        asking = asyncio.ensure_future(ctx.user_questions.ask(make_request()))
+        await provider.started.wait()
+        asking.cancel()
+        await ctx.aclose()
+        with pytest.raises(asyncio.CancelledError):
+            await asking
 
 
 class Shared(SharedProvider):
@@ -161,41 +161,42 @@ class Shared(SharedProvider):
         self.events.append("last closed")
 
 
-async def test_a_shared_provider_hears_each_context_open_and_close() -> None:
-    """Registered in two contexts: opened twice, and the last close releases what they share."""
-    shared = Shared()
-    first, second = HarnessContext(), HarnessContext()
-    first.register(shared)
-    second.register(shared)
-    assert shared.contexts == [first, second]
-    await first.aclose()
-    assert shared.contexts == [second]
-    assert shared.events == ["opened", "opened", "closed"]
-    await second.aclose()
-    assert shared.events == ["opened", "opened", "closed", "closed", "last closed"]
-    assert shared.contexts == []
+class TestSharedProvider:
+    """A shared provider hears each context open and close, and holds them weakly."""
 
+    async def test_a_shared_provider_hears_each_context_open_and_close(self) -> None:
+        """Registered in two contexts: opened twice, and the last close releases what they share."""
+        shared = Shared()
+        first, second = HarnessContext(), HarnessContext()
+        first.register(shared)
+        second.register(shared)
+        assert shared.contexts == [first, second]
+        await first.aclose()
+        assert shared.contexts == [second]
+        assert shared.events == ["opened", "opened", "closed"]
+        await second.aclose()
+        assert shared.events == ["opened", "opened", "closed", "closed", "last closed"]
+        assert shared.contexts == []
 
-async def test_a_shared_provider_holds_contexts_weakly() -> None:
-    """A context dropped without aclose() is not kept alive by the shared provider."""
-    shared = Shared()
-    ctx = HarnessContext()
-    ctx.register(shared)
-    assert len(shared.contexts) == 1
-    del ctx
-    gc.collect()
-    assert shared.contexts == []
+    async def test_a_shared_provider_holds_contexts_weakly(self) -> None:
+        """A context dropped without aclose() is not kept alive by the shared provider."""
+        shared = Shared()
+        ctx = HarnessContext()
+        ctx.register(shared)
+        assert len(shared.contexts) == 1
+        del ctx
+        gc.collect()
+        assert shared.contexts == []
 
+    async def test_context_opened_is_historic(self) -> None:
+        """A plugin registered after the context opened still hears dsh_context_opened, once."""
+        opened: list[HarnessContext] = []
 
-async def test_context_opened_is_historic() -> None:
-    """A plugin registered after the context opened still hears dsh_context_opened, once."""
-    opened: list[HarnessContext] = []
+        class Listener:
+            @hookimpl
+            def dsh_context_opened(self, ctx: HarnessContext) -> None:
+                opened.append(ctx)
 
-    class Listener:
-        @hookimpl
-        def dsh_context_opened(self, ctx: HarnessContext) -> None:
-            opened.append(ctx)
-
-    ctx = HarnessContext()
-    ctx.register(Listener())
-    assert opened == [ctx]
+        ctx = HarnessContext()
+        ctx.register(Listener())
+        assert opened == [ctx]
