@@ -9,8 +9,8 @@ arguments by name, keeps the implementations' order (``tryfirst``/``trylast``, n
 runs each ``wrapper=True`` (and old-style ``hookwrapper=True``) implementation exactly once
 around the whole call, and tracing and call monitoring see it. The subset and the guards are
 made again only when the hook's implementations change. Awaitables the implementations
-return are awaited in turn, each failure logged. tests/test_pluggy_semantics.py compares this
-with a plain pluggy call.
+return are awaited in turn, each failure logged. tests/harness/test_pluggy_semantics.py compares
+this with a plain pluggy call.
 """
 
 from __future__ import annotations

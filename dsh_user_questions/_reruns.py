@@ -11,7 +11,7 @@ is marked ``dsh_timing`` and, with pytest-rerunfailures installed, a failed one 
 options choose those tests without touching them: ``dsh_timing_fixtures`` (fixture names:
 every test using one; ``name=value`` only for that parameter of a parametrized fixture) and
 ``dsh_timing_tests`` (``fnmatch`` patterns of test paths or node ids, parameters left out,
-e.g. ``tests/test_cli.py`` or ``tests/test_x.py::test_y``). With ``DSH_RERUN_LOG=<file>`` in
+e.g. ``tests/cli/test_cli.py`` or ``tests/test_x.py::test_y``). With ``DSH_RERUN_LOG=<file>`` in
 the environment, the number of reruns of the session is appended to that file
 (``scripts/test`` adds them up).
 

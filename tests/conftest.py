@@ -2,6 +2,11 @@
 
 The fixtures ``dsh_context``, ``user_questions`` and ``scripted_provider`` come from the
 package's own pytest plugin (``dsh_user_questions._pytest_plugin``), as they would for a user.
+
+The tests are in one folder per concept of the package (``service/``, ``tool/``,
+``mcp/``...), without ``__init__.py``: pytest puts this directory on ``sys.path`` for this
+file, so the shared helpers beside it (``mcp_helpers``, ``_frameworks``, ``tool_cli_env``...)
+import by name from any folder; a test file's name is unique across the folders.
 """
 
 from __future__ import annotations
@@ -21,38 +26,45 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
-# The end-to-end files: each starts subprocesses, servers, node, pip or mypy, or runs the
-# documents' examples. DSH_TEST_PART (set by tox.ini) chooses a part of the suite: "unit"
-# leaves these files out (the py3X environments: every Python), "e2e" runs only them (the e2e
-# environment: the newest Python found); unset, everything runs. Every test runs in some
-# environment of a full run.
+# The end-to-end files (paths under tests/): each starts subprocesses, servers, node, pip or
+# mypy, or runs the documents' examples. DSH_TEST_PART (set by tox.ini) chooses a part of the
+# suite: "unit" leaves these files out (the py3X environments: every Python), "e2e" runs only
+# them (the e2e environment: the newest Python found); unset, everything runs. Every test runs
+# in some environment of a full run.
 END_TO_END = frozenset(
     {
-        "test_adapters_import.py",
-        "test_cli.py",
-        "test_conformance.py",
-        "test_docs.py",
-        "test_docs_truth.py",
-        "test_entrypoints.py",
-        "test_install_commands.py",
-        "test_mcp_conformance.py",
-        "test_mcp_http.py",
-        "test_mcp_node_client.py",
-        "test_mcp_server.py",
-        "test_pytest_plugin.py",
-        "test_readme.py",
-        "test_readme_vocabulary.py",
-        "test_scripts.py",
-        "test_tool_patterns.py",
-        "test_tool_shapes.py",
+        "adapters/test_adapters_import.py",
+        "cli/test_cli.py",
+        "docs/test_docs.py",
+        "docs/test_docs_truth.py",
+        "docs/test_readme.py",
+        "docs/test_readme_vocabulary.py",
+        "harness/test_entrypoints.py",
+        "mcp/test_mcp_conformance.py",
+        "mcp/test_mcp_http.py",
+        "mcp/test_mcp_node_client.py",
+        "mcp/test_mcp_server.py",
+        "project/test_install_commands.py",
+        "project/test_scripts.py",
+        "testing/test_conformance.py",
+        "testing/test_pytest_plugin.py",
+        "tool/test_tool_patterns.py",
+        "tool/test_tool_shapes.py",
     }
 )
 
 
+TESTS = Path(__file__).resolve().parent
+
+
 def pytest_ignore_collect(collection_path: Path) -> bool | None:
     part = os.environ.get("DSH_TEST_PART", "")
-    if not part or collection_path.suffix != ".py" or collection_path.parent.name != "tests":
+    if not part or collection_path.suffix != ".py":
         return None
-    if (collection_path.name in END_TO_END) != (part == "e2e"):
+    try:
+        name = collection_path.resolve().relative_to(TESTS).as_posix()
+    except ValueError:
+        return None
+    if (name in END_TO_END) != (part == "e2e"):
         return True
     return None

@@ -1,4 +1,4 @@
-"""Checked by ``mypy --strict`` (tests/test_tool_shapes.py): each shape and result goes where
+"""Checked by ``mypy --strict`` (tests/tool/test_tool_shapes.py): each shape and result goes where
 the official SDKs expect their own parameter types, with no cast. Never imported by a test."""
 
 from __future__ import annotations

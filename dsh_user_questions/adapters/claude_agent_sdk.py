@@ -44,7 +44,7 @@ try:
         PermissionResultDeny,
         ToolPermissionContext,
     )
-except ImportError as err:  # pragma: no cover - exercised by tests/test_adapters_import.py
+except ImportError as err:  # pragma: no cover - exercised by tests/adapters/test_adapters_import.py
     raise missing_framework("claude_agent_sdk", "claude-agent-sdk", err) from err
 
 __all__ = ["can_use_tool"]

@@ -31,12 +31,12 @@ suite's. A rule a provider cannot keep goes into ``opt_out`` with the reason.
 
 **Durable runs.** A provider that keeps questions across processes (the inbox) makes these
 guarantees to a durable run, which its own test suite checks across ``kill -9``, a clean stop
-and a restart (``providers/inbox/tests/test_durability.py``, ``tests/test_adapters_durable.py``):
-the run that asked gets its answer, exactly once; keys are the run's identity plus the tool
-call id (`dsh_user_questions.tool.durable_key`), so two runs never share a record; a second
-live asker of a key is refused while another holds it; an answer not yet delivered is never
-pruned; secrets never leave the harness in clear. The suite's own checks here are the ones
-every provider shares.
+and a restart (``providers/inbox/tests/provider/test_durability.py``,
+``tests/durable/test_adapters_durable.py``): the run that asked gets its answer, exactly once; keys
+are the run's identity plus the tool call id (`dsh_user_questions.tool.durable_key`), so two runs
+never share a record; a second live asker of a key is refused while another holds it; an answer not
+yet delivered is never pruned; secrets never leave the harness in clear. The suite's own checks here
+are the ones every provider shares.
 """
 
 from __future__ import annotations
