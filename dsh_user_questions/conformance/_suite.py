@@ -16,7 +16,7 @@ from .. import plugin as core_plugin
 from .._loops import run
 from .._markers import hookimpl
 from .._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
-from ..errors import UserQuestionError, UserQuestionErrorCode
+from ..errors import BadAnswerError, UserQuestionError, UserQuestionErrorCode
 from ..harness import AbortController, HarnessContext
 from ..plan_review import read_plan_review
 from . import _inert
@@ -599,7 +599,7 @@ def _refused_late(task: asyncio.Task[AskUserQuestionAnswer]) -> bool:
     if not task.done() or task.cancelled():
         return False
     error = task.exception()
-    return isinstance(error, UserQuestionError) and error.code == UserQuestionErrorCode.BAD_ANSWER
+    return isinstance(error, BadAnswerError)
 
 
 def _shorten(value: object) -> str:
@@ -737,7 +737,7 @@ async def _options_only(session: Session) -> None:
             if all(item.custom is None for item in answer.answers):
                 return  # the driver did something else (a skip): no words, the rule holds
         error = await session.error_of(task, did)
-        if isinstance(error, UserQuestionError) and error.code == UserQuestionErrorCode.BAD_ANSWER:
+        if isinstance(error, BadAnswerError):
             raise AssertionError(
                 f"{did}, and the provider handed the words back as custom text (ask() raised"
                 " BAD_ANSWER): offer no Other row, box or input where allow_other is false"
