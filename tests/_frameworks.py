@@ -65,7 +65,7 @@ def run_in_terminal(
 
 CHILD_PRELUDE = f"""\
 import sys
-sys.path.insert(0, {str(Path(__file__).parent)!r})
+sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(Path(__file__).parent / "adapters")!r}]
 from dsh_user_questions.harness import HarnessContext
 ctx = HarnessContext()
 ctx.load_entrypoints()
@@ -77,9 +77,9 @@ def answered(text):
 
 
 """
-"""What each child of `ask_in_terminal` starts with: the tests folder importable, ``ctx`` with
-the installed plugins (the terminal provider asks), and ``answered(text)`` to hand back what
-the model's next turn was given."""
+"""What each child of `ask_in_terminal` starts with: the tests folder and its adapters folder
+importable, ``ctx`` with the installed plugins (the terminal provider asks), and
+``answered(text)`` to hand back what the model's next turn was given."""
 
 
 def ask_in_terminal(code: str, tmp_path: Path, *steps: tuple[tuple[str, ...], str]) -> str:

@@ -19,7 +19,7 @@ import dsh_user_questions
 
 PACKAGE = Path(dsh_user_questions.__file__).resolve().parent
 ROOT = PACKAGE.parent
-LIST = ROOT / "docs" / "reference" / "index.md"
+LIST = Path(__file__).resolve().parents[2] / "docs" / "reference" / "index.md"  # the repository
 ROW = re.compile(r"^\| \[`(dsh_user_questions(?:\.\w+)*)`\]\([^)]*\) \|[^|]*\|([^|]*)\|$")
 
 
