@@ -12,11 +12,17 @@ lines of their file: nothing of the diff is left out of the view.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from .rules import inert_text
 
-__all__ = ["parse_diff"]
+__all__ = ["DiffLine", "diff_lines", "parse_diff"]
+
+DiffLine = tuple[str, int | None, int | None, str]
+"""One line of a diff as a surface shows it: ``(kind, old_number, new_number, text)``."""
+
+_MARKS = {"add": "+", "del": "-", "ctx": " ", "note": ""}
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -84,3 +90,27 @@ def _starts_file(raw: str, current: dict[str, Any]) -> bool:
     if raw.startswith("--- "):
         return bool(current["hunks"] or current["old"] is not None)
     return False
+
+
+def diff_lines(diff: Mapping[str, Any]) -> list[DiffLine]:
+    """The lines of ``diff`` (`parse_diff`'s structure) in the order a unified diff shows them.
+
+    Per file: its meta lines (kind ``"meta"``), its ``--- old`` and ``+++ new`` headers
+    (``"file"``), then each hunk's ``@@`` header (``"hunk"``) and lines (``"add"``, ``"del"``,
+    ``"ctx"``, ``"note"``), each with its mark (``+``, ``-``, a space) before its text and its
+    old and new line numbers (``None`` where it has none, as on every line but a hunk's). A
+    surface only styles them, by kind: the kind comes from the hunk's counts, never from how a
+    line starts (a removed ``--- x`` is ``"del"``).
+    """
+    lines: list[DiffLine] = []
+    for file in diff["files"]:
+        lines += [("meta", None, None, text) for text in file["meta"]]
+        for sign, path in (("---", file["old"]), ("+++", file["new"])):
+            if path is not None:
+                lines.append(("file", None, None, f"{sign} {path}"))
+        for hunk in file["hunks"]:
+            lines.append(("hunk", None, None, hunk["header"]))
+            lines += [
+                (kind, old, new, _MARKS[kind] + text) for kind, old, new, text in hunk["lines"]
+            ]
+    return lines

@@ -33,7 +33,7 @@ from ._links import LinkError, host_allowed, make_link_token, verify_link_token
 from ._payloads import AskUserQuestionRequest
 from .errors import UserQuestionError
 from .rules import inert_text
-from .view import Node, OptionView, QuestionView, request_view
+from .view import Node, OptionView, QuestionView, diff_lines, request_view
 
 __all__ = ["LINK_TTL", "LinkedQuestion", "link_routes", "link_url", "with_links"]
 
@@ -145,24 +145,13 @@ def _tree_html(nodes: Iterable[Node]) -> str:
     return "".join(out)
 
 
-_DIFF_MARKS = {"add": "+", "del": "-", "ctx": " ", "note": ""}
-
-
 def _diff_html(diff: Mapping[str, Any]) -> str:
-    """HTML of a diff read by `view.parse_diff`: one line each, marked (``+``, ``-``) and
+    """HTML of a diff read by `view.parse_diff`: one line each (`view.diff_lines`: marked),
     classed by what the parser says it is; every text escaped."""
-    lines: list[str] = []
-    for file in diff["files"]:
-        lines.extend(f'<span class="meta">{html.escape(meta)}</span>' for meta in file["meta"])
-        for mark, path in (("---", file["old"]), ("+++", file["new"])):
-            if path is not None:
-                lines.append(f'<span class="file">{mark} {html.escape(path)}</span>')
-        for hunk in file["hunks"]:
-            lines.append(f'<span class="hunk">{html.escape(hunk["header"])}</span>')
-            for kind, _old, _new, text in hunk["lines"]:
-                shown = html.escape(_DIFF_MARKS.get(kind, "") + text)
-                known = kind if kind in _DIFF_MARKS else "meta"  # a class of ours only
-                lines.append(f'<span class="{known}">{shown}</span>')
+    lines = [
+        f'<span class="{kind}">{html.escape(text)}</span>'
+        for kind, _o, _n, text in diff_lines(diff)
+    ]
     # Each line is a block of its own (its colour spans the width): no newline between them.
     return '<pre class="diff">' + "".join(lines) + "</pre>"
 

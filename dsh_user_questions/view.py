@@ -10,7 +10,8 @@ wire label, `OptionView.label`, never by what is shown.
   a node is a string (a text node) or ``[tag, {attribute: value}, *children]``, from a fixed
   list of tags (see `dsh_user_questions._markdown`).
 - `parse_diff` reads a unified diff (a diff-review question's detail) into files, hunks and
-  lines: the one diff parser of every surface.
+  lines: the one diff parser of every surface; `diff_lines` lists them, marked and in order,
+  for a surface that draws a diff line by line.
 
 A view is cached for as long as its item lives, so a surface may ask for it on every redraw
 and a settled question's view goes with its item; its trees are shared between callers and
@@ -36,7 +37,7 @@ from typing import Any
 
 import attrs
 
-from ._diff import parse_diff
+from ._diff import diff_lines, parse_diff
 from ._labels import visible_labels
 from ._markdown import Node
 from ._markdown import render as markdown
@@ -47,6 +48,7 @@ __all__ = [
     "Node",
     "OptionView",
     "QuestionView",
+    "diff_lines",
     "markdown",
     "parse_diff",
     "question_view",

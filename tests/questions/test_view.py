@@ -22,6 +22,7 @@ from dsh_user_questions.testing import make_plan_question, make_question, make_r
 from dsh_user_questions.view import (
     OptionView,
     QuestionView,
+    diff_lines,
     markdown,
     parse_diff,
     question_view,
@@ -398,4 +399,26 @@ class TestLinkTargets:
         """An ftp: link is no link, its target shown as text."""
         assert markdown("[click](ftp://files.example/f)") == [
             ["p", {}, "click", " (ftp://files.example/f)"]
+        ]
+
+
+class TestDiffLines:
+    """`diff_lines`: a parsed diff as the lines every line-by-line surface draws."""
+
+    def test_each_file_s_meta_headers_then_hunks_in_order_each_line_marked(self) -> None:
+        """Meta lines, the ---/+++ headers, then each hunk's header and its lines with their
+        marks and line numbers; a removed line reading "--- x" is a removed line."""
+        diff = (
+            "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n keep\n--- x\n+new\n"
+            "\\ No newline at end of file\n"
+        )
+        assert diff_lines(parse_diff(diff)) == [
+            ("meta", None, None, "diff --git a/f b/f"),
+            ("file", None, None, "--- a/f"),
+            ("file", None, None, "+++ b/f"),
+            ("hunk", None, None, "@@ -1,3 +1,3 @@"),
+            ("ctx", 1, 1, " keep"),
+            ("del", 2, None, "--- x"),
+            ("add", None, 2, "+new"),
+            ("note", None, None, "\\ No newline at end of file"),
         ]

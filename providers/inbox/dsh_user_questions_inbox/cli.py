@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from dsh_user_questions import BadAnswerError, UserQuestionError, WireFormatError
 from dsh_user_questions.rules import inert_text as inert
-from dsh_user_questions.view import Node, QuestionView, request_view
+from dsh_user_questions.view import Node, QuestionView, diff_lines, request_view
 
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._retention import parse_duration, retention_seconds
@@ -279,7 +279,6 @@ def _show(inbox: Inbox, question_id: str, *, as_json: bool) -> int:
 # Terminal colours of a diff's parts (SGR codes): file headers bold, hunk headers cyan, added
 # lines green, removed red; context, notes and other lines plain.
 _DIFF_COLOURS = {"file": "1", "hunk": "36", "add": "32", "del": "31"}
-_DIFF_MARKS = {"add": "+", "del": "-", "ctx": " ", "note": ""}
 
 
 def _diff_lines(diff: Mapping[str, Any], colour: bool) -> list[str]:
@@ -291,19 +290,7 @@ def _diff_lines(diff: Mapping[str, Any], colour: bool) -> list[str]:
         code = _DIFF_COLOURS.get(kind) if colour else None
         return f"\x1b[{code}m{text}\x1b[0m" if code else text
 
-    lines: list[str] = []
-    for file in diff["files"]:
-        lines.extend(file["meta"])
-        if file["old"] is not None:
-            lines.append(paint("file", f"--- {file['old']}"))
-        if file["new"] is not None:
-            lines.append(paint("file", f"+++ {file['new']}"))
-        for hunk in file["hunks"]:
-            lines.append(paint("hunk", hunk["header"]))
-            lines.extend(
-                paint(kind, _DIFF_MARKS[kind] + text) for kind, _old, _new, text in hunk["lines"]
-            )
-    return lines
+    return [paint(kind, text) for kind, _old, _new, text in diff_lines(diff)]
 
 
 # The elements of a markdown tree shown on lines of their own.

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dsh_user_questions.rules import inert_text
+from dsh_user_questions.view import diff_lines
 
 from ._markdown import Line
 
@@ -22,27 +23,21 @@ __all__ = ["GUTTER_STYLE", "render_diff"]
 GUTTER_STYLE = "class:diff.gutter"
 """The style of a diff line's line-number gutter (a wrapped diff line continues under blanks)."""
 
-_LINES = {
-    "add": ("+", "class:diff.added"),
-    "del": ("-", "class:diff.removed"),
-    "ctx": (" ", ""),
-    "note": ("", "class:diff.meta"),
+# The style of each kind of line `diff_lines` gives.
+_STYLES = {
+    "meta": "class:diff.file",
+    "file": "class:diff.file",
+    "hunk": "class:diff.hunk",
+    "add": "class:diff.added",
+    "del": "class:diff.removed",
+    "ctx": "",
+    "note": "class:diff.meta",
 }
 
 
 def render_diff(diff: Mapping[str, Any]) -> list[Line]:
     """The lines of ``diff`` (`parse_diff`'s structure), styled, each under its gutter."""
-    rows: list[tuple[int | None, int | None, str, str]] = []
-    for file in diff["files"]:
-        rows += [(None, None, "class:diff.file", text) for text in file["meta"]]
-        for sign, path in (("---", file["old"]), ("+++", file["new"])):
-            if path is not None:
-                rows.append((None, None, "class:diff.file", f"{sign} {path}"))
-        for hunk in file["hunks"]:
-            rows.append((None, None, "class:diff.hunk", hunk["header"]))
-            for kind, old, new, text in hunk["lines"]:
-                sign, style = _LINES.get(kind, ("", "class:diff.meta"))
-                rows.append((old, new, style, sign + text))
+    rows = [(old, new, _STYLES[kind], text) for kind, old, new, text in diff_lines(diff)]
     digits = max((len(str(n)) for o, nw, _, _ in rows for n in (o, nw) if n is not None), default=1)
     lines: list[Line] = []
     for old_number, new_number, style, text in rows:
