@@ -59,9 +59,9 @@ LOG_ANSWERS_ENV: Final = "DSH_USER_QUESTIONS_LOG_ANSWERS"
 ANSWERED: Final = "ANSWERED"
 CANCELLED: Final = "CANCELLED"
 PLUGIN_NAME: Final = "user_questions.observe"
+"""The name under which the core plugin registers its observers (block it to silence them)."""
 SDK_LOOK_EVERY: Final = 1.0
 """Seconds between looks at OpenTelemetry's global providers while none is set."""
-"""The name under which the core plugin registers its observers (block it to silence them)."""
 
 _log = logging.getLogger(LOGGER_NAME)
 
@@ -206,8 +206,9 @@ class AskTracer:
         self._error_code = trace.StatusCode.ERROR
         self.provider = provider
         # With no provider given and none set globally (no SDK configured), the API does
-        # nothing: skip the work, but check again on every ask, for one set later.
-        self._explicit = (
+        # nothing: skip the work, but look again (`configured`), for one set later. Once true,
+        # true for good: a global provider is set only once.
+        self._configured = (
             tracer_provider is not None
             or meter_provider is not None
             or "OTEL_PYTHON_TRACER_PROVIDER" in os.environ
@@ -229,14 +230,14 @@ class AskTracer:
         `SDK_LOOK_EVERY` seconds (each look reads the environment) until one is set, which is
         for good: an SDK the application sets later is followed within that time.
         """
-        if self._explicit:
+        if self._configured:
             return True
         now = time.monotonic()
         if now < self._next_look:
             return False
         self._next_look = now + SDK_LOOK_EVERY
-        self._explicit = _global_sdk_set(self._trace, self._metrics)
-        return self._explicit
+        self._configured = _global_sdk_set(self._trace, self._metrics)
+        return self._configured
 
     @hookimpl
     def dsh_user_questions_asked(self, request: AskUserQuestionRequest) -> None:

@@ -43,7 +43,7 @@ from ._waiting import (
 from .errors import UserQuestionError
 from .rules import check_answer
 
-__all__ = ["SupportsHarnessContext", "UserQuestionProvider", "UserQuestionService", "check_answer"]
+__all__ = ["SupportsHarnessContext", "UserQuestionProvider", "UserQuestionService"]
 
 _OBSERVER_FAILED = "user-questions observer %s failed"
 _log = logging.getLogger("dsh_user_questions")
