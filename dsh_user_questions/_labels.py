@@ -19,13 +19,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
-from .rules import inert_text, label_skeleton
+from .rules import foreign_letter, inert_text, label_skeleton, stand_in
 
 __all__ = ["visible_labels"]
-
-
-def _escape(char: str) -> str:
-    return f"<U+{ord(char):04X}>"
 
 
 def _invisible(char: str) -> bool:
@@ -40,10 +36,7 @@ def _look_alikes(label: str) -> set[int]:
     return {
         index
         for index, char in enumerate(label)
-        if not char.isascii()
-        and char.isalpha()
-        and not unicodedata.name(char, "").startswith("LATIN")
-        and label_skeleton(char).isascii()
+        if foreign_letter(char) and label_skeleton(char).isascii()
     }
 
 
@@ -67,7 +60,7 @@ def visible_labels(labels: Sequence[str]) -> list[str]:
         text = []
         for position, char in enumerate(label):
             if _invisible(char) or (suspicious and position in found):
-                text.append(_escape(char))
+                text.append(stand_in(char))
             else:
                 text.append(char)
         out.append(inert_text("".join(text)))

@@ -420,16 +420,28 @@ def inert_text(text: str, *, multiline: bool = False) -> str:
             out.append("    ")
         elif char.isprintable() and not ("\ud800" <= char <= "\udfff"):
             if suspicious and index - 1 in suspicious:
-                out.append(f"<U+{ord(char):04X}>")
+                out.append(stand_in(char))
             else:
                 out.append(char)
         elif char == _ZWJ and _joins_symbols(text, index - 1):
             out.append(char)
         elif unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp") or char in _BIDI:
-            out.append(f"<U+{ord(char):04X}>")
+            out.append(stand_in(char))
         else:
             out.append(char)  # e.g. a space separator other than U+0020: harmless
     return "".join(out)
+
+
+def stand_in(char: str) -> str:
+    """How every surface shows a character that must not be drawn as itself: ``<U+XXXX>``."""
+    return f"<U+{ord(char):04X}>"
+
+
+def foreign_letter(char: str) -> bool:
+    """Whether ``char`` is a letter of another script than Latin (a Cyrillic er, U+0440)."""
+    return (
+        not char.isascii() and char.isalpha() and not unicodedata.name(char, "").startswith("LATIN")
+    )
 
 
 def _lookalikes(text: str) -> set[int]:
@@ -440,11 +452,7 @@ def _lookalikes(text: str) -> set[int]:
             continue
         start = word.start()
         for offset, char in enumerate(chunk):
-            if (
-                not char.isascii()
-                and char.isalpha()
-                and not unicodedata.name(char, "").startswith("LATIN")
-            ):
+            if foreign_letter(char):
                 found.add(start + offset)
     return found
 
