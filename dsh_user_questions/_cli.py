@@ -32,8 +32,9 @@ from typing import IO, Any, Final
 
 import attrs
 
-from . import hookspecs, plugin, rules, tool
+from . import plugin, rules, tool
 from ._discovery import PROVIDER_ENV, describe, is_provider
+from ._markers import PROJECT
 from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from ._waiting import Deadline
 from .errors import AskTimedOutError, HarnessError, ProviderSetupError, UserQuestionError
@@ -279,7 +280,7 @@ def _http_address(text: str) -> tuple[str, int]:
 
 def _entry_point_named(name: str) -> bool:
     """Whether an installed distribution declares a ``dsh`` entry point called ``name``."""
-    return any(ep.name == name for ep in metadata.entry_points(group=hookspecs.PROJECT))
+    return any(ep.name == name for ep in metadata.entry_points(group=PROJECT))
 
 
 async def _serve_then_close(ctx: HarnessContext, serve: Any) -> None:
@@ -431,7 +432,7 @@ def _installed_providers() -> list[str]:
     seen: set[str] = set()
     for dist in metadata.distributions():
         for ep in dist.entry_points:
-            if ep.group != hookspecs.PROJECT or ep.name in seen:
+            if ep.group != PROJECT or ep.name in seen:
                 continue
             seen.add(ep.name)
             try:

@@ -16,6 +16,7 @@ from ._abort import check_seconds
 from ._agents import AgentRegistry, SupportsAgentRegistry
 from ._discovery import select_entrypoint_plugins
 from ._hookcalls import OneByOne
+from ._markers import PROJECT
 
 __all__ = ["DEFAULT_GRACE", "HarnessContext"]
 
@@ -33,7 +34,7 @@ class _PluginManager(pluggy.PluginManager):
     """
 
     def __init__(self, context: HarnessContext) -> None:
-        super().__init__(hookspecs.PROJECT)
+        super().__init__(PROJECT)
         self._context = context
         self._changing = threading.RLock()
 
@@ -110,7 +111,7 @@ class HarnessContext:
         """Unregister a plugin; the services it added go with it."""
         self.plugin_manager.unregister(plugin)
 
-    def load_entrypoints(self, group: str = hookspecs.PROJECT) -> list[str]:
+    def load_entrypoints(self, group: str = PROJECT) -> list[str]:
         """Register the plugins installed under the ``group`` entry points; returns their names.
 
         Registered by pluggy's own loader (``load_setuptools_entrypoints``), so

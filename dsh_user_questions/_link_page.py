@@ -100,7 +100,7 @@ def _text(value: str, *, multiline: bool = False) -> str:
     return html.escape(inert_text(value, multiline=multiline), quote=True)
 
 
-# The elements a markdown tree (`view.markdown`) may become, and the attributes each may keep;
+# The elements a markdown tree (`view.Node`) may become, and the attributes each may keep;
 # anything else is left out (its text kept), whatever the tree says.
 _TAGS = frozenset({
     "p", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em", "strong",
@@ -146,8 +146,8 @@ def _tree_html(nodes: Iterable[Node]) -> str:
 
 
 def _diff_html(diff: Mapping[str, Any]) -> str:
-    """HTML of a diff read by `view.parse_diff`: one line each (`view.diff_lines`: marked),
-    classed by what the parser says it is; every text escaped."""
+    """HTML of a diff as the view holds it (``QuestionView.diff``): one line each
+    (`view.diff_lines`: marked), classed by what the parser says it is; every text escaped."""
     lines = [
         f'<span class="{kind}">{html.escape(text)}</span>'
         for kind, _o, _n, text in diff_lines(diff)

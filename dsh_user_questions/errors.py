@@ -23,8 +23,7 @@ The messages are public too (a model reads them through the tool), so each one i
 exactly one place: the constructors of `UserQuestionError`.
 
 Import the error classes from the package root (``from dsh_user_questions import
-AskCancelledError``); this module's own public names are the table: `OUTCOMES`, `Outcome` and
-`KEEPS_PENDING`.
+AskCancelledError``); this module's own public names are the table: `OUTCOMES` and `Outcome`.
 """
 
 from __future__ import annotations
@@ -44,7 +43,7 @@ if TYPE_CHECKING:
 
 # The error classes and `is_timeout` are imported from the package root (their one documented
 # path: ``from dsh_user_questions import AskCancelledError``); this module adds the table.
-__all__ = ["KEEPS_PENDING", "OUTCOMES", "Outcome"]
+__all__ = ["OUTCOMES", "Outcome"]
 
 
 class UserQuestionErrorCode(str, enum.Enum):
@@ -488,9 +487,3 @@ _ROWS = (
 
 OUTCOMES: Mapping[str, Outcome] = MappingProxyType({str(row.code): row for row in _ROWS})
 """Every code's `Outcome`, by code (a `UserQuestionErrorCode` or its plain string)."""
-
-KEEPS_PENDING: tuple[type[UserQuestionError], ...] = tuple(
-    dict.fromkeys(row.family for row in _ROWS if row.keeps_pending)
-)
-"""The families after which a durable tool call stays pending (``except KEEPS_PENDING:``);
-each family's rows agree on it."""

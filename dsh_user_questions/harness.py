@@ -12,7 +12,7 @@ signals (``_abort``), the agent registry (``_agents``) and the context (``_conte
 from __future__ import annotations
 
 from ._abort import AbortController, AbortError, AbortSignal
-from ._agents import Agent, AgentRegistry, SupportsAgentRegistry
+from ._agents import Agent, AgentRegistry
 from ._context import HarnessContext
 
 __all__ = [
@@ -22,5 +22,4 @@ __all__ = [
     "Agent",
     "AgentRegistry",
     "HarnessContext",
-    "SupportsAgentRegistry",
 ]

@@ -10,15 +10,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Mapping
 from typing import TYPE_CHECKING
 
-from ._markers import PROJECT, hookspec
+from ._markers import hookspec
 
 if TYPE_CHECKING:
     from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest
     from .harness import AbortSignal, HarnessContext
 
 # The hooks are implemented by name (marked with `dsh_user_questions.hookimpl`), never
-# imported; a harness adds this module with ``add_hookspecs``. PROJECT names its manager.
-__all__ = ["PROJECT"]
+# imported; a harness adds this module with ``add_hookspecs`` to a manager of the project
+# ``"dsh"``.
+__all__: list[str] = []
 
 
 # Host seam -------------------------------------------------------------------------------------

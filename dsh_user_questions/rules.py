@@ -38,9 +38,7 @@ __all__ = [
     "check_answer",
     "check_request",
     "inert_text",
-    "is_diff_review",
     "is_plan_review",
-    "label_skeleton",
     "redact_secrets",
 ]
 

@@ -6,12 +6,12 @@ decides a review card or parses a detail of its own. Every text in a view is mod
 already inert (`dsh_user_questions.rules.inert_text`); an answer still names an option by its
 wire label, `OptionView.label`, never by what is shown.
 
-- `markdown` turns markdown (a detail, a plan, an option's preview) into a safe element tree:
-  a node is a string (a text node) or ``[tag, {attribute: value}, *children]``, from a fixed
-  list of tags (see `dsh_user_questions._markdown`).
-- `parse_diff` reads a unified diff (a diff-review question's detail) into files, hunks and
-  lines: the one diff parser of every surface; `diff_lines` lists them, marked and in order,
-  for a surface that draws a diff line by line.
+- Markdown (a detail, a plan, an option's preview) comes as a safe element tree, a `Node`: a
+  string (a text node) or ``[tag, {attribute: value}, *children]``, from a fixed list of tags
+  (the core's one markdown reader, `dsh_user_questions._markdown`).
+- A diff-review question's detail comes read into files, hunks and lines
+  (``QuestionView.diff``, by the core's one diff parser); `diff_lines` lists them, marked and
+  in order, for a surface that draws a diff line by line.
 
 A view is cached for as long as its item lives, so a surface may ask for it on every redraw
 and a settled question's view goes with its item; its trees are shared between callers and
@@ -49,8 +49,6 @@ __all__ = [
     "OptionView",
     "QuestionView",
     "diff_lines",
-    "markdown",
-    "parse_diff",
     "question_view",
     "request_view",
 ]
@@ -64,7 +62,7 @@ class OptionView:
     shown; ``shown`` is that label inert on one line, its invisible characters (and letters that
     look like another label's, or mix with Latin ones) as ``<U+XXXX>`` stand-ins, so two labels
     never look the same. ``description`` is inert text (several lines); ``preview`` the element
-    tree of the option's preview markdown (`markdown`), or one ``pre``/``code`` block of its
+    tree of the option's preview markdown, or one ``pre``/``code`` block of its
     inert text when the markdown is nested too deep to parse; ``None`` without a preview.
     ``recommended`` marks the option the asker suggests (marked and focused first, never
     selected for the human). ``approves`` is true for the one option that approves a plan-review
@@ -95,12 +93,12 @@ class QuestionView:
     """One question as every surface shows it: inert texts, rendered trees, its kind of form.
 
     ``kind`` is ``"plan-review"`` or ``"diff-review"`` for a question that passes that intent's
-    rules (`rules.is_plan_review`, `rules.is_diff_review`), else ``"question"``: the generic
+    rules (`rules.is_plan_review` and its diff-review twin), else ``"question"``: the generic
     form, which a surface also shows for a kind it does not know. ``header`` (one line) and
     ``question`` (several lines) are inert text. ``detail`` is the element tree of the detail's
-    markdown (`markdown`), ``None`` without a detail or when the markdown is nested too deep to
+    markdown, ``None`` without a detail or when the markdown is nested too deep to
     parse; ``detail_text`` is the detail as inert text (several lines), for plain-text surfaces
-    and as that fallback. ``diff`` is the parsed detail (`parse_diff`) of a diff-review question,
+    and as that fallback. ``diff`` is the parsed detail of a diff-review question,
     else ``None``. ``other`` says free text ("Other") is offered: always for a question without
     options, else when its ``allow_other`` is true. ``secret`` says the answer is typed masked
     and never shown or echoed in clear.

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from .. import tool
-from ..errors import KEEPS_PENDING, UserQuestionErrorCode
+from ..errors import OUTCOMES, UserQuestionError, UserQuestionErrorCode
 
 T = TypeVar("T")
 
@@ -16,10 +16,14 @@ OnSecrets = Callable[[str, Mapping[str, str]], object]
 tool call id of a live call) and the clear texts by question id. The model gets the
 placeholder; this is the only way out of the adapter for the clear text."""
 
-KEEP_PENDING = KEEPS_PENDING
-"""The failures that leave a durable call pending (the harness's own abort, no usable provider
-or store, a caller that may not ask): the durable adapters raise them, and a later call asks
-again with the same keys. Every other failure is the call's result, for the model."""
+KEEP_PENDING: tuple[type[UserQuestionError], ...] = tuple(
+    dict.fromkeys(row.family for row in OUTCOMES.values() if row.keeps_pending)
+)
+"""The families of the table's "keeps pending" rows (`errors.OUTCOMES`; a family's codes all
+agree on it), for ``except KEEP_PENDING:``: the failures that leave a durable call pending (the
+harness's own abort, no usable provider or store, a caller that may not ask). The durable
+adapters raise them, and a later call asks again with the same keys. Every other failure is the
+call's result, for the model."""
 
 
 def hand_secrets(result: tool.ToolResult, name: str | None, on_secrets: OnSecrets | None) -> None:

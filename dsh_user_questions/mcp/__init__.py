@@ -30,13 +30,12 @@ except ImportError as err:  # pragma: no cover - depends on what is installed
         " pip install 'dsh-user-questions[mcp]'"
     ) from err
 
-from ._callback import UnsupportedElicitation, elicitation_callback
+from ._callback import elicitation_callback
 from ._provider import ElicitationProvider
 from ._server import build_server, serve_http
 
 __all__ = [
     "ElicitationProvider",
-    "UnsupportedElicitation",
     "build_server",
     "elicitation_callback",
     "serve_http",

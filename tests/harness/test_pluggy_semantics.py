@@ -10,6 +10,7 @@ import pluggy
 import pytest
 
 from dsh_user_questions import hookimpl, hookspecs, plugin
+from dsh_user_questions._markers import PROJECT
 from dsh_user_questions.harness import HarnessContext
 from dsh_user_questions.testing import ScriptedProvider, make_request
 
@@ -41,7 +42,7 @@ def _plugins(events: list[str], plain: int, *, failing: int | None = None) -> li
 def _pluggy_events(plain: int) -> list[str]:
     """What a bare pluggy call of the same hook runs, in order."""
     events: list[str] = []
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm = pluggy.PluginManager(PROJECT)
     pm.add_hookspecs(hookspecs)
     for item in _plugins(events, plain):
         pm.register(item)
@@ -98,9 +99,9 @@ def test_load_entrypoints_records_the_distributions_as_pluggy_does() -> None:
     ctx = HarnessContext()
     names = ctx.load_entrypoints()
     assert "user_questions" in names
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm = pluggy.PluginManager(PROJECT)
     pm.add_hookspecs(hookspecs)
-    pm.load_setuptools_entrypoints(hookspecs.PROJECT)
+    pm.load_setuptools_entrypoints(PROJECT)
 
     def described(manager: pluggy.PluginManager) -> list[tuple[object, str]]:
         return [(item, dist.project_name) for item, dist in manager.list_plugin_distinfo()]

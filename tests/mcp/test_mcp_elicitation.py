@@ -37,12 +37,12 @@ from dsh_user_questions import (
     plugin,
 )
 from dsh_user_questions.harness import AbortController, HarnessContext
-from dsh_user_questions.mcp import (
-    ElicitationProvider,
+from dsh_user_questions.mcp import ElicitationProvider, elicitation_callback
+from dsh_user_questions.mcp._callback import (
+    MAX_ELICITATION_ROUNDS,
     UnsupportedElicitation,
-    elicitation_callback,
+    questions_for_elicitation,
 )
-from dsh_user_questions.mcp._callback import MAX_ELICITATION_ROUNDS, questions_for_elicitation
 from dsh_user_questions.mcp._provider import elicitation_schema
 from dsh_user_questions.plan_review import read_plan_review
 from dsh_user_questions.rules import check_request

@@ -16,6 +16,8 @@ from dsh_user_questions import (
     AskUserQuestionItem,
     AskUserQuestionOption,
 )
+from dsh_user_questions._diff import parse_diff
+from dsh_user_questions._markdown import render as markdown
 from dsh_user_questions.diff_review import diff_review_question
 from dsh_user_questions.rules import inert_text
 from dsh_user_questions.testing import make_plan_question, make_question, make_request
@@ -23,8 +25,6 @@ from dsh_user_questions.view import (
     OptionView,
     QuestionView,
     diff_lines,
-    markdown,
-    parse_diff,
     question_view,
     request_view,
 )

@@ -27,7 +27,8 @@ from dsh_user_questions import (
 from dsh_user_questions import (
     _cli as cli,
 )
-from dsh_user_questions.errors import KEEPS_PENDING, OUTCOMES
+from dsh_user_questions.adapters._common import KEEP_PENDING
+from dsh_user_questions.errors import OUTCOMES
 from dsh_user_questions.harness import AbortController, AbortError, AbortSignal
 from dsh_user_questions.testing import WAIT_FOR_ABORT, ScriptedProvider, make_request
 
@@ -283,10 +284,11 @@ class TestOutcomeTable:
             assert OUTCOMES[UserQuestionErrorCode(code)] is row
 
     def test_a_family_keeps_a_question_pending_for_all_its_codes_or_none(self) -> None:
-        """KEEPS_PENDING is a tuple of families: every row of each family agrees on the column."""
+        """Every row of a family agrees on "keeps pending", so the durable adapters' KEEP_PENDING
+        (the families of those rows) catches exactly the codes that keep a call pending."""
         for row in OUTCOMES.values():
-            assert row.keeps_pending == (row.family in KEEPS_PENDING), row.code
-        assert set(KEEPS_PENDING) == {
+            assert row.keeps_pending == (row.family in KEEP_PENDING), row.code
+        assert set(KEEP_PENDING) == {
             AskAbortedError,
             StoreError,
             ProviderSetupError,

@@ -282,7 +282,7 @@ _DIFF_COLOURS = {"file": "1", "hunk": "36", "add": "32", "del": "31"}
 
 
 def _diff_lines(diff: Mapping[str, Any], colour: bool) -> list[str]:
-    """A diff parsed by `dsh_user_questions.view.parse_diff` as unified-diff lines (its texts
+    """A diff as the view holds it (`QuestionView.diff`) as unified-diff lines (its texts
     already inert), each coloured by what the parser says it is, never by how it starts: a
     removed line reading ``--- x`` is a removed line."""
 
@@ -301,7 +301,7 @@ _TEXT_BLOCKS = frozenset({
 
 
 def _tree_text(nodes: Iterable[Node]) -> str:
-    """The plain text of a markdown tree (`dsh_user_questions.view.markdown`): blocks on lines
+    """The plain text of a markdown tree (a `dsh_user_questions.view.Node` list): blocks on lines
     of their own, headings and list items marked, table cells between bars; its texts are
     already inert."""
     out: list[str] = []

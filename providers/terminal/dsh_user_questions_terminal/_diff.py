@@ -1,6 +1,6 @@
 """A unified diff (a diff-review question's ``detail``) drawn as terminal lines.
 
-The core reads the diff once for every surface (`dsh_user_questions.view.parse_diff`: files,
+The core reads the diff once for every surface (``QuestionView.diff``: files,
 hunks, and lines with their kind and their old and new line numbers, every text inert); this
 module only draws it. A file's header lines (``diff``, ``index``, modes, renames, then its
 ``---``/``+++`` paths) are bold, hunk headers (``@@ -1,3 +1,4 @@``) cyan, added lines green,
@@ -36,7 +36,7 @@ _STYLES = {
 
 
 def render_diff(diff: Mapping[str, Any]) -> list[Line]:
-    """The lines of ``diff`` (`parse_diff`'s structure), styled, each under its gutter."""
+    """The lines of ``diff`` (``QuestionView.diff``), styled, each under its gutter."""
     rows = [(old, new, _STYLES[kind], text) for kind, old, new, text in diff_lines(diff)]
     digits = max((len(str(n)) for o, nw, _, _ in rows for n in (o, nw) if n is not None), default=1)
     lines: list[Line] = []

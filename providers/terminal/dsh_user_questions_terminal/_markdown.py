@@ -1,9 +1,10 @@
 """Markdown (a question's ``detail``, a plan, a preview) drawn as terminal lines.
 
-The core parses markdown once for every surface (`dsh_user_questions.view.markdown`: a safe
-element tree whose every text is inert); this module only draws that tree as prompt_toolkit
-style-and-text fragments. It never produces an escape sequence: prompt_toolkit draws the
-styles, and every text goes through :func:`inert_text` once more on its way to a fragment.
+The core parses markdown once for every surface (``QuestionView.detail`` and an option's
+``preview``: a safe element tree whose every text is inert); this module only draws that tree
+as prompt_toolkit style-and-text fragments. It never produces an escape sequence:
+prompt_toolkit draws the styles, and every text goes through :func:`inert_text` once more on its
+way to a fragment.
 """
 
 from __future__ import annotations

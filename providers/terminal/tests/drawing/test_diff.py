@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dsh_user_questions.view import parse_diff
+from dsh_user_questions._diff import parse_diff
 
 from dsh_user_questions_terminal._diff import GUTTER_STYLE, render_diff
 from dsh_user_questions_terminal._markdown import lines_to_plain

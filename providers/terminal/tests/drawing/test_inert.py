@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from dsh_user_questions import rules
+from dsh_user_questions._markdown import render as markdown
 from dsh_user_questions.rules import inert_text
-from dsh_user_questions.view import markdown
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dsh_user_questions import AskUserQuestionItem
-from dsh_user_questions.view import markdown
+from dsh_user_questions._markdown import render as markdown
 
 from dsh_user_questions_terminal._markdown import lines_to_plain, render_nodes
 from dsh_user_questions_terminal._page import Page

@@ -11,9 +11,9 @@ from dsh_user_questions import (
     AskUserQuestionItem,
     AskUserQuestionOption,
 )
+from dsh_user_questions._diff import parse_diff
 from dsh_user_questions.harness import Agent
 from dsh_user_questions.rules import DIFF_REVIEW_INTENT, inert_text
-from dsh_user_questions.view import parse_diff
 from playwright.async_api import Page, expect
 
 from dsh_user_questions_web import WebProvider
