@@ -189,7 +189,7 @@ class Watcher:
                 waiters = {i: self._waiters.pop(i) for i in question_ids if i in self._waiters}
         for held in waiters.values():
             for future in _each(held):
-                _fail_soon(future, error)
+                _settle_soon(future, error)
 
     def _prune(self) -> None:
         retention = retention_seconds()
@@ -249,19 +249,17 @@ def _call(callback: Callable[[QuestionRecord], object], record: QuestionRecord) 
         _log.exception("the late-answer callback failed for question %s", record.id)
 
 
-def _fail_soon(future: asyncio.Future[QuestionRecord], error: BaseException) -> None:
-    def fail() -> None:
-        if not future.done():
-            future.set_exception(error)
-
-    with contextlib.suppress(RuntimeError):  # the waiter's loop is gone: nobody waits
-        future.get_loop().call_soon_threadsafe(fail)
-
-
-def _settle_soon(future: asyncio.Future[QuestionRecord], record: QuestionRecord) -> None:
+def _settle_soon(
+    future: asyncio.Future[QuestionRecord], outcome: QuestionRecord | BaseException
+) -> None:
+    # From the watcher's thread: the waiter's future gets the record (or the error) on its loop.
     def settle() -> None:
-        if not future.done():
-            future.set_result(record)
+        if future.done():
+            return
+        if isinstance(outcome, BaseException):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
 
     with contextlib.suppress(RuntimeError):  # the waiter's loop is gone: nobody waits
         future.get_loop().call_soon_threadsafe(settle)
