@@ -9,7 +9,6 @@ the question, reading the verdict and asking are written once, here.
 
 from __future__ import annotations
 
-import enum
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 import attrs
@@ -26,16 +25,9 @@ from .errors import AskCancelledError
 if TYPE_CHECKING:
     from .harness import AbortSignal
 
-__all__ = ["Asks", "Review", "ReviewDecision", "ReviewOutcome"]
+__all__ = ["Asks", "Review", "ReviewOutcome"]
 
 _D = TypeVar("_D")
-
-
-class ReviewDecision(str, enum.Enum):
-    """What the human decided about something under review; each review names its three."""
-
-    def __str__(self) -> str:
-        return str(self.value)
 
 
 @attrs.frozen

@@ -10,13 +10,14 @@ It shares its reading and asking with `dsh_user_questions.plan_review`.
 
 from __future__ import annotations
 
+import enum
 import re
 from typing import TYPE_CHECKING, Final
 
 import attrs
 
 from ._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionOption
-from ._review import Asks, Review, ReviewDecision, ReviewOutcome
+from ._review import Asks, Review, ReviewOutcome
 from .rules import DIFF_REVIEW_INTENT
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ _NOT_A_DIFF = (
 _HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 
 
-class DiffReviewDecision(ReviewDecision):
+class DiffReviewDecision(str, enum.Enum):
     """What the human decided about a change."""
 
     APPLY = "apply"
@@ -55,6 +56,8 @@ class DiffReviewDecision(ReviewDecision):
     TALK_INSTEAD = "talk-instead"
     """The human closed the question (the provider's ``ASK_CANCELLED``): apply nothing, stop
     and wait for their next message."""
+
+    __str__ = str.__str__  # the value, as the str it is
 
 
 @attrs.frozen

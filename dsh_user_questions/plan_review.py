@@ -7,13 +7,14 @@ approve / keep planning / talk instead card; `read_plan_review` reads the answer
 
 from __future__ import annotations
 
+import enum
 import re
 from typing import TYPE_CHECKING, Final
 
 import attrs
 
 from ._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionOption
-from ._review import Asks, Review, ReviewDecision, ReviewOutcome
+from ._review import Asks, Review, ReviewOutcome
 
 if TYPE_CHECKING:
     from .harness import AbortSignal
@@ -42,7 +43,7 @@ _NOT_A_PLAN = (
 _HEADING = re.compile(r"#[ \t]+\S")
 
 
-class PlanReviewDecision(ReviewDecision):
+class PlanReviewDecision(str, enum.Enum):
     """What the human decided about a plan."""
 
     APPROVED = "approved"
@@ -52,6 +53,8 @@ class PlanReviewDecision(ReviewDecision):
     TALK_INSTEAD = "talk-instead"
     """The human closed the question (the provider's ``ASK_CANCELLED``): stop and wait for
     their next message, still in plan mode."""
+
+    __str__ = str.__str__  # the value, as the str it is
 
 
 @attrs.frozen
