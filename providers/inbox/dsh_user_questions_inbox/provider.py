@@ -33,7 +33,7 @@ from ._notices import QuestionNotifier
 from ._record import QuestionRecord, State
 from ._seal import Sealer, register_seal
 from ._store import Inbox, new_question_id, open_inbox, pending_record
-from ._watcher import Watcher
+from ._watcher import Watcher, settle
 
 __all__ = ["ENV_HARNESS", "AlreadyDelivered", "InboxProvider", "default_harness_label"]
 
@@ -713,28 +713,23 @@ class _Batches(Generic[_T]):
 
 
 def _settle_on_loops(
-    settled: Iterable[tuple[asyncio.AbstractEventLoop, _T]], settle: Callable[[list[_T]], None]
+    settled: Iterable[tuple[asyncio.AbstractEventLoop, _T]], on_loop: Callable[[list[_T]], None]
 ) -> None:
-    """From a drainer thread: ``settle`` each loop's part of ``settled``, on that loop, at once."""
+    """From a drainer thread: ``on_loop`` with each loop's part of ``settled``, on that loop."""
     by_loop: dict[asyncio.AbstractEventLoop, list[_T]] = {}
     for loop, one in settled:
         by_loop.setdefault(loop, []).append(one)
     for loop, mine in by_loop.items():
         with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
-            loop.call_soon_threadsafe(settle, mine)
+            loop.call_soon_threadsafe(on_loop, mine)
 
 
 def _settle_adds(settled: Sequence[tuple[_Queued, object]]) -> None:
     """On the asks' loop: hand each its record or its error; an ask cancelled meanwhile finds
     it in ``outcome`` (see `InboxProvider._write_outcome`)."""
     for one, outcome in settled:
-        future = one.future
-        if future.done():
+        if not settle(one.future, outcome):
             one.outcome = outcome
-        elif isinstance(outcome, BaseException):
-            future.set_exception(outcome)
-        else:
-            future.set_result(outcome)  # type: ignore[arg-type]  # a record
 
 
 def _taken_receipt(request: AskUserQuestionRequest) -> Receipt | None:
@@ -748,12 +743,7 @@ def _taken_receipt(request: AskUserQuestionRequest) -> Receipt | None:
 def _settle_all(settled: Sequence[tuple[asyncio.Future[Any], object]]) -> None:
     """On the futures' loop: each its result, or its error."""
     for future, outcome in settled:
-        if future.done():
-            continue
-        if isinstance(outcome, BaseException):
-            future.set_exception(outcome)
-        else:
-            future.set_result(outcome)
+        settle(future, outcome)
 
 
 def _result(record: QuestionRecord) -> AskUserQuestionAnswer:
