@@ -2,23 +2,32 @@
 
 A review question has one option that approves (its intent's ``approve`` label) and one that
 does not; the human may also write feedback instead, or close the question to talk instead
-(the provider's ``ASK_CANCELLED``). `plan_review` and `diff_review` build their question and
-name their outcome; reading the verdict and asking are written once, here.
+(the provider's ``ASK_CANCELLED``). `plan_review` and `diff_review` check their subject, word
+their question and name their outcome; each describes itself once as a `Review`, and building
+the question, reading the verdict and asking are written once, here.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 import attrs
 
-from ._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
+from ._payloads import (
+    AskUserQuestionAnswer,
+    AskUserQuestionIntent,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+)
 from .errors import AskCancelledError
 
 if TYPE_CHECKING:
     from .harness import AbortSignal
 
-__all__ = ["ReviewOutcome", "Verdict", "ask_review", "read_verdict"]
+__all__ = ["Asks", "Review", "ReviewOutcome"]
+
+_D = TypeVar("_D")
 
 
 @attrs.frozen
@@ -43,26 +52,16 @@ class ReviewOutcome:
         if self.approved and self.feedback is not None:
             raise ValueError("an approved outcome carries no feedback")
 
+    def _decide(self, approved: _D, not_approved: _D, talk_instead: _D) -> _D:
+        """Which of the three decisions this outcome is."""
+        if self.approved:
+            return approved
+        if self.talk_instead:
+            return talk_instead
+        return not_approved
 
-@attrs.frozen
-class Verdict:
-    """What an answer says about a review question: approved, and the feedback if any."""
 
-    approved: bool
-    feedback: str | None
-
-
-def read_verdict(answer: AskUserQuestionAnswer, question_id: str, approve: str) -> Verdict:
-    """Approved only for exactly one ``question_id`` item selecting exactly ``approve``.
-
-    With no custom text. Anything else is not approved, with the custom text of the (first)
-    ``question_id`` item as feedback.
-    """
-    items = [item for item in answer.answers if item.id == question_id]
-    if len(items) == 1 and items[0].selected == (approve,) and items[0].custom is None:
-        return Verdict(approved=True, feedback=None)
-    feedback = next((item.custom for item in items if item.custom is not None), None)
-    return Verdict(approved=False, feedback=feedback)
+_O = TypeVar("_O", bound=ReviewOutcome)
 
 
 class Asks(Protocol):
@@ -71,19 +70,56 @@ class Asks(Protocol):
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer: ...
 
 
-async def ask_review(
-    service: Asks,
-    question: AskUserQuestionItem,
-    *,
-    agent: object | None,
-    signal: AbortSignal | None,
-) -> AskUserQuestionAnswer | None:
-    """Ask ``question`` alone; the answer, or ``None`` when the human closed it (talk instead).
+@attrs.frozen
+class Review(Generic[_O]):
+    """One kind of review: its question's id, header and intent, its two options, its outcome."""
 
-    Only the provider's ``ASK_CANCELLED`` means "talk instead"; every other error propagates.
-    """
-    request = AskUserQuestionRequest(questions=(question,), agent=agent, signal=signal)
-    try:
-        return await service.ask(request)
-    except AskCancelledError:
-        return None
+    question_id: str
+    header: str
+    kind: str
+    approve: AskUserQuestionOption
+    reject: AskUserQuestionOption
+    outcome: type[_O]
+
+    def question(self, question: str, detail: str) -> AskUserQuestionItem:
+        """The review question: ``question`` about ``detail``, approve first, then reject."""
+        return AskUserQuestionItem(
+            id=self.question_id,
+            header=self.header,
+            question=question,
+            detail=detail,
+            options=(self.approve, self.reject),
+            intent=AskUserQuestionIntent(self.kind, self.approve.label),
+        )
+
+    def read(self, answer: AskUserQuestionAnswer) -> _O:
+        """Approved only for exactly one item of this review selecting exactly the approve label.
+
+        With no custom text. Anything else is not approved, with the custom text of the (first)
+        item of this review as feedback.
+        """
+        items = [item for item in answer.answers if item.id == self.question_id]
+        approving = (self.approve.label,)
+        if len(items) == 1 and items[0].selected == approving and items[0].custom is None:
+            return self.outcome(approved=True)
+        feedback = next((item.custom for item in items if item.custom is not None), None)
+        return self.outcome(approved=False, feedback=feedback)
+
+    async def ask(
+        self,
+        service: Asks,
+        question: AskUserQuestionItem,
+        *,
+        agent: object | None,
+        signal: AbortSignal | None,
+    ) -> _O:
+        """Ask ``question`` alone and read its verdict; closing it is the talk-instead outcome.
+
+        Only the provider's ``ASK_CANCELLED`` means "talk instead"; every other error propagates.
+        """
+        request = AskUserQuestionRequest(questions=(question,), agent=agent, signal=signal)
+        try:
+            answer = await service.ask(request)
+        except AskCancelledError:
+            return self.outcome(approved=False, talk_instead=True)
+        return self.read(answer)

@@ -16,13 +16,8 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from ._payloads import (
-    AskUserQuestionAnswer,
-    AskUserQuestionIntent,
-    AskUserQuestionItem,
-    AskUserQuestionOption,
-)
-from ._review import Asks, ReviewOutcome, ask_review, read_verdict
+from ._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionOption
+from ._review import Asks, Review, ReviewOutcome
 from .rules import DIFF_REVIEW_INTENT
 
 if TYPE_CHECKING:
@@ -62,8 +57,7 @@ class DiffReviewDecision(str, enum.Enum):
     """The human closed the question (the provider's ``ASK_CANCELLED``): apply nothing, stop
     and wait for their next message."""
 
-    def __str__(self) -> str:
-        return self.value
+    __str__ = str.__str__  # the value, as the str it is
 
 
 @attrs.frozen
@@ -78,11 +72,19 @@ class DiffReviewOutcome(ReviewOutcome):
     @property
     def decision(self) -> DiffReviewDecision:
         """Apply, don't apply, or talk instead."""
-        if self.approved:
-            return DiffReviewDecision.APPLY
-        if self.talk_instead:
-            return DiffReviewDecision.TALK_INSTEAD
-        return DiffReviewDecision.DONT_APPLY
+        return self._decide(
+            DiffReviewDecision.APPLY, DiffReviewDecision.DONT_APPLY, DiffReviewDecision.TALK_INSTEAD
+        )
+
+
+_DIFF_REVIEW = Review(
+    question_id=DIFF_REVIEW_ID,
+    header=_HEADER,
+    kind=DIFF_REVIEW_INTENT,
+    approve=AskUserQuestionOption(APPLY, _APPLY_DESCRIPTION),
+    reject=AskUserQuestionOption(DONT_APPLY, _DONT_APPLY_DESCRIPTION),
+    outcome=DiffReviewOutcome,
+)
 
 
 def check_diff(diff: str) -> None:
@@ -118,17 +120,7 @@ def diff_review_question(diff: str, title: str | None = None) -> AskUserQuestion
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be a str or None, got {type(title).__name__}")
     question = _QUESTION if not title else f"Apply this change to {title}?"
-    return AskUserQuestionItem(
-        id=DIFF_REVIEW_ID,
-        header=_HEADER,
-        question=question,
-        detail=diff,
-        options=(
-            AskUserQuestionOption(APPLY, _APPLY_DESCRIPTION),
-            AskUserQuestionOption(DONT_APPLY, _DONT_APPLY_DESCRIPTION),
-        ),
-        intent=AskUserQuestionIntent(DIFF_REVIEW_INTENT, APPLY),
-    )
+    return _DIFF_REVIEW.question(question, diff)
 
 
 def read_diff_review(answer: AskUserQuestionAnswer) -> DiffReviewOutcome:
@@ -138,8 +130,7 @@ def read_diff_review(answer: AskUserQuestionAnswer) -> DiffReviewOutcome:
     exactly ``("Apply",)`` and which has no custom text. Anything else (a skip included) is not
     applied, with the custom text of the (first) ``diff-review`` item as feedback.
     """
-    verdict = read_verdict(answer, DIFF_REVIEW_ID, APPLY)
-    return DiffReviewOutcome(approved=verdict.approved, feedback=verdict.feedback)
+    return _DIFF_REVIEW.read(answer)
 
 
 async def review_diff(
@@ -156,7 +147,4 @@ async def review_diff(
     (``ASK_ABORTED``, ``NO_PROVIDER``, a bad diff's `ValueError`, ...) propagates unchanged.
     """
     question = diff_review_question(diff, title)
-    answer = await ask_review(service, question, agent=agent, signal=signal)
-    if answer is None:
-        return DiffReviewOutcome(approved=False, talk_instead=True)
-    return read_diff_review(answer)
+    return await _DIFF_REVIEW.ask(service, question, agent=agent, signal=signal)

@@ -13,13 +13,8 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
-from ._payloads import (
-    AskUserQuestionAnswer,
-    AskUserQuestionIntent,
-    AskUserQuestionItem,
-    AskUserQuestionOption,
-)
-from ._review import Asks, ReviewOutcome, ask_review, read_verdict
+from ._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionOption
+from ._review import Asks, Review, ReviewOutcome
 
 if TYPE_CHECKING:
     from .harness import AbortSignal
@@ -59,8 +54,7 @@ class PlanReviewDecision(str, enum.Enum):
     """The human closed the question (the provider's ``ASK_CANCELLED``): stop and wait for
     their next message, still in plan mode."""
 
-    def __str__(self) -> str:
-        return self.value
+    __str__ = str.__str__  # the value, as the str it is
 
 
 @attrs.frozen
@@ -75,11 +69,21 @@ class PlanReviewOutcome(ReviewOutcome):
     @property
     def decision(self) -> PlanReviewDecision:
         """Approved, keep planning, or talk instead."""
-        if self.approved:
-            return PlanReviewDecision.APPROVED
-        if self.talk_instead:
-            return PlanReviewDecision.TALK_INSTEAD
-        return PlanReviewDecision.KEEP_PLANNING
+        return self._decide(
+            PlanReviewDecision.APPROVED,
+            PlanReviewDecision.KEEP_PLANNING,
+            PlanReviewDecision.TALK_INSTEAD,
+        )
+
+
+_PLAN_REVIEW = Review(
+    question_id=PLAN_REVIEW_ID,
+    header=_HEADER,
+    kind=PLAN_REVIEW_INTENT,
+    approve=AskUserQuestionOption(APPROVE, _APPROVE_DESCRIPTION),
+    reject=AskUserQuestionOption(KEEP_PLANNING, _KEEP_PLANNING_DESCRIPTION),
+    outcome=PlanReviewOutcome,
+)
 
 
 def plan_review_question(plan: str) -> AskUserQuestionItem:
@@ -93,17 +97,7 @@ def plan_review_question(plan: str) -> AskUserQuestionItem:
         raise TypeError(f"plan must be a str, got {type(plan).__name__}")
     if not _HEADING.match(plan.strip().partition("\n")[0]):
         raise ValueError(_NOT_A_PLAN)
-    return AskUserQuestionItem(
-        id=PLAN_REVIEW_ID,
-        header=_HEADER,
-        question=_QUESTION,
-        detail=plan,
-        options=(
-            AskUserQuestionOption(APPROVE, _APPROVE_DESCRIPTION),
-            AskUserQuestionOption(KEEP_PLANNING, _KEEP_PLANNING_DESCRIPTION),
-        ),
-        intent=AskUserQuestionIntent(PLAN_REVIEW_INTENT, APPROVE),
-    )
+    return _PLAN_REVIEW.question(_QUESTION, plan)
 
 
 def read_plan_review(answer: AskUserQuestionAnswer) -> PlanReviewOutcome:
@@ -113,8 +107,7 @@ def read_plan_review(answer: AskUserQuestionAnswer) -> PlanReviewOutcome:
     exactly ``("Approve",)`` and which has no custom text. Anything else keeps planning, with the
     custom text of the (first) ``plan-review`` item as feedback.
     """
-    verdict = read_verdict(answer, PLAN_REVIEW_ID, APPROVE)
-    return PlanReviewOutcome(approved=verdict.approved, feedback=verdict.feedback)
+    return _PLAN_REVIEW.read(answer)
 
 
 async def review_plan(
@@ -129,7 +122,4 @@ async def review_plan(
     The provider's ``ASK_CANCELLED`` becomes the talk-instead outcome; every other error
     (``ASK_ABORTED``, ``NO_PROVIDER``, a bad plan's `ValueError`, ...) propagates unchanged.
     """
-    answer = await ask_review(service, plan_review_question(plan), agent=agent, signal=signal)
-    if answer is None:
-        return PlanReviewOutcome(approved=False, talk_instead=True)
-    return read_plan_review(answer)
+    return await _PLAN_REVIEW.ask(service, plan_review_question(plan), agent=agent, signal=signal)

@@ -1,10 +1,12 @@
-"""What the adapters share: running the tool and telling invalid arguments apart."""
+"""What the adapters share: running a live or a durable call, telling invalid arguments apart."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar
+
+import attrs
 
 from .. import tool
 from ..errors import OUTCOMES, UserQuestionError, UserQuestionErrorCode
@@ -62,6 +64,72 @@ def context_of(deps: Any, how: str) -> Any:
         "ask_user_question has no harness context: pass one to ask_user_question_tool(ctx), or"
         f" {how} (got {type(deps).__name__})"
     )
+
+
+@attrs.frozen
+class Live:
+    """What a live tool was made with; ``None`` takes the run's own (the harness, agent, signal).
+
+    ``how`` says, for the error of a run with no harness context, how the framework passes one.
+    """
+
+    ctx: Any
+    agent: object | None
+    signal: Any | None
+    on_secrets: OnSecrets | None
+    how: str
+
+    async def run(
+        self,
+        arguments: object,
+        call_id: str | None,
+        harness: Any,
+        given: Callable[[str], Any] | None = None,
+    ) -> tool.ToolResult:
+        """Run one call through `tool.run`, its secrets handed to ``on_secrets``.
+
+        ``harness`` is the run's harness context (or what holds it, see `context_of`), taken
+        when the tool was made without one; ``given(name)`` is the run's own ``"agent"`` or
+        ``"signal"`` (default: that attribute of ``harness``, or ``None``).
+        """
+        ctx = self.ctx if self.ctx is not None else context_of(harness, self.how)
+        value = given if given is not None else lambda name: getattr(harness, name, None)
+        result = await tool.run(
+            ctx,
+            arguments,
+            agent=self.agent if self.agent is not None else value("agent"),
+            signal=self.signal if self.signal is not None else value("signal"),
+        )
+        hand_secrets(result, call_id, self.on_secrets)
+        return result
+
+
+async def run_durable(
+    ctx: Any,
+    arguments: object,
+    key: str | None,
+    *,
+    agent: object | None,
+    signal: Any | None,
+    on_secrets: OnSecrets | None,
+    timeout: float | None = None,
+) -> tool.ToolResult:
+    """Ask one durable call through `tool.run` with its ``key``; its secrets to ``on_secrets``.
+
+    The failures of `KEEP_PENDING` raise (the call stays pending); every other one is the
+    call's result, for the model.
+    """
+    result = await tool.run(
+        ctx,
+        arguments,
+        agent=agent,
+        signal=signal,
+        key=key,
+        timeout=timeout,
+        raise_for=KEEP_PENDING,
+    )
+    hand_secrets(result, key, on_secrets)
+    return result
 
 
 async def gather_all(awaitables: Iterable[Awaitable[T]]) -> list[T]:

@@ -9,8 +9,10 @@ its problems reach the model.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from .. import tool
 from ._common import missing_framework
 
 try:
@@ -18,7 +20,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on what is installed
     raise missing_framework("langchain", "langchain", err) from err
 
-__all__ = ["WholeArgumentsTool"]
+__all__ = ["WholeArgumentsTool", "whole_arguments_tool"]
 
 
 class WholeArgumentsTool(StructuredTool):
@@ -32,3 +34,23 @@ class WholeArgumentsTool(StructuredTool):
         self, tool_input: str | dict[str, Any], tool_call_id: str | None
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
         return (tool_input, tool_call_id), {}
+
+
+def whole_arguments_tool(
+    *,
+    coroutine: Callable[..., Awaitable[str]],
+    func: Callable[..., str] | None = None,
+) -> StructuredTool:
+    """The ``ask_user_question`` tool of ``coroutine`` (and ``func``, to be invoked sync).
+
+    The tool's name, description and JSON Schema; every failure the function raises as
+    `ToolException` is handled (an error ``ToolMessage`` for the model).
+    """
+    return WholeArgumentsTool(
+        name=tool.NAME,
+        description=tool.DESCRIPTION,
+        args_schema=tool.input_schema(),
+        func=func,
+        coroutine=coroutine,
+        handle_tool_error=True,
+    )

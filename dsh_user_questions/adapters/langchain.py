@@ -20,9 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import tool
-from ._common import OnSecrets, context_of, hand_secrets, missing_framework
-from ._langchain_tool import WholeArgumentsTool
+from ._common import Live, OnSecrets, missing_framework
+from ._langchain_tool import whole_arguments_tool
 
 try:
     from langchain_core.runnables import RunnableConfig
@@ -50,27 +49,16 @@ def ask_user_question_tool(
     ``on_secrets`` gets the clear text of each secret answer (the model gets the placeholder):
     ``on_secrets(tool_call_id, {question id: text})``.
     """
+    live = Live(ctx, agent, signal, on_secrets, _HOW)
 
     async def ask_user_question(
         arguments: object, tool_call_id: str | None, *, dsh_run_config: RunnableConfig
     ) -> str:
         configurable = dsh_run_config.get("configurable") or {}
-        harness = ctx if ctx is not None else context_of(configurable.get("harness"), _HOW)
-        result = await tool.run(
-            harness,
-            arguments,
-            agent=agent if agent is not None else configurable.get("agent"),
-            signal=signal if signal is not None else configurable.get("signal"),
-        )
-        hand_secrets(result, tool_call_id, on_secrets)
+        harness = configurable.get("harness")
+        result = await live.run(arguments, tool_call_id, harness, configurable.get)
         if result.is_error:
             raise ToolException(result.content)
         return result.content
 
-    return WholeArgumentsTool(
-        name=tool.NAME,
-        description=tool.DESCRIPTION,
-        args_schema=tool.input_schema(),
-        coroutine=ask_user_question,
-        handle_tool_error=True,
-    )
+    return whole_arguments_tool(coroutine=ask_user_question)

@@ -43,7 +43,7 @@ from typing import Any
 from .. import rules, tool
 from .._payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from ..errors import HarnessError, UserQuestionError
-from ._common import KEEP_PENDING, OnSecrets, gather_all, hand_secrets, missing_framework
+from ._common import OnSecrets, gather_all, missing_framework, run_durable
 
 try:
     from langchain_core.runnables import RunnableConfig
@@ -52,7 +52,7 @@ try:
 except ImportError as err:  # pragma: no cover - depends on what is installed
     raise missing_framework("langgraph", "langgraph", err) from err
 
-from ._langchain_tool import WholeArgumentsTool
+from ._langchain_tool import whole_arguments_tool
 
 __all__ = ["answer_interrupts", "ask_user_question_tool", "resume_value"]
 
@@ -167,14 +167,7 @@ def ask_user_question_tool() -> StructuredTool:
     ) -> str:
         return _ask(arguments, tool_call_id, dsh_run_config)
 
-    return WholeArgumentsTool(
-        name=tool.NAME,
-        description=tool.DESCRIPTION,
-        args_schema=tool.input_schema(),
-        func=ask_user_question,
-        coroutine=ask_user_question_async,
-        handle_tool_error=True,
-    )
+    return whole_arguments_tool(coroutine=ask_user_question_async, func=ask_user_question)
 
 
 def _request_of(pending: Interrupt) -> AskUserQuestionRequest:
@@ -233,16 +226,15 @@ async def answer_interrupts(
 
     async def one(pending: Interrupt) -> dict[str, Any]:
         request = _request_of(pending)
-        result = await tool.run(
+        result = await run_durable(
             ctx,
             {"questions": pending.value["questions"]},
+            request.key,
             agent=agent,
             signal=signal,
-            key=request.key,
+            on_secrets=on_secrets,
             timeout=request.timeout,
-            raise_for=KEEP_PENDING,
         )
-        hand_secrets(result, request.key, on_secrets)
         return resume_value(result)
 
     async def answers(pending: tuple[Interrupt, ...]) -> Command[Any]:

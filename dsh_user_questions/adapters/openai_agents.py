@@ -38,14 +38,7 @@ from typing import Any
 
 from .. import tool
 from ..errors import UserQuestionError
-from ._common import (
-    KEEP_PENDING,
-    OnSecrets,
-    context_of,
-    gather_all,
-    hand_secrets,
-    missing_framework,
-)
+from ._common import Live, OnSecrets, gather_all, missing_framework, run_durable
 
 try:
     from agents import FunctionTool, RunContextWrapper, RunResult, RunState
@@ -93,17 +86,11 @@ def ask_user_question_tool(
     secret answer the tool itself receives (the model gets the placeholder).
     """
 
+    live = Live(ctx, agent, signal, on_secrets, _HOW)
+
     # Annotated ToolContext, the SDK passes the tool call's context (with its id).
     async def invoke(run: ToolContext[Any], arguments: str) -> str:
-        given = run.context
-        harness = ctx if ctx is not None else context_of(given, _HOW)
-        result = await tool.run(
-            harness,
-            arguments,
-            agent=agent if agent is not None else getattr(given, "agent", None),
-            signal=signal if signal is not None else getattr(given, "signal", None),
-        )
-        hand_secrets(result, run.tool_call_id, on_secrets)
+        result = await live.run(arguments, run.tool_call_id, run.context)
         return result.content
 
     async def needs_approval(_run: RunContextWrapper[Any], arguments: Any, _call_id: str) -> bool:
@@ -159,10 +146,9 @@ async def answer_interruptions(
         arguments = raw.get("arguments") if isinstance(raw, dict) else raw.arguments
         call_id = raw.get("call_id") if isinstance(raw, dict) else raw.call_id
         key = key_of(run_id, str(call_id))
-        result = await tool.run(
-            ctx, arguments, agent=agent, signal=signal, key=key, raise_for=KEEP_PENDING
+        result = await run_durable(
+            ctx, arguments, key, agent=agent, signal=signal, on_secrets=on_secrets
         )
-        hand_secrets(result, key, on_secrets)
         return result.content
 
     outputs = await gather_all(one(item) for item in pending)

@@ -36,14 +36,7 @@ from typing import Any
 
 from .. import _json, tool
 from ..errors import UserQuestionError
-from ._common import (
-    KEEP_PENDING,
-    OnSecrets,
-    context_of,
-    gather_all,
-    hand_secrets,
-    missing_framework,
-)
+from ._common import Live, OnSecrets, gather_all, missing_framework, run_durable
 
 try:
     from pydantic_ai import (
@@ -120,18 +113,12 @@ def ask_user_question_tool(
             " on_secrets to answer_deferred instead"
         )
 
+    live = Live(ctx, agent, signal, on_secrets, _HOW)
+
     async def ask_user_question(run: RunContext[Any], **arguments: Any) -> str:
         if deferred:
             raise _question(run)
-        deps = run.deps
-        harness = ctx if ctx is not None else context_of(deps, _HOW)
-        result = await tool.run(
-            harness,
-            arguments,
-            agent=agent if agent is not None else getattr(deps, "agent", None),
-            signal=signal if signal is not None else getattr(deps, "signal", None),
-        )
-        hand_secrets(result, run.tool_call_id, on_secrets)
+        result = await live.run(arguments, run.tool_call_id, run.deps)
         if result.is_error:
             raise ToolFailed(result.content)
         return result.content
@@ -224,10 +211,9 @@ async def answer_deferred(
     ]
 
     async def one(args: Any, key: str) -> Any:
-        result = await tool.run(
-            ctx, args, agent=agent, signal=signal, key=key, raise_for=KEEP_PENDING
+        result = await run_durable(
+            ctx, args, key, agent=agent, signal=signal, on_secrets=on_secrets
         )
-        hand_secrets(result, key, on_secrets)
         return ToolFailed(result.content) if result.is_error else result.content
 
     outcomes = await gather_all(one(call.args, key) for call, key in zip(calls, keys, strict=True))

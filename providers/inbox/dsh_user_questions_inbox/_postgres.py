@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import re
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -24,6 +23,7 @@ import psycopg
 from dsh_user_questions import UserQuestionError
 from psycopg.conninfo import conninfo_to_dict
 
+from ._connections import ThreadConnections
 from ._engine import ADDED_COLUMNS, FIRST_COLUMNS, INDEXES, LEASES_TABLE, TABLE_COLUMNS
 
 __all__ = ["CHANNEL", "PostgresEngine"]
@@ -81,10 +81,7 @@ class PostgresEngine:
         self._shown = shown or "the PostgreSQL inbox"
         self._secret = _password_of(conninfo)
         self.reconnect_seconds = reconnect_seconds
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._all: list[psycopg.Connection[Any]] = []
-        self._closed = False
+        self._conns = ThreadConnections(self._connect, lambda conn: conn.closed)
         self._reached = False  # a server reached once is waited for when it goes away
         self._create = create
         self._gone: UserQuestionError | None = None  # a listener found the store gone for good
@@ -133,16 +130,8 @@ class PostgresEngine:
             for index in INDEXES:
                 conn.execute(index)
 
-    def _conn(self) -> psycopg.Connection[Any]:
-        conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
-        if conn is None or conn.closed:
-            if self._closed:
-                raise RuntimeError("the inbox is closed")
-            conn = psycopg.connect(self._conninfo, autocommit=True)
-            self._local.conn = conn
-            with self._lock:
-                self._all.append(conn)
-        return conn
+    def _connect(self) -> psycopg.Connection[Any]:
+        return psycopg.connect(self._conninfo, autocommit=True)
 
     def _run(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
         """Run ``work`` on this thread's connection, reconnecting while the server is away."""
@@ -151,12 +140,9 @@ class PostgresEngine:
         warned = False
         while True:
             try:
-                return work(self._conn())
+                return work(self._conns.get())
             except psycopg.OperationalError as err:
-                conn = getattr(self._local, "conn", None)
-                if conn is not None:
-                    conn.close()
-                    self._local.conn = None
+                self._conns.drop()
                 if not self._reached or _permanent(err):
                     raise self.unusable(err) from None
                 if time.monotonic() >= give_up:
@@ -228,12 +214,7 @@ class PostgresEngine:
 
     def close(self) -> None:
         """Close the connections of every thread."""
-        with self._lock:
-            self._closed = True
-            conns, self._all = self._all, []
-        for conn in conns:
-            conn.close()
-        self._local = threading.local()
+        self._conns.close()
 
 
 def _password_of(conninfo: str) -> str | None:

@@ -12,7 +12,6 @@ import contextlib
 import hashlib
 import os
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any, Literal, TypeVar
 
 from dsh_user_questions import UserQuestionError
 
+from ._connections import ThreadConnections
 from ._engine import ADDED_COLUMNS, FIRST_COLUMNS, INDEXES, LEASES_TABLE, TABLE_COLUMNS
 from ._url import default_sqlite_path
 
@@ -128,10 +128,7 @@ class SQLiteEngine:
 
     def __init__(self, path: str, *, create: bool | Literal["first"] = True) -> None:
         self._path = path
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._all: list[sqlite3.Connection] = []
-        self._closed = False
+        self._conns = ThreadConnections(lambda: _connect(path))
         try:
             with _as_store_errors(path):
                 if Path(path).is_dir():
@@ -143,7 +140,7 @@ class SQLiteEngine:
                     _create_private(path)
                 elif missing:
                     raise unusable(path, _NO_STORE)
-                self._create_schema(self._conn())
+                self._create_schema(self._conns.get())
                 # The file this engine uses: a file deleted, moved or replaced under it is
                 # an error (`check`), never a silent new store or an unlinked one.
                 self._identity = _identity(path)
@@ -208,17 +205,6 @@ class SQLiteEngine:
         """The database file."""
         return self._path
 
-    def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            if self._closed:
-                raise RuntimeError("the inbox is closed")
-            conn = _connect(self._path)
-            self._local.conn = conn
-            with self._lock:
-                self._all.append(conn)
-        return conn
-
     def write(self, sql: str, params: Mapping[str, Any]) -> int:
         """One transaction: the statement, and a new change number if it changed a row."""
         return self._guarded(lambda: self._write(sql, params))
@@ -231,7 +217,7 @@ class SQLiteEngine:
         return self._guarded(lambda: self._write_many(sql, params))
 
     def _write_many(self, sql: str, params: Sequence[Mapping[str, Any]]) -> list[int]:
-        conn = self._conn()
+        conn = self._conns.get()
         bumps = "{seq}" in sql
         statement = sql.replace("{seq}", _SEQ)
         changed: list[int] = []
@@ -249,7 +235,7 @@ class SQLiteEngine:
 
     def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
         """Rows of one query (a consistent snapshot under WAL)."""
-        return self._guarded(lambda: self._conn().execute(sql, params).fetchall())
+        return self._guarded(lambda: self._conns.get().execute(sql, params).fetchall())
 
     def listen(self) -> _SQLiteListener:
         """A listener with its own connection."""
@@ -257,12 +243,7 @@ class SQLiteEngine:
 
     def close(self) -> None:
         """Close the connections of every thread."""
-        with self._lock:
-            self._closed = True
-            conns, self._all = self._all, []
-        for conn in conns:
-            conn.close()
-        self._local = threading.local()
+        self._conns.close()
 
 
 class _SQLiteListener:

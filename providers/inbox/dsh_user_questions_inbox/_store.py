@@ -431,20 +431,18 @@ class Inbox:
     def claim_delivery(self, question_id: str) -> bool:
         """Mark a final question's outcome as handed to its asker; ``True`` for the one caller
         that did (so across processes each outcome is delivered once)."""
-        return bool(
-            self._engine.write(
-                "UPDATE dsh_inbox_questions SET delivered_at = :now, seq = {seq} WHERE id = :id"
-                " AND state <> 'pending' AND delivered_at IS NULL",
-                {"id": question_id, "now": time.time()},
-            )
+        return self._stamp(
+            "UPDATE dsh_inbox_questions SET delivered_at = :now, seq = {seq} WHERE id = :id"
+            " AND state <> 'pending' AND delivered_at IS NULL",
+            question_id,
         )
 
     def mark_received(self, question_id: str) -> None:
         """Record that the asker's ``ask()`` returned the answer to its caller."""
-        self._engine.write(
+        self._stamp(
             "UPDATE dsh_inbox_questions SET received_at = :now, seq = {seq}"
             " WHERE id = :id AND received_at IS NULL",
-            {"id": question_id, "now": time.time()},
+            question_id,
         )
 
     def unclaim_delivery(self, question_id: str) -> None:
@@ -477,13 +475,15 @@ class Inbox:
 
     def claim_late(self, question_id: str) -> bool:
         """Mark a late answer as handed to its harness; ``True`` for the one caller that did."""
-        return bool(
-            self._engine.write(
-                "UPDATE dsh_inbox_questions SET late_delivered_at = :now WHERE id = :id"
-                " AND late_answer IS NOT NULL AND late_delivered_at IS NULL",
-                {"id": question_id, "now": time.time()},
-            )
+        return self._stamp(
+            "UPDATE dsh_inbox_questions SET late_delivered_at = :now WHERE id = :id"
+            " AND late_answer IS NOT NULL AND late_delivered_at IS NULL",
+            question_id,
         )
+
+    def _stamp(self, sql: str, question_id: str) -> bool:
+        # One record's time stamp (``:id``, ``:now``); true when this call wrote it.
+        return bool(self._engine.write(sql, {"id": question_id, "now": time.time()}))
 
     def prune(self, older_than: float) -> int:
         """Delete final records settled (and late-answered) more than ``older_than`` s ago.

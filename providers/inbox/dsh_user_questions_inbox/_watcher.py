@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from dsh_user_questions import UserQuestionError
 
@@ -27,7 +28,7 @@ from ._record import QuestionRecord
 from ._retention import retention_seconds
 from ._store import Inbox
 
-__all__ = ["Watcher"]
+__all__ = ["Watcher", "settle"]
 
 _log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.25  # upper bound on how long close() waits for the thread
@@ -189,7 +190,7 @@ class Watcher:
                 waiters = {i: self._waiters.pop(i) for i in question_ids if i in self._waiters}
         for held in waiters.values():
             for future in _each(held):
-                _fail_soon(future, error)
+                _settle_soon(future, error)
 
     def _prune(self) -> None:
         retention = retention_seconds()
@@ -249,22 +250,23 @@ def _call(callback: Callable[[QuestionRecord], object], record: QuestionRecord) 
         _log.exception("the late-answer callback failed for question %s", record.id)
 
 
-def _fail_soon(future: asyncio.Future[QuestionRecord], error: BaseException) -> None:
-    def fail() -> None:
-        if not future.done():
-            future.set_exception(error)
+def settle(future: asyncio.Future[Any], outcome: object) -> bool:
+    """On the future's loop: its result, or its error (an exception); false if it was done."""
+    if future.done():
+        return False
+    if isinstance(outcome, BaseException):
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)
+    return True
 
+
+def _settle_soon(
+    future: asyncio.Future[QuestionRecord], outcome: QuestionRecord | BaseException
+) -> None:
+    # From the watcher's thread: the waiter's future gets the record (or the error) on its loop.
     with contextlib.suppress(RuntimeError):  # the waiter's loop is gone: nobody waits
-        future.get_loop().call_soon_threadsafe(fail)
-
-
-def _settle_soon(future: asyncio.Future[QuestionRecord], record: QuestionRecord) -> None:
-    def settle() -> None:
-        if not future.done():
-            future.set_result(record)
-
-    with contextlib.suppress(RuntimeError):  # the waiter's loop is gone: nobody waits
-        future.get_loop().call_soon_threadsafe(settle)
+        future.get_loop().call_soon_threadsafe(settle, future, outcome)
 
 
 _Waiters = asyncio.Future[QuestionRecord] | list[asyncio.Future[QuestionRecord]]

@@ -44,6 +44,16 @@ EXIT_LATE = 4
 RECEIPT_SECONDS = 1.5
 
 
+def _fail(message: str, status: int = EXIT_ERROR) -> int:
+    """Say what went wrong on stderr, as ``dsh-inbox: <message>``; the exit status ``status``."""
+    print(f"dsh-inbox: {message}", file=sys.stderr)
+    return status
+
+
+def _no_question(question_id: str) -> int:
+    return _fail(f"no question {question_id!r} in the inbox")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dsh-inbox",
@@ -151,16 +161,13 @@ def _main(args: argparse.Namespace) -> int:
     try:
         inbox = open_inbox(args.inbox, create=_CREATING.get(args.command, False))
     except (ValueError, OSError) as err:
-        print(f"dsh-inbox: {err}", file=sys.stderr)
-        return EXIT_ERROR
+        return _fail(str(err))
     except UserQuestionError as err:
-        print(f"dsh-inbox: {err.message}", file=sys.stderr)
-        return EXIT_ERROR
+        return _fail(err.message)
     try:
         return _run(inbox, args)
     except UserQuestionError as err:  # the store failed mid-way (e.g. gone for good)
-        print(f"dsh-inbox: {err.message}", file=sys.stderr)
-        return EXIT_ERROR
+        return _fail(err.message)
     finally:
         inbox.close()
 
@@ -198,11 +205,9 @@ def _notify_test() -> int:
     try:
         notifier = Notifier.from_env()
     except (ValueError, ImportError) as err:
-        print(f"dsh-inbox: {err}", file=sys.stderr)
-        return EXIT_ERROR
+        return _fail(str(err))
     if notifier is None:
-        print(f"dsh-inbox: {NOTIFY_ENV} is not set: nothing to notify", file=sys.stderr)
-        return EXIT_ERROR
+        return _fail(f"{NOTIFY_ENV} is not set: nothing to notify")
     note = Notification(
         title="dsh-inbox test notification",
         body="Questions your agents ask through the inbox will be announced here.",
@@ -210,8 +215,7 @@ def _notify_test() -> int:
     if notifier.send_blocking(note):
         print(f"sent a test notification to {len(notifier.targets)} target(s)")
         return 0
-    print("dsh-inbox: the notification was not delivered (see the warning above)", file=sys.stderr)
-    return EXIT_ERROR
+    return _fail("the notification was not delivered (see the warning above)")
 
 
 # list --------------------------------------------------------------------------------------------
@@ -266,8 +270,7 @@ def _age(seconds: float) -> str:
 def _show(inbox: Inbox, question_id: str, *, as_json: bool) -> int:
     record = inbox.get(question_id)
     if record is None:
-        print(f"dsh-inbox: no question {question_id!r} in the inbox", file=sys.stderr)
-        return EXIT_ERROR
+        return _no_question(question_id)
     if as_json:
         print(json.dumps(record.to_dict()))
         return 0
@@ -404,11 +407,8 @@ def _cancel(inbox: Inbox, question_id: str, *, surface: str) -> int:
         return EXIT_APPLIED
     record = inbox.get(question_id)
     if record is None:
-        print(f"dsh-inbox: no question {question_id!r} in the inbox", file=sys.stderr)
-        return EXIT_ERROR
-    print(f"dsh-inbox: question {question_id} was not changed: it is {_state(record)}",
-          file=sys.stderr)  # fmt: skip
-    return EXIT_TAKEN
+        return _no_question(question_id)
+    return _fail(f"question {question_id} was not changed: it is {_state(record)}", EXIT_TAKEN)
 
 
 # answer ------------------------------------------------------------------------------------------
@@ -417,8 +417,7 @@ def _cancel(inbox: Inbox, question_id: str, *, surface: str) -> int:
 def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
     record = inbox.get(question_id)
     if record is None:
-        print(f"dsh-inbox: no question {question_id!r} in the inbox", file=sys.stderr)
-        return EXIT_ERROR
+        return _no_question(question_id)
     if sys.stdin is not None and sys.stdin.isatty():
         from ._ask_here import ask_in_terminal
 
@@ -430,14 +429,9 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
         try:
             answer = json.loads(text)
         except ValueError as err:
-            print(f"dsh-inbox: the answer on stdin is not JSON: {err}", file=sys.stderr)
-            return EXIT_INVALID
+            return _fail(f"the answer on stdin is not JSON: {err}", EXIT_INVALID)
         except RecursionError:
-            print(
-                "dsh-inbox: the answer on stdin is not JSON: it is nested too deep",
-                file=sys.stderr,
-            )
-            return EXIT_INVALID
+            return _fail("the answer on stdin is not JSON: it is nested too deep", EXIT_INVALID)
     try:
         result = inbox.answer(question_id, answer, surface=surface)
     except UserQuestionError as err:
@@ -445,8 +439,7 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
             raise
         # The person's own answer breaks the question's rules: say which, as the rules do.
         why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)
-        print(f"dsh-inbox: your answer was refused: {why}", file=sys.stderr)
-        return EXIT_INVALID
+        return _fail(f"your answer was refused: {why}", EXIT_INVALID)
     if result.applied:
         return _applied(question_id, inbox.wait_received(question_id, RECEIPT_SECONDS))
     return report(result.outcome, question_id, result.record)
@@ -464,12 +457,11 @@ def _applied(question_id: str, reception: str) -> int:
             " kept for its harness, which gets it when it resumes"
         )
         return EXIT_APPLIED
-    print(
-        f"dsh-inbox: question {question_id} was answered, but its asker stopped waiting as the"
-        " answer landed: it was not received, and was handed on as a late answer",
-        file=sys.stderr,
+    return _fail(
+        f"question {question_id} was answered, but its asker stopped waiting as the answer"
+        " landed: it was not received, and was handed on as a late answer",
+        EXIT_LATE,
     )
-    return EXIT_LATE
 
 
 def report(outcome: AnswerOutcome, question_id: str, record: QuestionRecord | None) -> int:
@@ -478,23 +470,20 @@ def report(outcome: AnswerOutcome, question_id: str, record: QuestionRecord | No
         print(f"answered question {question_id}")
         return EXIT_APPLIED
     if outcome is AnswerOutcome.UNKNOWN or record is None:
-        print(f"dsh-inbox: no question {question_id!r} in the inbox", file=sys.stderr)
-        return EXIT_ERROR
+        return _no_question(question_id)
     if outcome is AnswerOutcome.LATE:
-        print(
-            f"dsh-inbox: question {question_id} was already {record.state.value}: your answer"
-            " was kept as a late answer and handed to its harness, not applied",
-            file=sys.stderr,
+        return _fail(
+            f"question {question_id} was already {record.state.value}: your answer was kept as"
+            " a late answer and handed to its harness, not applied",
+            EXIT_LATE,
         )
-        return EXIT_LATE
     if outcome is AnswerOutcome.CLOSED:
         why = "closed by the user"
     elif record.state is State.ANSWERED:
         why = f"answered by {inert(record.surface or '?')}"
     else:
         why = f"{record.state.value}, and already has a late answer"
-    print(f"dsh-inbox: question {question_id} was not changed: it was {why}", file=sys.stderr)
-    return EXIT_TAKEN
+    return _fail(f"question {question_id} was not changed: it was {why}", EXIT_TAKEN)
 
 
 # prune -------------------------------------------------------------------------------------------
@@ -508,8 +497,7 @@ def _prune(inbox: Inbox, older_than: str | None) -> int:
             else parse_duration(older_than, where="--older-than")
         )
     except ValueError as err:
-        print(f"dsh-inbox: {err}", file=sys.stderr)
-        return EXIT_INVALID
+        return _fail(str(err), EXIT_INVALID)
     if seconds is None:
         print("retention is never: nothing pruned")
         return 0

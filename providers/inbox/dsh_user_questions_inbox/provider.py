@@ -19,8 +19,8 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Generic, TypeVar
 
 import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
@@ -33,7 +33,7 @@ from ._notices import QuestionNotifier
 from ._record import QuestionRecord, State
 from ._seal import Sealer, register_seal
 from ._store import Inbox, new_question_id, open_inbox, pending_record
-from ._watcher import Watcher
+from ._watcher import Watcher, settle
 
 __all__ = ["ENV_HARNESS", "AlreadyDelivered", "InboxProvider", "default_harness_label"]
 
@@ -129,15 +129,13 @@ class InboxProvider:
         self._inflight: dict[str, tuple[AbortSignal | None, bool]] = {}
         # Asks whose rows are still to be written (see _drain), and how many are queued or
         # being written (close() waits for them).
-        self._queued: list[_Queued] = []
-        self._draining = False
+        self._queued: _Batches[_Queued] = _Batches()
         self._writing = 0
         self._written = threading.Condition(self._lock)
         # Records to read for asks about to wait (see _read).
-        self._reads: list[
+        self._reads: _Batches[
             tuple[str, asyncio.Future[QuestionRecord | None], asyncio.AbstractEventLoop]
-        ] = []
-        self._reading = False
+        ] = _Batches()
         self._closed = False
         # DSH_USER_QUESTIONS_NOTIFY: a bad URL fails here, when the provider starts.
         self._notices = QuestionNotifier.from_env(self.inbox)
@@ -282,16 +280,14 @@ class InboxProvider:
         with self._lock:
             if self._closed:
                 raise UserQuestionError.aborted("the inbox provider is closed")
-            self._queued.append(one)
             self._writing += 1
-            if self._draining:
+            if not self._queued.add(one):
                 return one
-            self._draining = True
         try:
             self._work.submit(self._drain)
         except BaseException:
             with self._lock:
-                self._draining = False
+                self._queued.stopped()
             raise
         return one
 
@@ -345,11 +341,9 @@ class InboxProvider:
         gets its own outcome (see `_write_batch`)."""
         while True:
             with self._lock:
-                batch = self._queued[:_BATCH]
-                del self._queued[:_BATCH]
-                if not batch:
-                    self._draining = False
-                    return
+                batch = self._queued.take()
+            if not batch:
+                return
             outcomes = self._write_batch(batch)
             for one, outcome in zip(batch, outcomes, strict=True):
                 if isinstance(outcome, Exception):
@@ -363,12 +357,10 @@ class InboxProvider:
                     self._inflight[question_id] = (
                         _PLAIN if signal is None and not keyed else (signal, keyed)
                     )
-            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Queued, object]]] = {}
-            for one, outcome in zip(batch, outcomes, strict=True):
-                by_loop.setdefault(one.loop, []).append((one, outcome))
-            for loop, settled in by_loop.items():
-                with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
-                    loop.call_soon_threadsafe(_settle_adds, settled)
+            _settle_on_loops(
+                ((one.loop, (one, outcome)) for one, outcome in zip(batch, outcomes, strict=True)),
+                _settle_adds,
+            )
             with self._lock:
                 self._writing -= len(batch)
                 self._written.notify_all()
@@ -379,40 +371,34 @@ class InboxProvider:
         loop = asyncio.get_running_loop()
         reading: asyncio.Future[QuestionRecord | None] = loop.create_future()
         with self._lock:
-            self._reads.append((question_id, reading, loop))
-            start = not self._reading
-            self._reading = True
+            start = self._reads.add((question_id, reading, loop))
         if start:
             try:
                 self._work.submit(self._drain_reads)
             except RuntimeError:  # closed: read it here
                 with self._lock:
-                    self._reading = False
+                    self._reads.stopped()
                 return await asyncio.to_thread(self.inbox.get, question_id)
         return await reading
 
     def _drain_reads(self) -> None:
         while True:
             with self._lock:
-                batch = self._reads[:_BATCH]
-                del self._reads[:_BATCH]
-                if not batch:
-                    self._reading = False
-                    return
+                batch = self._reads.take()
+            if not batch:
+                return
             try:
                 found: dict[str, QuestionRecord] | Exception = {
                     record.id: record for record in self.inbox.get_many(i for i, _, _ in batch)
                 }
             except Exception as error:
                 found = error
-            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], object]]] = {}
-            for question_id, future, loop in batch:
-                outcome = found if isinstance(found, Exception) else found.get(question_id)
-                by_loop.setdefault(loop, []).append((future, outcome))
+            settled = [
+                (loop, (future, found if isinstance(found, Exception) else found.get(question_id)))
+                for question_id, future, loop in batch
+            ]
             del batch, found
-            for loop, settled in by_loop.items():
-                with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
-                    loop.call_soon_threadsafe(_settle_all, settled)
+            _settle_on_loops(settled, _settle_all)
 
     async def resume(
         self, question_id: str, *, signal: AbortSignal | None = None
@@ -693,17 +679,57 @@ class _Queued:
     outcome: object = _UNSETTLED
 
 
-def _settle_adds(settled: list[tuple[_Queued, object]]) -> None:
+_T = TypeVar("_T")
+
+
+class _Batches(Generic[_T]):
+    """Work queued by many asks, done a batch at a time by one drainer thread at most.
+
+    Every method runs under the provider's lock.
+    """
+
+    def __init__(self) -> None:
+        self._items: list[_T] = []
+        self._draining = False
+
+    def add(self, item: _T) -> bool:
+        """Queue ``item``; true when no drainer runs, so the caller starts one."""
+        self._items.append(item)
+        start = not self._draining
+        self._draining = True
+        return start
+
+    def take(self) -> list[_T]:
+        """The next batch; empty when nothing is queued, and then the drainer ends."""
+        batch = self._items[:_BATCH]
+        del self._items[:_BATCH]
+        if not batch:
+            self._draining = False
+        return batch
+
+    def stopped(self) -> None:
+        """The drainer the caller was to start did not start."""
+        self._draining = False
+
+
+def _settle_on_loops(
+    settled: Iterable[tuple[asyncio.AbstractEventLoop, _T]], on_loop: Callable[[list[_T]], None]
+) -> None:
+    """From a drainer thread: ``on_loop`` with each loop's part of ``settled``, on that loop."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[_T]] = {}
+    for loop, one in settled:
+        by_loop.setdefault(loop, []).append(one)
+    for loop, mine in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits
+            loop.call_soon_threadsafe(on_loop, mine)
+
+
+def _settle_adds(settled: Sequence[tuple[_Queued, object]]) -> None:
     """On the asks' loop: hand each its record or its error; an ask cancelled meanwhile finds
     it in ``outcome`` (see `InboxProvider._write_outcome`)."""
     for one, outcome in settled:
-        future = one.future
-        if future.done():
+        if not settle(one.future, outcome):
             one.outcome = outcome
-        elif isinstance(outcome, BaseException):
-            future.set_exception(outcome)
-        else:
-            future.set_result(outcome)  # type: ignore[arg-type]  # a record
 
 
 def _taken_receipt(request: AskUserQuestionRequest) -> Receipt | None:
@@ -714,15 +740,10 @@ def _taken_receipt(request: AskUserQuestionRequest) -> Receipt | None:
     return None if taken.done() else taken
 
 
-def _settle_all(settled: list[tuple[asyncio.Future[Any], object]]) -> None:
+def _settle_all(settled: Sequence[tuple[asyncio.Future[Any], object]]) -> None:
     """On the futures' loop: each its result, or its error."""
     for future, outcome in settled:
-        if future.done():
-            continue
-        if isinstance(outcome, BaseException):
-            future.set_exception(outcome)
-        else:
-            future.set_result(outcome)
+        settle(future, outcome)
 
 
 def _result(record: QuestionRecord) -> AskUserQuestionAnswer:
