@@ -173,18 +173,26 @@ def _looks_alike(index: int, label: str, first: int, first_label: str) -> str:
     )
 
 
+def reviewed_kind(question: AskUserQuestionItem) -> str | None:
+    """The intent kind of ``question`` when it passes the intent rules, else ``None``.
+
+    The rules: the approve label is one of its options and it has a ``detail`` (what is
+    reviewed), exactly what `check_request` demands of a question with an intent.
+    """
+    intent = question.intent
+    if intent is None or question.detail is None:
+        return None
+    if not any(option.label == intent.approve for option in question.options):
+        return None
+    return intent.kind
+
+
 def is_diff_review(question: AskUserQuestionItem) -> bool:
     """Whether a provider should show ``question`` as a diff-review card (its detail a diff).
 
     True when its intent is ``diff-review`` and it passes the same intent rules as a plan review.
     """
-    intent = question.intent
-    return (
-        intent is not None
-        and intent.kind == DIFF_REVIEW_INTENT
-        and question.detail is not None
-        and any(option.label == intent.approve for option in question.options)
-    )
+    return reviewed_kind(question) == DIFF_REVIEW_INTENT
 
 
 def is_plan_review(question: AskUserQuestionItem) -> bool:
@@ -193,13 +201,7 @@ def is_plan_review(question: AskUserQuestionItem) -> bool:
     True when its intent is ``plan-review``, the approve label is one of its options and it has
     a ``detail`` (the plan): exactly the questions `check_request` lets through with that intent.
     """
-    intent = question.intent
-    return (
-        intent is not None
-        and intent.kind == PLAN_REVIEW_INTENT
-        and question.detail is not None
-        and any(option.label == intent.approve for option in question.options)
-    )
+    return reviewed_kind(question) == PLAN_REVIEW_INTENT
 
 
 def check_answer(
