@@ -15,8 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
-from dsh_user_questions import AskUserQuestionRequest, UserQuestionError
-from dsh_user_questions.errors import UserQuestionErrorCode
+from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, UserQuestionErrorCode
 from dsh_user_questions.rules import check_answer
 
 from ._engine import Engine, Listener

@@ -23,8 +23,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
 import attrs
-from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
-from dsh_user_questions.errors import is_timeout
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionRequest,
+    UserQuestionError,
+    is_timeout,
+)
 from dsh_user_questions.harness import AbortSignal
 from dsh_user_questions.providing import Receipt, receipt
 
