@@ -408,7 +408,9 @@ class UserQuestionService:
 
     def _providers(self) -> tuple[pluggy.HookImpl, ...]:
         """The provider hook's answering implementations, worked out again only when the
-        hook's implementations change (a plugin registered, unregistered or blocked)."""
+        hook's implementations change (a plugin registered, unregistered or blocked): the
+        public ``HookCaller.get_hookimpls()`` gives a fresh list each time, compared item by
+        item (by identity: a plugin registered again has new implementations) with the last."""
         impls = self._provider_impls()
         seen, providers = self._seen_providers
         if impls != seen:
@@ -419,12 +421,12 @@ class UserQuestionService:
     def _call_provider(self, request: AskUserQuestionRequest) -> object:
         """Call the one provider (``NO_PROVIDER`` / ``DUPLICATE_PROVIDER`` unless exactly one)."""
         registration = self._registration
-        impls = self._providers()
-        if registration is None and len(impls) == 1:
+        providers = self._providers()
+        if registration is None and len(providers) == 1:
             return self._provider_call(request=request)
-        if registration is not None and not impls:
+        if registration is not None and not providers:
             return registration.provider.ask(request)
-        if registration is None and not impls:
+        if registration is None and not providers:
             raise UserQuestionError.no_provider()
         raise UserQuestionError.duplicate_provider(
             *self._describe_active(), fix="a question needs exactly one provider"
