@@ -195,9 +195,10 @@ class UserQuestionService:
         object of its id (``CALLER_NOT_LIVE``) and a root (``DELEGATED_CALLER``); the rest of
         the request's rules (`rules.check_request`: ``BAD_INTENT``, ``BAD_QUESTION``); the one
         provider is called with this very request (a copy whose ``signal`` also fires on the
-        timeout, when there is one; ``NO_PROVIDER``, ``DUPLICATE_PROVIDER``) and waited for,
-        the abort, the timeout and ``aclose()`` ending the wait in one place; the answer is
-        checked (``BAD_ANSWER``, `rules.check_answer`); the observers hear of the outcome
+        timeout, when there is one, or an equal copy when another ask has this very object in
+        flight; ``NO_PROVIDER``, ``DUPLICATE_PROVIDER``) and waited for, the abort, the
+        timeout and ``aclose()`` ending the wait in one place; the answer is checked
+        (``BAD_ANSWER``, `rules.check_answer`); the observers hear of the outcome
         (``dsh_user_questions_answered`` with secrets redacted, or ``_failed``).
 
         ``timeout`` (seconds; default ``request.timeout``; ``None``: wait as long as it takes)
