@@ -341,11 +341,22 @@ def flight_of(request: object, *, make: bool = True) -> Flight | None:
         return None
     flight = _boarded.get(key)
     if flight is None and make:
-        flight = _boarded.setdefault(key, Flight(ticket[2]))
-        if flights.get(key) is not ticket:  # the ask ended meanwhile, on another thread
-            _boarded.pop(key, None)
-            flight.end(False)
+        flight = _make_flight(key, ticket)
     return flight
+
+
+def _make_flight(key: int, ticket: Ticket) -> Flight:
+    """The `Flight` of the booked ask ``ticket``, made from any thread: one per ask (whoever
+    comes second gets the first one's); if the ask ended meanwhile, an ended one, not kept."""
+    mine = Flight(ticket[2])
+    flight = _boarded.setdefault(key, mine)
+    if flights.get(key) is ticket:  # still in flight: `land` hands this one to the ask's end
+        return flight
+    # The ask ended meanwhile, on another thread: nothing of it may stay booked.
+    if _boarded.get(key) is mine:
+        _boarded.pop(key, None)
+    mine.end(False)
+    return mine
 
 
 def land(request: object) -> Flight | None:

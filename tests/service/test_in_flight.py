@@ -18,6 +18,7 @@ from dsh_user_questions import (
     AskUserQuestionRequest,
     UserQuestionError,
     UserQuestionErrorCode,
+    _waiting,
     plugin,
 )
 from dsh_user_questions.harness import HarnessContext
@@ -154,3 +155,44 @@ class TestReceiptsOfPlainAsks:
         with pytest.raises(UserQuestionError) as raised:
             await asking
         assert raised.value.code is UserQuestionErrorCode.ASK_ABORTED
+
+
+class TestBooking:
+    """The booking itself (``dsh_user_questions._waiting``), where a race between threads
+    cannot be staged through ask()."""
+
+    def test_a_flight_is_made_once_per_ask_and_handed_to_its_end(self) -> None:
+        """Two look-ups of one booked ask's flight get the same flight, and landing the ask
+        hands that flight over and books nothing more."""
+        request = make_request()
+        ticket = (object(), request, None)
+        assert _waiting.board(ticket)
+        try:
+            flight = _waiting.flight_of(request)
+            assert flight is not None
+            assert _waiting.flight_of(request) is flight
+        finally:
+            landed = _waiting.land(request)
+        assert landed is flight
+        assert _waiting.flight_of(request) is None
+
+    def test_the_same_request_object_is_not_booked_twice(self) -> None:
+        """A second booking of a request object already in flight is refused (the service
+        then books a copy), and the first booking stays."""
+        request = make_request()
+        first = (object(), request, None)
+        assert _waiting.board(first)
+        try:
+            assert not _waiting.board((object(), request, None))
+            assert _waiting.flights[id(request)] is first
+        finally:
+            _waiting.land(request)
+
+    def test_a_flight_made_as_its_ask_lands_is_ended_and_not_kept(self) -> None:
+        """A flight made for an ask that landed meanwhile (on another thread) is ended at
+        once (a withdrawal finds it over) and is not left booked for a later ask."""
+        request = make_request()
+        flight = _waiting._make_flight(id(request), (object(), request, None))
+        assert _waiting.flight_of(request, make=False) is None
+        assert id(request) not in _waiting._boarded
+        assert flight.withdraw().aborted
