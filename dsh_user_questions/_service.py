@@ -33,7 +33,11 @@ from ._waiting import (
     Deadline,
     Flight,
     Receipt,
+    board,
+    board_with,
+    flight_of,
     flights,
+    land,
     receipt_for,
     start_provider,
     task_finished,
@@ -111,7 +115,9 @@ class UserQuestionService:
         self._registration: _Registration | None = None
         pm = ctx.plugin_manager
         self._pm = pm
-        self._provider_hook: pluggy.HookCaller = getattr(pm.hook, PROVIDER_HOOK)
+        provider_hook: pluggy.HookCaller = getattr(pm.hook, PROVIDER_HOOK)
+        self._provider_call = provider_hook.__call__
+        self._provider_impls = provider_hook.get_hookimpls
         # The provider hook's implementations when last looked at, and those that answer.
         self._seen_providers: tuple[list[pluggy.HookImpl], tuple[pluggy.HookImpl, ...]] = (
             [],
@@ -189,9 +195,10 @@ class UserQuestionService:
         object of its id (``CALLER_NOT_LIVE``) and a root (``DELEGATED_CALLER``); the rest of
         the request's rules (`rules.check_request`: ``BAD_INTENT``, ``BAD_QUESTION``); the one
         provider is called with this very request (a copy whose ``signal`` also fires on the
-        timeout, when there is one; ``NO_PROVIDER``, ``DUPLICATE_PROVIDER``) and waited for,
-        the abort, the timeout and ``aclose()`` ending the wait in one place; the answer is
-        checked (``BAD_ANSWER``, `rules.check_answer`); the observers hear of the outcome
+        timeout, when there is one, or an equal copy when another ask has this very object in
+        flight; ``NO_PROVIDER``, ``DUPLICATE_PROVIDER``) and waited for, the abort, the
+        timeout and ``aclose()`` ending the wait in one place; the answer is checked
+        (``BAD_ANSWER``, `rules.check_answer`); the observers hear of the outcome
         (``dsh_user_questions_answered`` with secrets redacted, or ``_failed``).
 
         ``timeout`` (seconds; default ``request.timeout``; ``None``: wait as long as it takes)
@@ -207,21 +214,20 @@ class UserQuestionService:
         if watched:  # the wait is timed only for observers that record it
             started = time.perf_counter()
             await self._observers.asked(request)
-        flight: Flight | None = None
+        given: AskUserQuestionRequest | None = None  # the request the provider gets, once booked
         taken = False
         try:
             try:
                 self._check(request)  # 1. the request, 2. the caller, 1b. the request's rules
-                flight = self._depart(request, timeout)
-                given = flight.request
+                given = self._depart(request, timeout)
                 result = self._call_provider(given)  # 3. the provider, and the wait
                 if given.signal is not None:
-                    result = await self._race(flight, result, given.signal)
+                    result = await self._race(given, result, given.signal)
                 elif inspect.isawaitable(result):
                     result = await result
                 answer = check_answer(request.questions, result)  # 4. the answer
             except BaseException as error:  # 5. the observers, whatever the outcome
-                closed = await self._closed(flight, error)
+                closed = await self._closed(given, error)
                 if watched:
                     failure = error if closed is None else closed
                     await self._observers.failed(request, failure, time.perf_counter() - started)
@@ -233,49 +239,74 @@ class UserQuestionService:
             taken = True
             return answer
         finally:
-            if flight is not None:
-                self._arrive(flight, taken)
+            if given is not None:
+                self._arrive(given, taken)
 
-    def _depart(self, request: AskUserQuestionRequest, timeout: float | None) -> Flight:
-        """The ask's `Flight`: the request its provider gets, with the timeout's signal in it."""
+    def _depart(
+        self, request: AskUserQuestionRequest, timeout: float | None
+    ) -> AskUserQuestionRequest:
+        """Book the ask in flight (`board`); returns the request its provider gets.
+
+        That is ``request`` itself, unless the ask is timed (a copy whose signal also fires on
+        the timeout) or another ask in flight has this very object (a copy of its own, so each
+        ask's receipt and withdrawal reach that ask). A plain ask books a tuple, nothing more.
+        """
         seconds = request.timeout if timeout is None else timeout
-        deadline = None
-        given = request
         if seconds is not None:
-            deadline = Deadline(check_seconds(seconds, "timeout"))
-            signal = request.signal
-            signal = deadline if signal is None else AbortSignal.any([signal, deadline])
-            given = attrs.evolve(request, signal=signal)
-        flight = Flight(self, given, self._current_task(), deadline)
-        flights[id(given)] = flight
-        return flight
+            return self._depart_timed(request, check_seconds(seconds, "timeout"))
+        caller = self._current_task()
+        if board((self, request, caller)):
+            return request
+        given = attrs.evolve(request)
+        board((self, given, caller))
+        return given
 
-    async def _race(self, flight: Flight, result: object, signal: AbortSignal) -> object:
+    def _depart_timed(
+        self, request: AskUserQuestionRequest, seconds: float
+    ) -> AskUserQuestionRequest:
+        """Book a timed ask: its request is a copy whose signal also fires on the timeout."""
+        deadline = Deadline(seconds)
+        signal = request.signal
+        signal = deadline if signal is None else AbortSignal.any([signal, deadline])
+        given = attrs.evolve(request, signal=signal)
+        caller = self._current_task()
+        board_with((self, given, caller), Flight(caller, deadline))
+        return given
+
+    async def _race(
+        self, given: AskUserQuestionRequest, result: object, signal: AbortSignal
+    ) -> object:
         """Wait for the provider's answer unless the request's signal (the abort, the timeout)
         ends the wait first: the provider's work runs in a task of its own, left behind then."""
         if not inspect.isawaitable(result):
             return result
-        task = flight.task = start_provider(result)
-        if flight.deadline is not None and not task.done():
-            flight.deadline.arm()  # a timer only for a provider that keeps us waiting
+        task = start_provider(result)
+        flight = flight_of(given)
+        if flight is not None:  # always: the ask is booked until it lands
+            flight.task = task
+            if flight.deadline is not None and not task.done():
+                flight.deadline.arm()  # a timer only for a provider that keeps us waiting
         return await wait_for_task(task, signal)
 
     @staticmethod
-    async def _closed(flight: Flight | None, error: BaseException) -> UserQuestionError | None:
+    async def _closed(
+        given: AskUserQuestionRequest | None, error: BaseException
+    ) -> UserQuestionError | None:
         """``ASK_ABORTED`` ("the harness context closed") when ``error`` is the cancellation by
         which ``aclose()`` withdrew the ask, once the provider's own clean-up is over."""
+        flight = None if given is None else flight_of(given, make=False)
         if flight is None or not flight.withdrawn_by(error):
             return None
         if flight.task is not None and not flight.task.done():
             await task_finished(flight.task).wait()
         return UserQuestionError.context_closed()
 
-    def _arrive(self, flight: Flight, taken: bool) -> None:
-        """End the flight: stop its timer, resolve its receipt, keep a provider still cleaning
-        up for ``aclose()`` to wait for."""
-        key = id(flight.request)
-        if flights.get(key) is flight:
-            del flights[key]
+    def _arrive(self, given: AskUserQuestionRequest, taken: bool) -> None:
+        """End the booking; and of a flight: stop its timer, resolve its receipt, keep a
+        provider still cleaning up for ``aclose()`` to wait for."""
+        flight = land(given)
+        if flight is None:  # a plain ask: nobody asked for a receipt, nothing to stop
+            return
         leftover = flight.task
         if leftover is not None and not leftover.done():
             self._leftovers.add(leftover)
@@ -313,7 +344,8 @@ class UserQuestionService:
         tasks of asks that ended (aborted, timed out) but are still cleaning up, all within
         ``grace`` seconds (then a warning is logged and closing goes on).
         """
-        ends = [flight.withdraw() for flight in list(flights.values()) if flight.owner is self]
+        mine = [given for owner, given, _ in list(flights.values()) if owner is self]
+        ends = [flight.withdraw() for flight in map(flight_of, mine) if flight is not None]
         ends += [task_finished(task) for task in list(self._leftovers)]
         if not ends:
             return
@@ -377,8 +409,10 @@ class UserQuestionService:
 
     def _providers(self) -> tuple[pluggy.HookImpl, ...]:
         """The provider hook's answering implementations, worked out again only when the
-        hook's implementations change (a plugin registered or unregistered)."""
-        impls = self._provider_hook.get_hookimpls()
+        hook's implementations change (a plugin registered, unregistered or blocked): the
+        public ``HookCaller.get_hookimpls()`` gives a fresh list each time, compared item by
+        item (by identity: a plugin registered again has new implementations) with the last."""
+        impls = self._provider_impls()
         seen, providers = self._seen_providers
         if impls != seen:
             providers = _answering(impls)
@@ -388,12 +422,12 @@ class UserQuestionService:
     def _call_provider(self, request: AskUserQuestionRequest) -> object:
         """Call the one provider (``NO_PROVIDER`` / ``DUPLICATE_PROVIDER`` unless exactly one)."""
         registration = self._registration
-        impls = self._providers()
-        if registration is None and len(impls) == 1:
-            return self._provider_hook(request=request)
-        if registration is not None and not impls:
+        providers = self._providers()
+        if registration is None and len(providers) == 1:
+            return self._provider_call(request=request)
+        if registration is not None and not providers:
             return registration.provider.ask(request)
-        if registration is None and not impls:
+        if registration is None and not providers:
             raise UserQuestionError.no_provider()
         raise UserQuestionError.duplicate_provider(
             *self._describe_active(), fix="a question needs exactly one provider"
@@ -444,22 +478,24 @@ class UserQuestionService:
 class _Observers:
     """The three observer hooks, called only when some observer has something to record."""
 
-    __slots__ = ("_answered", "_asked", "_callers", "_failed", "_seen")
+    __slots__ = ("_answered", "_asked", "_checks", "_failed", "_impls", "_seen")
 
     def __init__(self, pm: pluggy.PluginManager) -> None:
         self._asked = OneByOne(pm, "dsh_user_questions_asked")
         self._answered = OneByOne(pm, "dsh_user_questions_answered")
         self._failed = OneByOne(pm, "dsh_user_questions_failed")
-        self._callers: tuple[pluggy.HookCaller, ...] = tuple(
-            getattr(pm.hook, name)
+        # Each hook's public HookCaller.get_hookimpls (a fresh list per call), and the lists
+        # they gave when last looked at, with the idle checks made of them.
+        self._impls = tuple(
+            getattr(pm.hook, name).get_hookimpls
             for name in (
                 "dsh_user_questions_asked",
                 "dsh_user_questions_answered",
                 "dsh_user_questions_failed",
             )
         )
-        # The hooks' implementations when last looked at, and what was made of them.
-        self._seen: tuple[tuple[list[pluggy.HookImpl], ...], _IdleChecks] = ((), ())
+        self._seen: tuple[list[pluggy.HookImpl], ...] = ([], [], [])
+        self._checks: _IdleChecks = ()
 
     def watching(self) -> bool:
         """Whether any observer plugin has something to record now.
@@ -467,20 +503,25 @@ class _Observers:
         An observer with nothing to record (the core's log observer while its logger is off)
         says so with ``observer_idle()``, and the ask skips the observer calls. Which plugins
         observe, and their ``observer_idle`` methods, are read again only when the hooks'
-        implementations change (a plugin registered or unregistered).
+        implementations change (a plugin registered, unregistered or blocked): each hook's
+        implementations are compared, one by one, with those last seen.
         """
-        asked, answered, failed = self._callers
-        impls = (asked.get_hookimpls(), answered.get_hookimpls(), failed.get_hookimpls())
-        seen, checks = self._seen
-        if impls != seen:
-            checks = _idle_checks(impls)
-            self._seen = (impls, checks)
+        asked, answered, failed = self._impls
+        seen_asked, seen_answered, seen_failed = self._seen
+        if asked() != seen_asked or answered() != seen_answered or failed() != seen_failed:
+            self._see()
+        checks = self._checks
         if checks is None:
             return True
         for idle in checks:  # noqa: SIM110 (any() with a generator costs more than the check)
             if not idle():
                 return True
         return False
+
+    def _see(self) -> None:
+        """Look at the observer hooks' implementations again, and make their idle checks."""
+        self._seen = seen = tuple(impls() for impls in self._impls)
+        self._checks = _idle_checks(seen)
 
     async def asked(self, request: AskUserQuestionRequest) -> None:
         await self._asked.acall(_OBSERVER_FAILED, request=request)

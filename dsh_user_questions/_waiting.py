@@ -29,7 +29,12 @@ __all__ = [
     "Deadline",
     "Flight",
     "Receipt",
+    "Ticket",
+    "board",
+    "board_with",
+    "flight_of",
     "flights",
+    "land",
     "receipt_for",
     "start_provider",
     "task_finished",
@@ -240,35 +245,17 @@ NOT_TAKEN._resolve(False)
 
 
 class Flight:
-    """One ask between the provider call and its end: what ``aclose()`` and receipts need."""
+    """What an ask in flight needs beyond its `Ticket`, made when first needed (`flight_of`):
+    its receipt, its withdrawal by ``aclose()``, its provider's task, its own timeout."""
 
-    __slots__ = (
-        "_ended",
-        "_over",
-        "caller",
-        "deadline",
-        "owner",
-        "receipt",
-        "request",
-        "task",
-        "withdrawn",
-    )
+    __slots__ = ("_ended", "_over", "caller", "deadline", "receipt", "task", "withdrawn")
 
-    def __init__(
-        self,
-        owner: object,
-        request: Any,
-        caller: asyncio.Task[Any] | None,
-        deadline: Deadline | None = None,
-    ) -> None:
-        self.owner = owner
-        self.request = request  # the very object the provider got
+    def __init__(self, caller: asyncio.Task[Any] | None, deadline: Deadline | None = None) -> None:
         self.caller = caller
         self.deadline = deadline  # the ask's own timeout, when it has one
         self.task: asyncio.Future[Any] | None = None  # the provider's own task, when it has one
         self.receipt: Receipt | None = None
-        self.withdrawn = False
-        self._over = False
+        self.withdrawn = self._over = False
         self._ended: AbortSignal | None = None
 
     def withdrawn_by(self, error: BaseException) -> bool:
@@ -308,10 +295,8 @@ class Flight:
         self.withdrawn = True
         caller = self.caller
         if caller is not None:
-            import asyncio
-
             loop = caller.get_loop()
-            if asyncio._get_running_loop() is loop:
+            if _running_loop() is loop:
                 caller.cancel()
             else:
                 with contextlib.suppress(RuntimeError):  # that loop is closed: nothing waits
@@ -319,14 +304,73 @@ class Flight:
         return ended
 
 
-flights: dict[int, Flight] = {}
-"""Every ask in flight in this process, by ``id()`` of the request its provider got."""
+Ticket = tuple[object, Any, "asyncio.Task[Any] | None"]
+"""An ask in flight as its service books it: its owner (the service), the request its provider
+got, and the caller's task. A tuple: a plain ask that nobody asks a receipt of or withdraws
+makes no `Flight` at all."""
+
+flights: dict[int, Ticket] = {}
+"""Every ask in flight in this process, by ``id()`` of the request its provider got. Each ask in
+flight has a request object of its own (`board`), so a key is only ever its ask's."""
+
+_boarded: dict[int, Flight] = {}
+"""The `Flight` of an ask in flight that needed one, by the same key as in `flights`."""
+
+
+def board(ticket: Ticket) -> bool:
+    """Book an ask in flight; ``False`` (nothing booked) when another ask in flight already has
+    that very request object: the service then books a copy of it."""
+    return flights.setdefault(id(ticket[1]), ticket) is ticket
+
+
+def board_with(ticket: Ticket, flight: Flight) -> None:
+    """Book an ask whose request is a fresh object (the copy carrying its timeout), with the
+    `Flight` it needs from the start."""
+    key = id(ticket[1])
+    _boarded[key] = flight
+    flights[key] = ticket
+
+
+def flight_of(request: object, *, make: bool = True) -> Flight | None:
+    """The `Flight` of the ask in flight whose provider got ``request`` (made now if it has
+    none yet, unless not ``make``); ``None`` when no ask in flight has that very request.
+    From any thread."""
+    key = id(request)
+    ticket = flights.get(key)
+    if ticket is None or ticket[1] is not request:
+        return None
+    flight = _boarded.get(key)
+    if flight is None and make:
+        flight = _make_flight(key, ticket)
+    return flight
+
+
+def _make_flight(key: int, ticket: Ticket) -> Flight:
+    """The `Flight` of the booked ask ``ticket``, made from any thread: one per ask (whoever
+    comes second gets the first one's); if the ask ended meanwhile, an ended one, not kept."""
+    mine = Flight(ticket[2])
+    flight = _boarded.setdefault(key, mine)
+    if flights.get(key) is ticket:  # still in flight: `land` hands this one to the ask's end
+        return flight
+    # The ask ended meanwhile, on another thread: nothing of it may stay booked.
+    if _boarded.get(key) is mine:
+        _boarded.pop(key, None)
+    mine.end(False)
+    return mine
+
+
+def land(request: object) -> Flight | None:
+    """End the booking of the ask whose provider got ``request``; its `Flight`, if it has one,
+    for the caller to end."""
+    key = id(request)
+    del flights[key]
+    return _boarded.pop(key, None)
 
 
 def receipt_for(request: object) -> Receipt:
     """The receipt of the ask whose provider got ``request``; resolved ``False`` if none is."""
-    flight = flights.get(id(request))
-    if flight is None or flight.request is not request:
+    flight = flight_of(request)
+    if flight is None:
         return NOT_TAKEN
     receipt = flight.receipt
     if receipt is None:
@@ -334,6 +378,15 @@ def receipt_for(request: object) -> Receipt:
         if flight._over:  # ended meanwhile, on another thread
             receipt._resolve(False)
     return receipt
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    import asyncio
+
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # no loop runs in this thread
+        return None
 
 
 def task_finished(task: asyncio.Future[Any]) -> AbortSignal:

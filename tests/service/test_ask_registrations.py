@@ -2,7 +2,7 @@
 
 These guard that what an ask keeps between asks (the answering provider implementations, the
 observer plugins and their ``observer_idle``, the observer hooks' subset callers and guards) is
-made again whenever a plugin registers or unregisters between two asks.
+made again whenever a plugin registers, unregisters or is blocked between two asks.
 """
 
 from __future__ import annotations
@@ -220,3 +220,55 @@ class TestObserversBetweenAsks:
             seen.clear()
             await answer_of(ctx)
             assert seen == ["w asked", "w answered"]
+
+
+class TestBlockedBetweenAsks:
+    async def test_a_provider_plugin_blocked_between_asks_leaves_no_provider(self) -> None:
+        """A provider plugin blocked on the plugin manager (pluggy's set_blocked) after an ask
+        is not called by the next ask: NO_PROVIDER."""
+        async with context() as ctx:
+            ctx.register(Provider(PNPM), name="pnpm-provider")
+            assert await answer_of(ctx) == "pnpm"
+            ctx.plugin_manager.set_blocked("pnpm-provider")
+            with pytest.raises(UserQuestionError) as raised:
+                await ctx.user_questions.ask(make_request())
+            assert raised.value.code is UserQuestionErrorCode.NO_PROVIDER
+
+    async def test_a_provider_plugin_replacing_a_blocked_one_answers(self) -> None:
+        """After the one provider plugin is blocked between asks and another registered, the
+        next ask goes to the new one."""
+        async with context() as ctx:
+            ctx.register(Provider(PNPM), name="pnpm-provider")
+            assert await answer_of(ctx) == "pnpm"
+            ctx.plugin_manager.set_blocked("pnpm-provider")
+            ctx.register(Provider(NPM), name="npm-provider")
+            assert await answer_of(ctx) == "npm"
+
+    async def test_an_observer_blocked_between_asks_hears_no_more(self) -> None:
+        """An observer that heard an ask and is then blocked hears none of the next; the
+        observer calls are off again (the core's log observer being idle)."""
+        seen: list[str] = []
+        async with context() as ctx:
+            ctx.register(Provider(PNPM))
+            ctx.register(Watcher("w", seen), name="watcher")
+            await answer_of(ctx)
+            assert seen == ["w asked", "w answered"]
+            ctx.plugin_manager.set_blocked("watcher")
+            seen.clear()
+            await answer_of(ctx)
+            assert seen == []
+
+    async def test_an_idle_observer_blocked_lets_a_busy_one_be_heard_alone(self) -> None:
+        """With an idle and a busy observer, blocking the busy one between asks turns the
+        observer calls off; registering it again under a new name turns them on."""
+        seen: list[str] = []
+        async with context() as ctx:
+            ctx.register(Provider(PNPM))
+            ctx.register(Watcher("idle", seen, idle=True))
+            ctx.register(Watcher("busy", seen), name="busy")
+            ctx.plugin_manager.set_blocked("busy")
+            await answer_of(ctx)
+            assert seen == []
+            ctx.register(Watcher("busy again", seen), name="busy-again")
+            await answer_of(ctx)
+            assert "busy again answered" in seen
