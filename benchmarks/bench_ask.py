@@ -26,7 +26,7 @@ async def run(quick: bool) -> list[Figure]:
     number, repeat = (5_000, 11) if quick else (10_000, 41)
 
     # The baseline: the same provider plugin, called the way any pluggy host calls a hook.
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm = pluggy.PluginManager("dsh")
     pm.add_hookspecs(hookspecs)
     pm.register(InstantProvider())
     hook = pm.hook.dsh_user_questions_ask

@@ -123,7 +123,7 @@ async def run(quick: bool) -> list[Figure]:
     ask = ctx.user_questions.ask
 
     bare_provider = HangingProvider()
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm = pluggy.PluginManager("dsh")
     pm.add_hookspecs(hookspecs)
     pm.register(bare_provider)
     hook = pm.hook.dsh_user_questions_ask

@@ -35,7 +35,7 @@ TARGET_MCP = 100.0  # an in-memory MCP elicitation over a plain ask(), at least
 
 async def run(quick: bool) -> list[Figure]:
     number, repeat = (5_000, 11) if quick else (10_000, 41)
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm = pluggy.PluginManager("dsh")
     pm.add_hookspecs(hookspecs)
     pm.register(InstantProvider())
     hook = pm.hook.dsh_user_questions_ask

@@ -111,7 +111,7 @@ async def run(quick: bool) -> list[Figure]:
         assert len(asyncio.all_tasks()) == 1, "tasks left behind"
 
     bare_provider = MixedProvider()
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm = pluggy.PluginManager("dsh")
     pm.add_hookspecs(hookspecs)
     pm.register(bare_provider)
     hook = pm.hook.dsh_user_questions_ask

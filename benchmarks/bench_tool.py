@@ -73,7 +73,7 @@ async def run(quick: bool) -> list[Figure]:
 
     # The baseline: the JSON in and out and the provider through a bare hook call, without
     # validation, payloads or the service.
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm = pluggy.PluginManager("dsh")
     pm.add_hookspecs(hookspecs)
     pm.register(InstantProvider(ANSWER))
     hook = pm.hook.dsh_user_questions_ask
