@@ -18,7 +18,7 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 import pluggy
@@ -38,14 +38,16 @@ from ._waiting import (
     flight_of,
     flights,
     land,
+    race,
     receipt_for,
-    start_provider,
     task_finished,
     wait_for_provider,
-    wait_for_task,
 )
 from .errors import UserQuestionError
 from .rules import check_answer
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["SupportsHarnessContext", "UserQuestionProvider", "UserQuestionService"]
 
@@ -240,7 +242,7 @@ class UserQuestionService:
             return answer
         finally:
             if given is not None:
-                self._arrive(given, taken)
+                land(given, taken, self._keep)
 
     def _depart(
         self, request: AskUserQuestionRequest, timeout: float | None
@@ -280,13 +282,7 @@ class UserQuestionService:
         ends the wait first: the provider's work runs in a task of its own, left behind then."""
         if not inspect.isawaitable(result):
             return result
-        task = start_provider(result)
-        flight = flight_of(given)
-        if flight is not None:  # always: the ask is booked until it lands
-            flight.task = task
-            if flight.deadline is not None and not task.done():
-                flight.deadline.arm()  # a timer only for a provider that keeps us waiting
-        return await wait_for_task(task, signal)
+        return await race(given, result, signal)
 
     @staticmethod
     async def _closed(
@@ -301,17 +297,10 @@ class UserQuestionService:
             await task_finished(flight.task).wait()
         return UserQuestionError.context_closed()
 
-    def _arrive(self, given: AskUserQuestionRequest, taken: bool) -> None:
-        """End the booking; and of a flight: stop its timer, resolve its receipt, keep a
-        provider still cleaning up for ``aclose()`` to wait for."""
-        flight = land(given)
-        if flight is None:  # a plain ask: nobody asked for a receipt, nothing to stop
-            return
-        leftover = flight.task
-        if leftover is not None and not leftover.done():
-            self._leftovers.add(leftover)
-            leftover.add_done_callback(self._leftovers.discard)
-        flight.end(taken)
+    def _keep(self, leftover: asyncio.Future[Any]) -> None:
+        """Keep a provider task still cleaning up after its ask ended, for ``aclose()``."""
+        self._leftovers.add(leftover)
+        leftover.add_done_callback(self._leftovers.discard)
 
     def ask_sync(
         self, request: AskUserQuestionRequest, timeout: float | None = None

@@ -35,6 +35,7 @@ __all__ = [
     "flight_of",
     "flights",
     "land",
+    "race",
     "receipt_for",
     "start_provider",
     "task_finished",
@@ -359,12 +360,32 @@ def _make_flight(key: int, ticket: Ticket) -> Flight:
     return mine
 
 
-def land(request: object) -> Flight | None:
-    """End the booking of the ask whose provider got ``request``; its `Flight`, if it has one,
-    for the caller to end."""
+def land(request: object, taken: bool, keep: Callable[[asyncio.Future[Any]], object]) -> None:
+    """End the ask whose provider got ``request`` (``taken``: its caller got the answer): its
+    booking, and its `Flight` if it has one (the timer stopped, the receipt resolved), after
+    handing ``keep`` its provider's task when that is still cleaning up."""
     key = id(request)
     del flights[key]
-    return _boarded.pop(key, None)
+    flight = _boarded.pop(key, None)
+    if flight is None:  # a plain ask: nobody asked for a receipt, nothing to stop
+        return
+    leftover = flight.task
+    if leftover is not None and not leftover.done():
+        keep(leftover)
+    flight.end(taken)
+
+
+async def race(request: object, awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
+    """Wait for the provider's answer unless ``signal`` (the abort, the timeout) ends the wait
+    first: the provider's work runs in a task of its own (`start_provider`), which the ask
+    booked for ``request`` keeps, and a timed ask's timer starts only now."""
+    task = start_provider(awaitable)
+    flight = flight_of(request)
+    if flight is not None:  # always: the ask is booked until it lands
+        flight.task = task
+        if flight.deadline is not None and not task.done():
+            flight.deadline.arm()  # a timer only for a provider that keeps us waiting
+    return await wait_for_task(task, signal)
 
 
 def receipt_for(request: object) -> Receipt:

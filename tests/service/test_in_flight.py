@@ -161,19 +161,23 @@ class TestBooking:
     """The booking itself (``dsh_user_questions._waiting``), where a race between threads
     cannot be staged through ask()."""
 
-    def test_a_flight_is_made_once_per_ask_and_handed_to_its_end(self) -> None:
-        """Two look-ups of one booked ask's flight get the same flight, and landing the ask
-        hands that flight over and books nothing more."""
+    def test_a_flight_is_made_once_per_ask_and_ended_when_it_lands(self) -> None:
+        """Two look-ups of one booked ask's flight get the same flight; landing the ask ends
+        that flight (its receipt resolved with ``taken``) and books nothing more."""
         request = make_request()
         ticket = (object(), request, None)
         assert _waiting.board(ticket)
+        kept: list[object] = []
         try:
             flight = _waiting.flight_of(request)
             assert flight is not None
             assert _waiting.flight_of(request) is flight
+            taken = _waiting.receipt_for(request)
         finally:
-            landed = _waiting.land(request)
-        assert landed is flight
+            _waiting.land(request, True, kept.append)
+        assert taken.done()
+        assert taken.taken is True
+        assert kept == []  # no provider task was left cleaning up
         assert _waiting.flight_of(request) is None
 
     def test_the_same_request_object_is_not_booked_twice(self) -> None:
@@ -186,7 +190,7 @@ class TestBooking:
             assert not _waiting.board((object(), request, None))
             assert _waiting.flights[id(request)] is first
         finally:
-            _waiting.land(request)
+            _waiting.land(request, False, print)
 
     def test_a_flight_made_as_its_ask_lands_is_ended_and_not_kept(self) -> None:
         """A flight made for an ask that landed meanwhile (on another thread) is ended at
