@@ -314,10 +314,6 @@ def _otel_available() -> bool:
     return True
 
 
-_INFO: Final = logging.INFO
-_monotonic = time.monotonic
-
-
 class _Observers:
     """The core plugin's observers as one plugin: one observer call per hook and ask."""
 
@@ -331,13 +327,10 @@ class _Observers:
         True while the logger is off at INFO and no OpenTelemetry SDK is configured, so an ask
         nobody logs or traces costs what it costs without observers.
         """
-        if _log.isEnabledFor(_INFO):
+        if _log.isEnabledFor(logging.INFO):
             return False
         tracer = self.tracer
-        # `AskTracer.configured`'s quick answer first: one call less on every ask.
-        if tracer is None or (not tracer._configured and _monotonic() < tracer._next_look):
-            return True
-        return not tracer.configured()
+        return tracer is None or not tracer.configured()
 
     def point_at(self, provider: ProviderName) -> None:
         self.log.provider = provider

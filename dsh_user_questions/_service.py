@@ -117,9 +117,7 @@ class UserQuestionService:
         self._registration: _Registration | None = None
         pm = ctx.plugin_manager
         self._pm = pm
-        provider_hook: pluggy.HookCaller = getattr(pm.hook, PROVIDER_HOOK)
-        self._provider_call = provider_hook.__call__
-        self._provider_impls = provider_hook.get_hookimpls
+        self._provider_hook: pluggy.HookCaller = getattr(pm.hook, PROVIDER_HOOK)
         # The provider hook's implementations when last looked at, and those that answer.
         self._seen_providers: tuple[list[pluggy.HookImpl], tuple[pluggy.HookImpl, ...]] = (
             [],
@@ -401,7 +399,7 @@ class UserQuestionService:
         hook's implementations change (a plugin registered, unregistered or blocked): the
         public ``HookCaller.get_hookimpls()`` gives a fresh list each time, compared item by
         item (by identity: a plugin registered again has new implementations) with the last."""
-        impls = self._provider_impls()
+        impls = self._provider_hook.get_hookimpls()
         seen, providers = self._seen_providers
         if impls != seen:
             providers = _answering(impls)
@@ -413,7 +411,7 @@ class UserQuestionService:
         registration = self._registration
         providers = self._providers()
         if registration is None and len(providers) == 1:
-            return self._provider_call(request=request)
+            return self._provider_hook(request=request)
         if registration is not None and not providers:
             return registration.provider.ask(request)
         if registration is None and not providers:
