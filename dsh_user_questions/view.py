@@ -42,7 +42,8 @@ from ._labels import visible_labels
 from ._markdown import Node
 from ._markdown import render as markdown
 from ._payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
-from .rules import inert_text, is_diff_review, is_plan_review
+from .plan_review import PLAN_REVIEW_INTENT
+from .rules import DIFF_REVIEW_INTENT, inert_text, reviewed_kind
 
 __all__ = [
     "Node",
@@ -52,6 +53,9 @@ __all__ = [
     "question_view",
     "request_view",
 ]
+
+_REVIEW_KINDS = frozenset({PLAN_REVIEW_INTENT, DIFF_REVIEW_INTENT})
+"""The intents a view shows as a review card of their own; any other is the generic form."""
 
 
 @attrs.frozen(kw_only=True)
@@ -154,12 +158,8 @@ def request_view(request: AskUserQuestionRequest) -> tuple[QuestionView, ...]:
 
 
 def _make_view(item: AskUserQuestionItem) -> QuestionView:
-    if is_plan_review(item):
-        kind = "plan-review"
-    elif is_diff_review(item):
-        kind = "diff-review"
-    else:
-        kind = "question"
+    reviewed = reviewed_kind(item)  # the intent rules, read once
+    kind = reviewed if reviewed is not None and reviewed in _REVIEW_KINDS else "question"
     approve = item.intent.approve if kind != "question" and item.intent is not None else None
     detail = item.detail
     return QuestionView(
