@@ -125,7 +125,9 @@ class UserQuestionService:
         )
         self._observers = _Observers(pm)
         self._leftovers: set[Any] = set()  # provider tasks cleaning up after their ask ended
-        self._shut = False  # set by asettle(): the context closed, every ask is refused
+        # Set by asettle() when the context closes: from then on every ask is refused. A service
+        # added to a context that has closed already (a plugin registered after aclose()) starts so.
+        self._shut = bool(getattr(ctx, "_closed", False))
         import asyncio  # whoever asks runs a loop; imported here to keep the import light
 
         self._current_task = asyncio.current_task

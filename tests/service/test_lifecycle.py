@@ -197,6 +197,18 @@ class TestClosedContext:
             await ctx.user_questions.resume("q-1")
         assert info.value.code == UserQuestionErrorCode.CONTEXT_CLOSED
 
+    async def test_a_plugin_registered_after_close_does_not_reopen_it(self) -> None:
+        """The service of a plugin registered on a closed context refuses asks too."""
+        ctx = HarnessContext()
+        await ctx.aclose()
+        ctx.register(plugin)
+        provider = ScriptedProvider(PNPM)
+        ctx.user_questions.register_provider(provider)
+        with pytest.raises(ProviderSetupError) as info:
+            await ctx.user_questions.ask(make_request())
+        assert info.value.code == UserQuestionErrorCode.CONTEXT_CLOSED
+        assert provider.requests == []
+
     async def test_an_ask_pending_at_close_is_still_aborted(self) -> None:
         """The ask in flight when aclose() begins is withdrawn (ASK_ABORTED), as before."""
         provider = DurableProvider()
