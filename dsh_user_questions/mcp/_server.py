@@ -219,17 +219,44 @@ def _shown(name: str) -> str:
 _T = TypeVar("_T")
 
 _log = logging.getLogger("dsh_user_questions.mcp")
-_GONE: Final = "dsh_user_questions.mcp.request_over"
-"""The key, in an HTTP request's ASGI ``state``, of the event set once that request is over."""
+_EXCHANGE: Final = "dsh_user_questions.mcp.exchange"
+"""The key, in an HTTP request's ASGI ``state``, of its `_Exchange`."""
+
+
+class _Exchange:
+    """One POST's HTTP exchange: over once the client disconnects or the response ends.
+
+    The tool calls waiting on it are cancelled when it is over (their answer could no longer
+    reach the client); a call that starts after that is cancelled at once.
+    """
+
+    def __init__(self) -> None:
+        self.over = False
+        self._waiting: set[anyio.CancelScope] = set()
+
+    def end(self) -> None:
+        self.over = True
+        for scope in self._waiting:
+            scope.cancel()
+
+    @contextlib.contextmanager
+    def cancels(self, scope: anyio.CancelScope) -> Iterator[None]:
+        """Cancel ``scope`` when the exchange is over, while in this block."""
+        if self.over:
+            scope.cancel()
+        self._waiting.add(scope)
+        try:
+            yield
+        finally:
+            self._waiting.discard(scope)
 
 
 class _WatchRequests:
-    """ASGI middleware: each POST gets an event, set once its HTTP exchange is over.
+    """ASGI middleware: each POST gets an `_Exchange`, ended once its HTTP exchange is over.
 
     Over when the client disconnects (the server hears ``http.disconnect``) or the response
-    ends, whichever comes first. A tool call's handler finds the event through the request
-    the SDK hands it (``rctx.request``, a Starlette ``Request`` on this ASGI scope) and stops
-    waiting for the human once it is set: its answer could no longer reach the client.
+    ends, whichever comes first. A tool call's handler finds it through the request the SDK
+    hands it (``rctx.request``, a Starlette ``Request`` on this ASGI scope).
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -239,53 +266,43 @@ class _WatchRequests:
         if scope["type"] != "http" or scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
-        over = anyio.Event()
-        scope.setdefault("state", {})[_GONE] = over
+        exchange = _Exchange()
+        scope.setdefault("state", {})[_EXCHANGE] = exchange
 
         async def watched() -> Message:
             message = await receive()
             if message["type"] == "http.disconnect":
-                over.set()
+                exchange.end()
             return message
 
         try:
             await self.app(scope, watched, send)
         finally:
-            over.set()
+            exchange.end()
 
 
-def _request_over(rctx: Any) -> anyio.Event | None:
-    """The event `_WatchRequests` set up for this call's HTTP request; ``None`` off HTTP."""
+def _exchange_of(rctx: Any) -> _Exchange | None:
+    """The `_Exchange` `_WatchRequests` gave this call's HTTP request; ``None`` off HTTP."""
     scope = getattr(getattr(rctx, "request", None), "scope", None)
     state = scope.get("state") if isinstance(scope, dict) else None
-    over = state.get(_GONE) if isinstance(state, dict) else None
-    return over if isinstance(over, anyio.Event) else None
+    exchange = state.get(_EXCHANGE) if isinstance(state, dict) else None
+    return exchange if isinstance(exchange, _Exchange) else None
 
 
 async def _while_connected(
     rctx: Any, work: Callable[[], Awaitable[types.CallToolResult]]
 ) -> types.CallToolResult:
-    """Await ``work()`` unless the call's HTTP request is over first: then cancel it.
+    """Await ``work()`` unless the call's HTTP exchange is over first: then cancel it.
 
     Cancelling the work cancels the pending ask, exactly as ``notifications/cancelled`` does
     (the SDK cancels the handler then): the provider withdraws the question and its receipt
     is ``False``, so no surface tells the human "accepted" for an answer nobody receives.
     """
-    over = _request_over(rctx)
-    if over is None:
+    exchange = _exchange_of(rctx)
+    if exchange is None:
         return await work()
-    done: list[types.CallToolResult] = []
-
-    async def watch(scope: anyio.CancelScope) -> None:
-        await over.wait()
-        scope.cancel()
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(watch, group.cancel_scope)
-        done.append(await work())
-        group.cancel_scope.cancel()
-    if done:
-        return done[0]
+    with anyio.CancelScope() as scope, exchange.cancels(scope):
+        return await work()
     _log.warning(
         "MCP request %s: the client went away before the user answered; its question was withdrawn",
         getattr(rctx, "request_id", "?"),
