@@ -34,6 +34,7 @@ import attrs
 
 from . import plugin, rules, tool
 from ._discovery import PROVIDER_ENV, describe, is_provider
+from ._i18n import _
 from ._markers import PROJECT
 from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from ._waiting import Deadline
@@ -262,7 +263,8 @@ class _Announce:
     """The start value of `serve_http` (its URL), said on stderr once the socket listens."""
 
     def started(self, value: str | None = None) -> None:
-        _write(sys.stderr, f"dsh-ask mcp: serving MCP (Streamable HTTP) at {value}")
+        serving = _("serving MCP (Streamable HTTP) at {url}").format(url=value)
+        _write(sys.stderr, f"dsh-ask mcp: {serving}")
 
 
 def _http_address(text: str) -> tuple[str, int]:
@@ -438,7 +440,12 @@ def _installed_providers() -> list[str]:
             try:
                 loaded = ep.load()
             except Exception as err:
-                _write(sys.stderr, f"warning: cannot load {ep.name} ({ep.value}): {err}")
+                _write(
+                    sys.stderr,
+                    _("warning: cannot load {name} ({value}): {error}").format(
+                        name=ep.name, value=ep.value, error=err
+                    ),
+                )
                 continue
             if is_provider(pm, loaded):
                 found.append(describe(ep.name, dist))
@@ -450,7 +457,10 @@ def _list_providers() -> int:
     for line in providers:
         _write(sys.stdout, line)
     if not providers:
-        _write(sys.stderr, f"no user-questions provider is installed; {install_hint()}")
+        _write(
+            sys.stderr,
+            _("no user-questions provider is installed; {hint}").format(hint=install_hint()),
+        )
     return EXIT_OK
 
 

@@ -35,6 +35,7 @@ from typing import Any
 
 import attrs
 
+from ._i18n import _, for_language, review_text
 from ._payloads import AskUserQuestionRequest
 from .rules import inert_text
 from .view import request_view
@@ -74,7 +75,7 @@ class Notification:
         markup escaping) applies to the words, never to the link."""
         words = escape or _unchanged
         body = words(self.body)
-        return body if self.link is None else f"{body}\n\n{words('Answer:')} {self.link}"
+        return body if self.link is None else f"{body}\n\n{words(_('Answer:'))} {self.link}"
 
 
 def _unchanged(text: str) -> str:
@@ -93,22 +94,28 @@ def notification_for(
     asker: str,
     link: str | None = None,
     reminder: bool = False,
+    language: str | None = None,
 ) -> Notification:
     """The notification for a waiting ``request``: who asks, each header and question, a link.
 
     ``asker`` names who asks (a harness label, with the agent when there is one). The words are
     the core's view of each question (`dsh_user_questions.view.request_view`): inert text, put
     on one line and shortened; the detail (a plan, a diff) is left out: the link shows it.
+    The frame's words are in ``language`` (default: `DSH_USER_QUESTIONS_LANG`, else the locale).
     """
+    tr = for_language(language)
     views = request_view(request)
     first = views[0] if views else None
     subject = "" if first is None else (first.header or first.question)
-    lead = "Reminder: still waiting" if reminder else "A question is waiting"
+    if first is not None:
+        subject = review_text(first.kind, subject, language)
+    lead = tr("Reminder: still waiting") if reminder else tr("A question is waiting")
     title = _clip(f"{lead}: {subject}" if subject else lead, _MAX_TITLE)
-    lines = [f"{_clip(inert_text(asker), _MAX_TITLE)} asks:"]
+    lines = [tr("{asker} asks:").format(asker=_clip(inert_text(asker), _MAX_TITLE))]
     for view in views:
-        text = _clip(view.question, _MAX_QUESTION)
-        lines.append(f"- {_clip(view.header, 40)}: {text}" if view.header else f"- {text}")
+        text = _clip(review_text(view.kind, view.question, language), _MAX_QUESTION)
+        header = review_text(view.kind, view.header, language) if view.header else ""
+        lines.append(f"- {_clip(header, 40)}: {text}" if header else f"- {text}")
     return Notification(title=title, body="\n".join(lines), link=link)
 
 

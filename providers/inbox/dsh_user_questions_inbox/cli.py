@@ -28,6 +28,7 @@ from dsh_user_questions import BadAnswerError, UserQuestionError, WireFormatErro
 from dsh_user_questions.rules import inert_text as inert
 from dsh_user_questions.view import Node, QuestionView, diff_lines, request_view
 
+from ._i18n import _
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._retention import parse_duration, retention_seconds
 from ._store import Inbox, open_inbox
@@ -184,7 +185,7 @@ def _run(inbox: Inbox, args: argparse.Namespace) -> int:
     if args.command == "prune":
         return _prune(inbox, args.older_than)
     if args.command == "init":
-        print(f"the inbox store is ready: {inbox.url.shown}")
+        print(_("the inbox store is ready: {url}").format(url=inbox.url.shown))
         return 0
     from ._serve import serve
 
@@ -209,11 +210,13 @@ def _notify_test() -> int:
     if notifier is None:
         return _fail(f"{NOTIFY_ENV} is not set: nothing to notify")
     note = Notification(
-        title="dsh-inbox test notification",
-        body="Questions your agents ask through the inbox will be announced here.",
+        title=_("dsh-inbox test notification"),
+        body=_("Questions your agents ask through the inbox will be announced here."),
     )
     if notifier.send_blocking(note):
-        print(f"sent a test notification to {len(notifier.targets)} target(s)")
+        print(
+            _("sent a test notification to {count} target(s)").format(count=len(notifier.targets))
+        )
         return 0
     return _fail("the notification was not delivered (see the warning above)")
 
@@ -230,7 +233,7 @@ def _list(inbox: Inbox, *, as_json: bool, everything: bool) -> int:
         print(json.dumps([r.to_dict() for r in records]))
         return 0
     if not records:
-        print("no questions" if everything else "no pending questions and no late answers")
+        print(_("no questions") if everything else _("no pending questions and no late answers"))
         return 0
     now = time.time()
     for record in records:
@@ -403,7 +406,7 @@ def render(record: QuestionRecord, *, colour: bool = False) -> str:
 
 def _cancel(inbox: Inbox, question_id: str, *, surface: str) -> int:
     if inbox.settle(question_id, State.CANCELLED, surface=surface):
-        print(f"closed question {question_id}")
+        print(_("closed question {id}").format(id=question_id))
         return EXIT_APPLIED
     record = inbox.get(question_id)
     if record is None:
@@ -439,7 +442,7 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
             raise
         # The person's own answer breaks the question's rules: say which, as the rules do.
         why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)
-        return _fail(f"your answer was refused: {why}", EXIT_INVALID)
+        return _fail(_("your answer was refused: {why}").format(why=why), EXIT_INVALID)
     if result.applied:
         return _applied(question_id, inbox.wait_received(question_id, RECEIPT_SECONDS))
     return report(result.outcome, question_id, result.record)
@@ -449,12 +452,14 @@ def _applied(question_id: str, reception: str) -> int:
     """Say what became of an applied answer: received by its asker, kept for one that is not
     waiting now, or not taken by an asker that stopped waiting as it landed."""
     if reception == "received":
-        print(f"answered question {question_id}: its asker received the answer")
+        print(_("answered question {id}: its asker received the answer").format(id=question_id))
         return EXIT_APPLIED
     if reception == "no-asker":
         print(
-            f"answered question {question_id}: no asker is waiting for it now; the answer is"
-            " kept for its harness, which gets it when it resumes"
+            _(
+                "answered question {id}: no asker is waiting for it now; the answer is kept for"
+                " its harness, which gets it when it resumes"
+            ).format(id=question_id)
         )
         return EXIT_APPLIED
     return _fail(
@@ -467,7 +472,7 @@ def _applied(question_id: str, reception: str) -> int:
 def report(outcome: AnswerOutcome, question_id: str, record: QuestionRecord | None) -> int:
     """Say what became of an answer; the exit status for it."""
     if outcome is AnswerOutcome.APPLIED:
-        print(f"answered question {question_id}")
+        print(_("answered question {id}").format(id=question_id))
         return EXIT_APPLIED
     if outcome is AnswerOutcome.UNKNOWN or record is None:
         return _no_question(question_id)
@@ -499,7 +504,7 @@ def _prune(inbox: Inbox, older_than: str | None) -> int:
     except ValueError as err:
         return _fail(str(err), EXIT_INVALID)
     if seconds is None:
-        print("retention is never: nothing pruned")
+        print(_("retention is never: nothing pruned"))
         return 0
-    print(f"pruned {inbox.prune(seconds)} final records")
+    print(_("pruned {count} final records").format(count=inbox.prune(seconds)))
     return 0

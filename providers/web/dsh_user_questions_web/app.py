@@ -38,6 +38,7 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ._guard import Guard
+from ._i18n import localize_page
 from ._stream import EventHub, encode
 from .board import QuestionBoard, Settlement
 from .limits import Limits
@@ -116,8 +117,13 @@ def create_app(
         page = page.replace(b'<html lang="en">', named.encode(), 1)
     base = f"/{token}"
 
-    async def index(_request: Request) -> Response:
-        return Response(page, media_type="text/html; charset=utf-8")
+    async def index(request: Request) -> Response:
+        language = language_from_accept(request.headers.get("accept-language"))
+        return Response(
+            localize_page(page, language),
+            media_type="text/html; charset=utf-8",
+            headers={"Vary": "Accept-Language", "Content-Language": html_lang(language)},
+        )
 
     async def to_index(_request: Request) -> Response:
         # Relative, so it stays under a reverse proxy's path prefix.
