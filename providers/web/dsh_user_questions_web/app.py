@@ -32,6 +32,7 @@ from collections.abc import Callable, Collection
 from importlib import resources
 from typing import Any
 
+from dsh_user_questions._i18n import html_lang, language_from_accept
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
