@@ -111,12 +111,13 @@ def match_language(tag: str) -> str | None:
         return ENGLISH
     known = {language.lower(): language for language in available_languages()}
     lowered = tag.lower()
-    for candidate in (lowered, _ALIASES.get(lowered, "").lower(), lowered.split("_")[0]):
-        if candidate in known:
+    candidates = [lowered, _ALIASES.get(lowered, "").lower()]
+    base = lowered.split("_")[0]
+    if base != "zh":  # Chinese only by script or region: zh-TW, zh-Hant are not zh_CN
+        candidates += [base, _ALIASES.get(base, "").lower()]
+    for candidate in candidates:
+        if candidate and candidate in known:
             return known[candidate]
-        alias = _ALIASES.get(candidate)
-        if alias and alias.lower() in known:
-            return known[alias.lower()]
     return None
 
 

@@ -101,6 +101,10 @@ def read(path: Path, language: str | None = None) -> Catalog:
         return read_po(stream, locale=language)
 
 
+def _shown(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+
+
 def problems() -> list[str]:
     """Every stale or incomplete catalog, in words; empty when all are fresh and complete."""
     found: list[str] = []
@@ -108,32 +112,32 @@ def problems() -> list[str]:
         template = package / "locale" / f"{domain}.pot"
         extracted = po_bytes(extract(package, domain))
         if not template.is_file() or template.read_bytes() != extracted:
-            found.append(f"{template.relative_to(ROOT)} is stale: run python scripts/i18n.py")
+            found.append(f"{_shown(template)} is stale: run python scripts/i18n.py")
             continue
         ids = {m.id for m in read(template) if m.id}
         for language in LANGUAGES:
             po, mo = paths(package, domain, language)
             if not po.is_file():
-                found.append(f"{po.relative_to(ROOT)} is missing")
+                found.append(f"{_shown(po)} is missing")
                 continue
             catalog = read(po, language)
             have = {m.id for m in catalog if m.id}
             for missing in sorted(ids - have):
-                found.append(f"{po.relative_to(ROOT)}: {missing!r} is not in the catalog")
+                found.append(f"{_shown(po)}: {missing!r} is not in the catalog")
             for extra in sorted(have - ids):
-                found.append(f"{po.relative_to(ROOT)}: {extra!r} is no longer used")
+                found.append(f"{_shown(po)}: {extra!r} is no longer used")
             for message in catalog:
                 if message.id and (not message.string or message.fuzzy):
-                    found.append(f"{po.relative_to(ROOT)}: {message.id!r} is untranslated")
+                    found.append(f"{_shown(po)}: {message.id!r} is untranslated")
             for error in catalog.check():
-                found.append(f"{po.relative_to(ROOT)}: {error[0].id!r}: {error[1]}")
+                found.append(f"{_shown(po)}: {error[0].id!r}: {error[1]}")
             if not mo.is_file() or mo.read_bytes() != mo_bytes(catalog):
-                found.append(f"{mo.relative_to(ROOT)} is stale: run python scripts/i18n.py")
+                found.append(f"{_shown(mo)} is stale: run python scripts/i18n.py")
             page = mo.with_suffix(".json")
             if domain in JSON_DOMAINS and (
                 not page.is_file() or page.read_bytes() != json_bytes(catalog)
             ):
-                found.append(f"{page.relative_to(ROOT)} is stale: run python scripts/i18n.py")
+                found.append(f"{_shown(page)} is stale: run python scripts/i18n.py")
     return found
 
 
