@@ -45,10 +45,15 @@ def write_pseudo_locale(directory: Path) -> None:
         (folder / f"{domain}.json").write_bytes(i18n.json_bytes(catalog))
 
 
-_WRAPPED = re.compile(f"{OPEN}[^{CLOSE}]*{CLOSE}")
+_WRAPPED = re.compile(f"{OPEN}[^{OPEN}{CLOSE}]*{CLOSE}")  # an innermost message
 _WORD = re.compile(r"[A-Za-z]{3,}")
 
 
 def english_outside(text: str, allowed: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
     """The English words of ``text`` outside the pseudo-locale's brackets (``allowed`` aside)."""
-    return [w for w in _WORD.findall(_WRAPPED.sub(" ", text)) if w not in allowed]
+    while True:  # a message may hold another (a placeholder filled with a message)
+        inner = _WRAPPED.sub(" ", text)
+        if inner == text:
+            break
+        text = inner
+    return [w for w in _WORD.findall(text) if w not in allowed]
