@@ -42,6 +42,7 @@ __all__ = [
     "locale_dir",
     "match_language",
     "review_text",
+    "review_texts",
     "shipped_translations",
     "translator",
 ]
@@ -217,6 +218,12 @@ def shipped_translations(message: str, domain: str = "dsh_user_questions") -> fr
         with open(path, "rb") as stream:
             found.add(gettext.GNUTranslations(stream).gettext(message))
     return frozenset(found)
+
+
+@functools.lru_cache(maxsize=1)
+def review_texts() -> frozenset[str]:
+    """The review cards' own words, in English: what `review_text` translates."""
+    return _review_texts()
 
 
 @functools.lru_cache(maxsize=1)

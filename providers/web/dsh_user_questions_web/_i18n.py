@@ -19,6 +19,8 @@ from dsh_user_questions._i18n import (
     N_,
     html_lang,
     locale_dir,
+    review_text,
+    review_texts,
     translator,
 )
 
@@ -46,16 +48,20 @@ PAGE_TEXTS = (
 
 
 def page_messages(language: str) -> dict[str, str]:
-    """Every translated message of the web catalog in ``language`` (app.js reads them)."""
+    """Every translated message of the web catalog in ``language`` (app.js reads them), and the
+    core's words of the review cards (their header and question, shown translated)."""
     if language == ENGLISH:
         return {}
+    messages: dict[str, str] = {
+        text: review_text("plan-review", text, language) for text in review_texts()
+    }
     extra = os.environ.get(CATALOG_DIR_ENV, "").strip()
     for root in ([Path(extra)] if extra else []) + [_LOCALE]:
         path = root / language / "LC_MESSAGES" / f"{DOMAIN}.json"
         if path.is_file():
-            messages: dict[str, str] = json.loads(path.read_text("utf-8"))
-            return messages
-    return {}
+            messages.update(json.loads(path.read_text("utf-8")))
+            break
+    return messages
 
 
 @functools.lru_cache(maxsize=16)

@@ -203,7 +203,7 @@
   function titleOf(ask) {
     const first = ask.questions[0] || { question: "" };
     const more = ask.questions.length > 1 ? " " + t("(+{count} more)", { count: ask.questions.length - 1 }) : "";
-    return (first.header ? `${first.header}: ` : "") + first.question + more;
+    return (first.header ? `${own(first, first.header)}: ` : "") + own(first, first.question) + more;
   }
 
   // Many events can arrive together (a reconnect, a burst of asks): draw the queue once for them.
@@ -305,6 +305,11 @@
   function reviewOf(question) {
     const kind = question.kind;
     return Object.hasOwn(REVIEWS, kind) ? { ...REVIEWS[kind], kind } : null;
+  }
+  // A review card's header and question are the core's words (the server sends their
+  // translations with the page's messages); any other question's text is the model's, as written.
+  function own(question, text) {
+    return Object.hasOwn(REVIEWS, question.kind) ? t(text) : text;
   }
 
   // ---- the diff view: files, hunks, numbered added/removed/context lines ----
@@ -522,8 +527,8 @@
     const legend = el(
       "legend",
       {},
-      question.header ? el("span", { className: "header-chip", text: question.header }) : null,
-      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: question.question }),
+      question.header ? el("span", { className: "header-chip", text: own(question, question.header) }) : null,
+      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: own(question, question.question) }),
     );
     fieldset.append(legend);
     const meta = el(
