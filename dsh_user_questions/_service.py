@@ -82,6 +82,17 @@ class _Registration:
     provider: UserQuestionProvider
 
 
+def _resumed_answer(result: object) -> AskUserQuestionAnswer:
+    """What a provider's ``resume`` gave, as an answer (``BAD_ANSWER`` when it is none)."""
+    if isinstance(result, AskUserQuestionAnswer):
+        return result
+    if isinstance(result, Mapping):
+        return AskUserQuestionAnswer.from_dict(result)
+    raise UserQuestionError.bad_answer(
+        f"resume gave {type(result).__name__}, not an AskUserQuestionAnswer"
+    )
+
+
 class UserQuestionService:
     """Asks the human through the one active provider; ``ctx.user_questions``.
 
@@ -386,13 +397,7 @@ class UserQuestionService:
             )
         if inspect.isawaitable(result):
             result = await result if signal is None else await wait_for_provider(result, signal)
-        if isinstance(result, AskUserQuestionAnswer):
-            return result
-        if isinstance(result, Mapping):
-            return AskUserQuestionAnswer.from_dict(result)
-        raise UserQuestionError.bad_answer(
-            f"resume gave {type(result).__name__}, not an AskUserQuestionAnswer"
-        )
+        return _resumed_answer(result)
 
     def _providers(self) -> tuple[pluggy.HookImpl, ...]:
         """The provider hook's answering implementations, worked out again only when the
