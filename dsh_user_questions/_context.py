@@ -116,7 +116,9 @@ class HarnessContext:
 
         Registered by pluggy's own loader (``load_setuptools_entrypoints``), so
         ``plugin_manager.list_plugin_distinfo()`` names each one's distribution. Plugins
-        blocked or already registered are skipped. User-questions providers are
+        blocked or already registered are skipped, including a plugin object already
+        registered under another name (``ctx.register(dsh_user_questions.plugin)`` and then
+        ``ctx.load_entrypoints()`` registers it once: no error, not returned). User-questions providers are
         chosen by `DSH_USER_QUESTIONS_PROVIDER`: set to an entry-point name, it blocks every
         other provider; unset, two installed providers raise ``DUPLICATE_PROVIDER`` naming
         both, after the other plugins were registered. Unknown hook names fail loudly
@@ -126,6 +128,7 @@ class HarnessContext:
 
         pm = self.plugin_manager
         candidates = []
+        present: list[str] = []
         seen = set()
         for dist in metadata.distributions():
             for ep in dist.entry_points:
@@ -134,12 +137,18 @@ class HarnessContext:
                 seen.add(ep.name)
                 if pm.is_blocked(ep.name) or pm.has_plugin(ep.name):
                     continue
-                candidates.append((ep.name, dist, ep.load()))
+                loaded = ep.load()
+                if pm.is_registered(loaded):  # registered by hand already, under another name
+                    present.append(ep.name)
+                    continue
+                candidates.append((ep.name, dist, loaded))
         chosen, conflict = select_entrypoint_plugins(candidates, pm)
         wanted = {name for name, _, _ in chosen}
         # pluggy's own loader registers them (and records their distributions for
-        # list_plugin_distinfo()); the providers left out are blocked only meanwhile.
+        # list_plugin_distinfo()); the providers left out, and the plugins registered by
+        # hand already, are blocked only meanwhile.
         held = [n for n, _, _ in candidates if n not in wanted and not pm.is_blocked(n)]
+        held += present
         for name in held:
             pm.set_blocked(name)
         try:

@@ -19,6 +19,7 @@ withdraws the question.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import threading
 import weakref
@@ -138,13 +139,30 @@ def _run_in_helper_thread(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
 
 
 def question_loop(owner: object) -> QuestionLoop:
-    """``owner``'s question loop (a service's, or a context's), started on first use."""
+    """``owner``'s question loop (a service's, or a context's), started on first use.
+
+    It stops once ``owner`` is garbage-collected, or at exit after every exit callback
+    registered since this module was imported (`_stop_at_exit`), so an exit callback closing
+    a context (`close_sync`) still finds its loop running.
+    """
     with _loops_lock:
         found = _loops.get(owner)
         if found is None:
             found = _loops[owner] = QuestionLoop()
-            weakref.finalize(owner, found.stop)
+            # Not at exit: a finalizer's exit hook may be registered after a caller's
+            # close_sync, and exit callbacks run last registered first.
+            weakref.finalize(owner, found.stop).atexit = False
         return found
+
+
+@atexit.register
+def _stop_at_exit() -> None:
+    """Stop every question loop still running: registered at import, so it runs after the
+    exit callbacks registered later (``atexit.register(close_sync, ctx)``)."""
+    with _loops_lock:
+        running = list(_loops.values())
+    for found in running:
+        found.stop()
 
 
 def run_sync(owner: object, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
