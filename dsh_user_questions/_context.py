@@ -118,9 +118,9 @@ class HarnessContext:
         ``plugin_manager.list_plugin_distinfo()`` names each one's distribution. Plugins
         blocked or already registered are skipped, including a plugin object already
         registered under another name (``ctx.register(dsh_user_questions.plugin)`` and then
-        ``ctx.load_entrypoints()`` registers it once: no error, not returned). User-questions providers are
-        chosen by `DSH_USER_QUESTIONS_PROVIDER`: set to an entry-point name, it blocks every
-        other provider; unset, two installed providers raise ``DUPLICATE_PROVIDER`` naming
+        ``ctx.load_entrypoints()`` registers it once: no error, not returned). User-questions
+        providers are chosen by `DSH_USER_QUESTIONS_PROVIDER`: set to an entry-point name, it
+        blocks every other provider; unset, two installed providers raise ``DUPLICATE_PROVIDER`` naming
         both, after the other plugins were registered. Unknown hook names fail loudly
         (``check_pending``).
         """
