@@ -120,9 +120,9 @@ class HarnessContext:
         registered under another name (``ctx.register(dsh_user_questions.plugin)`` and then
         ``ctx.load_entrypoints()`` registers it once: no error, not returned). User-questions
         providers are chosen by `DSH_USER_QUESTIONS_PROVIDER`: set to an entry-point name, it
-        blocks every other provider; unset, two installed providers raise ``DUPLICATE_PROVIDER`` naming
-        both, after the other plugins were registered. Unknown hook names fail loudly
-        (``check_pending``).
+        blocks every other provider; unset, two installed providers raise
+        ``DUPLICATE_PROVIDER`` naming both, after the other plugins were registered. Unknown
+        hook names fail loudly (``check_pending``).
         """
         from importlib import metadata  # slow to import; only needed here
 
