@@ -314,11 +314,13 @@ class UserQuestionService:
     def ask_sync(
         self, request: AskUserQuestionRequest, timeout: float | None = None
     ) -> AskUserQuestionAnswer:
-        """`ask` for synchronous code: from any thread, with or without a running loop there.
+        """`ask` for synchronous code, from any thread that runs no event loop.
 
         The ask runs on this service's question loop (a daemon thread started on the first
         call), the calling thread waiting; from that loop's own thread, on a fresh loop in a
-        helper thread. Raises as `ask` does; see ``dsh_user_questions._sync``.
+        helper thread. Raises as `ask` does; from a thread running an event loop it raises
+        `RuntimeError` at once, as ``asyncio.run()`` does (waiting would stop that loop until
+        the human answers: ``await ask(...)`` there). See ``dsh_user_questions._sync``.
         """
         from ._sync import run_sync
 

@@ -53,11 +53,16 @@ class TestWhereTheAskRuns:
         assert answer.answers[0].selected == ("pnpm",)
         assert threads[0].name == "dsh-user-questions"
 
-    async def test_a_running_loops_thread_does_not_deadlock(self, ctx: HarnessContext) -> None:
-        """Called on a running loop's thread, the ask runs on the question loop, not this one."""
+    async def test_a_running_loops_thread_is_refused(self, ctx: HarnessContext) -> None:
+        """Called on a running loop's thread, ask_sync raises at once, as ``asyncio.run()``
+        does, instead of blocking that loop until the human answers; nothing is asked."""
         threads: list[threading.Thread] = []
-        ctx.user_questions.register_provider(ScriptedProvider(answered_in(threads)))
-        answer = ctx.user_questions.ask_sync(make_request())
+        provider = ScriptedProvider(answered_in(threads))
+        ctx.user_questions.register_provider(provider)
+        with pytest.raises(RuntimeError, match=r"running event loop's thread.*await"):
+            ctx.user_questions.ask_sync(make_request())
+        assert threads == []
+        answer = await asyncio.to_thread(ctx.user_questions.ask_sync, make_request())
         assert answer.answers[0].selected == ("pnpm",)
         assert threads == [question_loop(ctx.user_questions).thread]
 
