@@ -271,9 +271,7 @@ class TestAskEdges:
         }
         result, requests = await ask(ctx, tool_input)
         assert isinstance(result, PermissionResultDeny)
-        assert result.message.startswith(
-            'Error: question 2 option 1 "\\u0440\\u043e\\u0440" looks'
-        )
+        assert result.message.startswith('Error: question 2 option 1 "\\u0440\\u043e\\u0440" looks')
         assert '"q' not in result.message
         assert requests == []
 
