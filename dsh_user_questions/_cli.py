@@ -38,7 +38,13 @@ from ._discovery import PROVIDER_ENV, describe, is_provider
 from ._markers import PROJECT, hookimpl
 from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from ._waiting import Deadline, Filing
-from .errors import AskTimedOutError, HarnessError, ProviderSetupError, UserQuestionError
+from .errors import (
+    AskTimedOutError,
+    HarnessError,
+    ProviderSetupError,
+    UserQuestionError,
+    UserQuestionErrorCode,
+)
 from .harness import AbortSignal, HarnessContext
 from .plan_review import PlanReviewDecision, review_plan
 from .providing import receipt
@@ -434,15 +440,20 @@ def _report(err: HarnessError, timeout: float | None) -> int:
     the error's row of the outcome table (`dsh_user_questions.errors.OUTCOMES`)."""
     message = err.message
     if isinstance(err, ProviderSetupError):
-        message += _provider_fix()
+        message += _provider_fix(err)
     elif isinstance(err, AskTimedOutError) and timeout is not None:
         message += f" (no answer within {timeout:g} s)"
     status = err.outcome.exit_status if isinstance(err, UserQuestionError) else EXIT_FAILURE
     return _fail(message, status)
 
 
-def _provider_fix() -> str:
-    """What to do about no provider or too many: choose among the installed, or install one."""
+def _provider_fix(err: HarnessError) -> str:
+    """What to do about no provider or too many: choose among the installed, or install one.
+
+    A ``DUPLICATE_PROVIDER`` already says how to choose (the environment variable): only
+    dsh-ask's own way is added, so "choose one" is said once."""
+    if err.code == UserQuestionErrorCode.DUPLICATE_PROVIDER:
+        return " (or dsh-ask --provider NAME; dsh-ask --list-providers lists them)"
     if _installed_providers():
         return "; choose one with --provider NAME (dsh-ask --list-providers)"
     return f"; {install_hint(os.environ.get(PROVIDER_ENV))}"
