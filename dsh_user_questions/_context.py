@@ -68,13 +68,6 @@ class _PluginManager(pluggy.PluginManager):
             return removed
 
 
-class _Default:
-    """The type of the "make a fresh registry" default of `HarnessContext`."""
-
-
-_DEFAULT = _Default()
-
-
 class HarnessContext:
     """A harness's context: its plugin manager, its agent registry and the services plugins add.
 
@@ -83,10 +76,13 @@ class HarnessContext:
     Use it as ``async with HarnessContext() as ctx:`` so `aclose` always runs.
     """
 
-    def __init__(self, agents: SupportsAgentRegistry | _Default | None = _DEFAULT) -> None:
-        self.agents: SupportsAgentRegistry | None = (
-            AgentRegistry() if isinstance(agents, _Default) else agents
-        )
+    def __init__(
+        self, agents: SupportsAgentRegistry | type[AgentRegistry] | None = AgentRegistry
+    ) -> None:
+        """``agents``: the harness's agent registry (anything with ``get`` and ``roots``);
+        ``None`` when the harness has none; by default a fresh `AgentRegistry` (the class given
+        is made into one)."""
+        self.agents: SupportsAgentRegistry | None = agents() if isinstance(agents, type) else agents
         self._services: dict[str, object] = {}
         self._owners: dict[str, object] = {}
         self.plugin_manager: pluggy.PluginManager = _PluginManager(self)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import re
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 
@@ -152,3 +154,44 @@ class TestOnePath:
         web = pytest.importorskip("dsh_user_questions_web")
         assert "Receipt" not in web.__all__
         assert Receipt.__module__.startswith("dsh_user_questions.")
+
+
+def _private_defaults(function: object) -> list[str]:
+    """The defaults of ``function``'s source that name something private (``_DEFAULT``), as
+    the API reference prints them (mkdocstrings shows the source's default expressions)."""
+    try:
+        source = textwrap.dedent(inspect.getsource(function))  # type: ignore[arg-type]
+    except (OSError, TypeError):  # generated (an attrs __init__) or not Python source
+        return []
+    node = ast.parse(source).body[0]
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+    return [
+        ast.unparse(default)
+        for default in defaults
+        for part in ast.walk(default)
+        if (isinstance(part, ast.Name) and part.id.startswith("_"))
+        or (isinstance(part, ast.Attribute) and part.attr.startswith("_"))
+    ]
+
+
+def test_no_public_signature_shows_a_private_default() -> None:
+    """The API reference prints each signature's defaults: none names a private sentinel."""
+    found = []
+    for name, module in TestOnePath.importable().items():
+        for attr in getattr(module, "__all__", ()):
+            value = getattr(module, attr)
+            functions = [value]
+            if isinstance(value, type):
+                functions = [
+                    member
+                    for key, member in vars(value).items()
+                    if callable(member) and (key == "__init__" or not key.startswith("_"))
+                ]
+            found += [
+                f"{name}.{attr}: {default}"
+                for function in functions
+                for default in _private_defaults(function)
+            ]
+    assert not found, f"private defaults in public signatures: {found}"
