@@ -40,7 +40,7 @@ from ._seal import Sealer, register_seal
 from ._store import Inbox, new_question_id, open_inbox, pending_record
 from ._watcher import Watcher, settle
 
-__all__ = ["ENV_HARNESS", "AlreadyDelivered", "InboxProvider", "default_harness_label"]
+__all__ = ["ENV_HARNESS", "InboxProvider", "default_harness_label"]
 
 ENV_HARNESS = "DSH_USER_QUESTIONS_INBOX_HARNESS"
 _log = logging.getLogger(__name__)
