@@ -13,6 +13,7 @@ import contextvars
 import functools
 import math
 import sys
+import threading
 import time
 import types
 from collections.abc import Awaitable, Callable, Generator
@@ -48,6 +49,7 @@ __all__ = [
 
 _NO_CONTEXT = contextvars.Context()
 _is_str = attrs.validators.instance_of(str)
+_FILINGS_LOCK = threading.Lock()
 
 
 def start_provider(awaitable: Awaitable[Any]) -> asyncio.Future[Any]:
@@ -229,7 +231,9 @@ class Receipt:
     def __init__(self) -> None:
         self._settled = AbortSignal()
         self._taken: bool | None = None
-        self._filed = AbortSignal()  # aborted with the `Filing` once the provider files it
+        # Aborted with the `Filing` once the provider files it; made on first use, so that a
+        # receipt nobody files on costs no more than before.
+        self._filed: AbortSignal | None = None
 
     @property
     def taken(self) -> bool | None:
@@ -258,19 +262,28 @@ class Receipt:
         counts; from any thread."""
         if not isinstance(filing, Filing):
             raise TypeError(f"Receipt.file() takes a Filing, not {type(filing).__name__}")
-        self._filed._abort(filing)
+        self._filings()._abort(filing)
 
     @property
     def filing(self) -> Filing | None:
         """The `Filing` the provider gave `file`, or ``None`` while it has given none."""
         filed = self._filed
-        return filed.reason if filed.aborted else None  # type: ignore[return-value]
+        return filed.reason if filed is not None and filed.aborted else None  # type: ignore[return-value]
 
     def when_filed(self, callback: Callable[[Filing], object]) -> Callable[[], None]:
         """Call ``callback(filing)`` once the provider files the question (at once if it has;
         never if it does not); returns a remover. From an event loop, it runs on that loop."""
-        filed = self._filed
+        filed = self._filings()
         return filed.add_listener(lambda: callback(filed.reason))  # type: ignore[arg-type]
+
+    def _filings(self) -> AbortSignal:
+        filed = self._filed
+        if filed is None:
+            with _FILINGS_LOCK:  # the provider and the asker may come from two threads
+                filed = self._filed
+                if filed is None:
+                    filed = self._filed = AbortSignal()
+        return filed
 
     def _tell(self, callback: Callable[[bool], object]) -> None:
         callback(self._taken is True)
