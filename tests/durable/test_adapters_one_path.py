@@ -14,10 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, rules, tool
 from dsh_user_questions.harness import HarnessContext
 
+# Ids made mostly of the separator, the escape and what an escape spells, to find a forgery.
+_IDS = st.text(alphabet=st.sampled_from("t1c:~3A7E sha256"), min_size=1, max_size=12)
 PKG = {
     "questions": [
         {"id": "pkg", "question": "Which one?", "options": [{"label": "pnpm"}, {"label": "npm"}]}
@@ -91,6 +95,39 @@ class TestDurableKey:
         assert tool.durable_key("x", "run-a", "c") != tool.durable_key("x", "run-b", "c")
         # The hash form keeps the boundary between the ids: ("a:b", "c") is not ("a", "b:c").
         assert tool.durable_key("x", "a b", "c d") != tool.durable_key("x", "a", "b c d")
+
+    def test_ids_holding_the_separator_cannot_forge_a_key(self) -> None:
+        """Issue 35: thread ``t:1`` + call ``c`` and thread ``t`` + call ``1:c`` are two keys
+        (both were ``langgraph:t:1:c``), readable, with ``:`` and ``~`` escaped."""
+        first = tool.durable_key("langgraph", "t:1", "c")
+        second = tool.durable_key("langgraph", "t", "1:c")
+        assert first != second
+        assert (first, second) == ("langgraph:t~3A1:c", "langgraph:t:1~3Ac")
+        assert tool.durable_key("x", "user:42", "c") != tool.durable_key("x", "user", "42:c")
+        assert tool.durable_key("x", "a~3Ab", "c") != tool.durable_key("x", "a:b", "c")
+        # A run id "sha256" never spells another pair's hashed key.
+        hashed = tool.durable_key("x", "a b", "c")
+        assert tool.durable_key("x", "sha256", hashed.split(":")[-1]) != hashed
+
+    @settings(max_examples=300, deadline=None)
+    @given(
+        st.tuples(_IDS, _IDS),
+        st.tuples(_IDS, _IDS),
+    )
+    def test_durable_keys_are_injective(self, one: tuple[str, str], other: tuple[str, str]) -> None:
+        """Two different (run id, call id) pairs never give the same key, and every key
+        matches payloads.KEY_PATTERN."""
+        from dsh_user_questions._payloads import KEY_PATTERN
+
+        first, second = (tool.durable_key("langgraph", *pair) for pair in (one, other))
+        assert KEY_PATTERN.fullmatch(first)
+        assert KEY_PATTERN.fullmatch(second)
+        assert (first == second) == (one == other)
+
+    def test_a_framework_name_with_the_separator_is_refused(self) -> None:
+        """A framework name with ``:`` (it would blur where the run id starts) is a ValueError."""
+        with pytest.raises(ValueError, match="framework"):
+            tool.durable_key("lang:graph", "t", "c")
 
     @pytest.mark.parametrize("run_id", [None, ""])
     def test_no_run_identity_is_refused(self, run_id: str | None) -> None:

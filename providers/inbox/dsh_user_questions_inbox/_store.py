@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
-from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, UserQuestionErrorCode
+from dsh_user_questions import AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions.rules import check_answer
 
 from ._engine import Engine, Listener
@@ -148,8 +148,9 @@ class Inbox:
 
         ``lease`` is the asking provider's holder id (see `_lease`): the record is leased to
         it (the holder keeps its heartbeat with `beat`). A key whose record is leased to another
-        live provider is refused
-        (``BAD_QUESTION``): one run asks a key at a time, never two resumed by one answer.
+        live provider is refused with ``ASKED_ELSEWHERE`` (never the question's answer: a
+        durable call stays pending): one run asks a key at a time, never two resumed by one
+        answer.
         """
         wire = request.to_dict() if isinstance(request, AskUserQuestionRequest) else request
         parsed = AskUserQuestionRequest.from_dict(wire)  # a bad wire form never reaches the store
@@ -290,13 +291,12 @@ class Inbox:
         if holder == lease:
             return True
         if live(holder, beat):
-            quoted = json.dumps(key, ensure_ascii=False)
-            raise UserQuestionError(
-                f"the key {quoted} is being asked by another live harness"
-                f" (label {held.harness!r}, process {holder}); one run asks a key at a time:"
-                " stop that harness first (a killed one frees the key at once on its own host,"
-                f" else {STALE_SECONDS:g} s after its last heartbeat), or ask with another key",
-                UserQuestionErrorCode.BAD_QUESTION,
+            raise UserQuestionError.asked_elsewhere(
+                key,
+                f"label {held.harness!r}, process {holder}; one run asks a key at a time: this"
+                " call stays pending and asks again when that harness stops (a killed one frees"
+                f" the key at once on its own host, else {STALE_SECONDS:g} s after its last"
+                " heartbeat)",
             )
         return bool(
             self._engine.write(

@@ -11,6 +11,7 @@ from _waits import pending_one, until
 from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
+    CallerRefusedError,
     UserQuestionError,
     UserQuestionService,
 )
@@ -135,7 +136,7 @@ class TestLeases:
         self, inbox_url: str, inbox: Inbox, service: UserQuestionService
     ) -> None:
         """A second provider (as another live process would) asking a key the first is
-        asking is refused with BAD_QUESTION naming the key; the first alone gets the answer;
+        asking is refused with ASKED_ELSEWHERE naming the key; the first alone gets the answer;
         once the first closed, the key is free for the second."""
         other = InboxProvider(inbox_url, harness="other-process")
         try:
@@ -143,7 +144,9 @@ class TestLeases:
             record = await pending_one(inbox)
             with pytest.raises(UserQuestionError) as caught:
                 await other.ask(keyed("both"))
-            assert caught.value.code == "BAD_QUESTION"
+            assert caught.value.code == "ASKED_ELSEWHERE"
+            assert isinstance(caught.value, CallerRefusedError)
+            assert caught.value.outcome.keeps_pending  # never the answer of a durable call
             assert '"both"' in caught.value.message
             assert "another live harness" in caught.value.message
             assert len(inbox.records()) == 1
@@ -151,7 +154,7 @@ class TestLeases:
             assert (await asyncio.wait_for(mine, 60)).answers[0].selected == ("pnpm",)
             with pytest.raises(UserQuestionError) as again:
                 await other.ask(keyed("both"))  # the first provider still runs: still its key
-            assert again.value.code == "BAD_QUESTION"
+            assert again.value.code == "ASKED_ELSEWHERE"
         finally:
             await asyncio.to_thread(other.close)
 
