@@ -110,19 +110,23 @@ class TestDurableKey:
         assert tool.durable_key("x", "sha256", hashed.split(":")[-1]) != hashed
 
     @settings(max_examples=300, deadline=None)
-    @given(
-        st.tuples(_IDS, _IDS),
-        st.tuples(_IDS, _IDS),
-    )
-    def test_durable_keys_are_injective(self, one: tuple[str, str], other: tuple[str, str]) -> None:
-        """Two different (run id, call id) pairs never give the same key, and every key
-        matches payloads.KEY_PATTERN."""
+    @given(_IDS, _IDS, st.data())
+    def test_durable_keys_are_injective(self, run: str, call: str, data: st.DataObject) -> None:
+        """Two different (run id, call id) pairs never give the same key (another pair: the
+        same text split at another ``:``, or any), and every key fits a request's key."""
         from dsh_user_questions._payloads import KEY_PATTERN
 
-        first, second = (tool.durable_key("langgraph", *pair) for pair in (one, other))
+        joined = f"{run}:{call}"
+        splits = [
+            (joined[:at], joined[at + 1 :])
+            for at, char in enumerate(joined)
+            if char == ":" and 0 < at < len(joined) - 1
+        ]
+        other = data.draw(st.sampled_from(splits) | st.tuples(_IDS, _IDS))
+        first, second = (tool.durable_key("langgraph", *pair) for pair in ((run, call), other))
         assert KEY_PATTERN.fullmatch(first)
         assert KEY_PATTERN.fullmatch(second)
-        assert (first == second) == (one == other)
+        assert (first == second) == ((run, call) == other)
 
     def test_a_framework_name_with_the_separator_is_refused(self) -> None:
         """A framework name with ``:`` (it would blur where the run id starts) is a ValueError."""

@@ -9,6 +9,7 @@ are stored.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -46,6 +47,9 @@ _INSERT = (
 _CHUNK = 500
 # Rounds of insert / read the key's record / give it up, before a keyed add gives up.
 _KEY_ATTEMPTS = 20
+# `tool.durable_key` escapes ':' and '~' inside ids since issue 35; before, it wrote them as they
+# are, a spelling two pairs of ids could share.
+_ESCAPED = re.compile(r"~(3A|7E)")
 # Heartbeat rows of providers gone longer than this are deleted by `Inbox.prune`.
 _LEASE_ROWS_KEPT = 86_400.0
 
@@ -155,6 +159,8 @@ class Inbox:
         wire = request.to_dict() if isinstance(request, AskUserQuestionRequest) else request
         parsed = AskUserQuestionRequest.from_dict(wire)  # a bad wire form never reaches the store
         key = parsed.key
+        if key is not None:
+            self._refuse_old_spelling(key, wire)
         for _ in range(_KEY_ATTEMPTS):
             now = time.time()
             new_id = question_id or secrets.token_hex(_ID_BYTES)
@@ -209,6 +215,28 @@ class Inbox:
             return held
         raise UserQuestionError.store_unusable(
             f"the key {key!r} kept changing hands while this ask tried to record it"
+        )
+
+    def _refuse_old_spelling(self, key: str, wire: Mapping[str, Any]) -> None:
+        """``STORE_UNUSABLE`` while a pending question holds ``key`` as `tool.durable_key` spelt
+        it before ids were escaped (``langgraph:t:1:c`` for ``langgraph:t~3A1:c``).
+
+        That spelling is ambiguous (thread ``t:1`` + call ``c``, thread ``t`` + call ``1:c``),
+        so it is never adopted: the human closes it, and the run asks anew under its new key.
+        """
+        old = _ESCAPED.sub(lambda found: ":" if found.group(1) == "3A" else "~", key)
+        if old == key:
+            return
+        held = self.by_key(old)
+        if held is None or held.state is not State.PENDING:
+            return
+        if not _same_questions(held.request, wire):
+            return
+        raise UserQuestionError.store_unusable(
+            f"question {held.id} holds the key {old!r}, the way keys were written before ids"
+            f" were escaped, which this call's key {key!r} replaces (two runs' ids could spell"
+            f" the old one alike); close it with 'dsh-inbox cancel {held.id}' and run again:"
+            " the question is asked anew under the new key"
         )
 
     def add_many(

@@ -12,8 +12,10 @@ from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
     CallerRefusedError,
+    StoreError,
     UserQuestionError,
     UserQuestionService,
+    tool,
 )
 from dsh_user_questions.harness import AbortController
 
@@ -85,6 +87,29 @@ async def test_a_key_of_other_questions_is_refused(
     assert caught.value.code == "BAD_QUESTION"
     assert '"shared"' in caught.value.message
     assert len(inbox.records()) == 1
+
+
+def test_a_pending_question_keyed_the_old_ambiguous_way_is_a_clear_error(inbox: Inbox) -> None:
+    """Issue 35: a question still pending under the key tool.durable_key wrote before ids were
+    escaped (``langgraph:t:1:c``) is never adopted by the new key (that spelling is also thread
+    ``t`` + call ``1:c``): STORE_UNUSABLE naming it and how to close it; once closed, the new
+    key asks anew."""
+    old = inbox.add(keyed("langgraph:t:1:c").to_dict(), harness="h")
+    new_key = tool.durable_key("langgraph", "t:1", "c")
+    assert new_key == "langgraph:t~3A1:c"
+    with pytest.raises(StoreError) as caught:
+        inbox.add(keyed(new_key).to_dict(), harness="h")
+    assert caught.value.code == "STORE_UNUSABLE"
+    assert f"dsh-inbox cancel {old.id}" in caught.value.message
+    assert "'langgraph:t:1:c'" in caught.value.message
+    assert [record.id for record in inbox.records()] == [old.id]
+    # Another call's key (thread t, call 1:c) is not the old record's either: refused alike.
+    with pytest.raises(StoreError):
+        inbox.add(keyed(tool.durable_key("langgraph", "t", "1:c")).to_dict(), harness="h")
+    assert inbox.settle(old.id, State.CANCELLED, surface="cli")
+    fresh = inbox.add(keyed(new_key).to_dict(), harness="h")
+    assert fresh.id != old.id
+    assert fresh.state is State.PENDING
 
 
 async def test_a_cancelled_keyed_question_stays_cancelled(
