@@ -22,7 +22,7 @@ from dsh_user_questions.rules import check_answer
 from ._engine import Engine, Listener
 from ._lease import STALE_SECONDS, live
 from ._record import AnswerOutcome, QuestionRecord, State
-from ._seal import seal_secrets
+from ._seal import register_seal, seal_secrets, seal_step
 from ._url import InboxURL, parse_url
 
 __all__ = ["AnswerResult", "Inbox", "Reception", "open_inbox"]
@@ -140,8 +140,13 @@ class Inbox:
         deadline: float | None = None,
         question_id: str | None = None,
         lease: str | None = None,
+        seal: str | None = None,
     ) -> QuestionRecord:
         """Record a new pending question and return its record (with its new id).
+
+        ``seal``: the key its secret answers are sealed to (`_seal`), written in the
+        transaction that writes a new record (so an answer given the moment the question
+        appears finds it), and set on a record the key attaches to.
 
         A request with a ``key`` attaches to the record holding that key, if one does (from
         any process, before any crash): that record is returned as it stands: pending (now
@@ -174,7 +179,10 @@ class Inbox:
                 "key": key,
                 "lease": lease,
             }
-            if self._engine.write(_INSERT, params):
+            steps = [(_INSERT, params)]
+            if seal is not None:
+                steps.append(seal_step(self, new_id, seal))
+            if self._engine.write_steps(steps)[0]:
                 return QuestionRecord(
                     id=new_id,
                     request=dict(wire),
@@ -205,6 +213,8 @@ class Inbox:
                 continue
             if lease is not None and not self._take_lease(held, key, lease):
                 continue  # taken by another provider meanwhile: read the key again
+            if seal is not None:
+                register_seal(self, held.id, seal)
             if held.state is State.PENDING and (held.harness, held.agent) != (harness, agent):
                 self._engine.write(
                     "UPDATE dsh_inbox_questions SET harness = :harness, agent = :agent"
