@@ -118,6 +118,18 @@ def damage(path: str) -> str | None:
     return None
 
 
+def _lasting_damage(path: str) -> str | None:
+    """`damage`, confirmed: a file that is not empty is read again a few times over 0.2 s,
+    since another process's checkpoint may be extending it."""
+    fault = damage(path)
+    for _ in range(4):
+        if fault is None or fault.startswith("it was emptied"):
+            break
+        time.sleep(0.05)
+        fault = damage(path)
+    return fault
+
+
 def _wal_fault(path: str, create: bool | Literal["first"]) -> str | None:
     """Why opening ``path`` must be refused before SQLite reads it, or ``None``.
 
@@ -146,7 +158,7 @@ def _wal_fault(path: str, create: bool | Literal["first"]) -> str | None:
         if size == 0 and create is not True:
             return "it is empty (emptied?); this command does not make a store in it"
         return None
-    fault = damage(path)
+    fault = _lasting_damage(path)
     if fault is None:
         recorded = _recorded_identity(path)
         if recorded is not None and recorded != _identity(path):
