@@ -136,8 +136,9 @@ def _wal_fault(path: str, create: bool | Literal["first"]) -> str | None:
     SQLite replays a ``-wal`` file lying beside a database into whatever file has the
     database's name: the log of a store emptied, truncated, overwritten or replaced would be
     written into the new file. A log beside a file that is damaged, or that is not the file
-    this user's last opening recorded (`made_marker`), is refused; so is an empty file that
-    a command which makes no store would otherwise turn into a new empty store.
+    this user's last opening recorded beside that same log (`made_marker`), is refused; so
+    is an empty file that a command which makes no store would otherwise turn into a new
+    empty store.
     """
     wal = Path(f"{path}-wal")
     try:
@@ -160,8 +161,11 @@ def _wal_fault(path: str, create: bool | Literal["first"]) -> str | None:
         return None
     fault = _lasting_damage(path)
     if fault is None:
-        recorded = _recorded_identity(path)
-        if recorded is not None and recorded != _identity(path):
+        # Replaced while the log of the file it was stayed beside it (a log replaced along
+        # with it, as a restore of both files does, is the new file's own).
+        recorded = _recorded_files(path)
+        database, wal_now = _files(path)
+        if recorded is not None and recorded[0] != database and recorded[1] in (None, wal_now):
             fault = "it was replaced by another file"
     if fault is None:
         return None
@@ -173,24 +177,43 @@ def _wal_fault(path: str, create: bool | Literal["first"]) -> str | None:
     )
 
 
-def _recorded_identity(path: str) -> tuple[int, int] | None:
-    """The (device, inode) this user's last opening of ``path`` recorded, if any."""
+_Files = tuple[tuple[int, int], tuple[int, int] | None]
+
+
+def _files(path: str) -> _Files:
+    """The identity of the database file, and of its ``-wal`` file if there is one."""
     try:
-        text = made_marker(path).read_text().split()
-        return int(text[0]), int(text[1])
-    except (OSError, ValueError, IndexError):
+        wal: tuple[int, int] | None = _identity(f"{path}-wal")
+    except FileNotFoundError:
+        wal = None
+    return _identity(path), wal
+
+
+def _recorded_files(path: str) -> _Files | None:
+    """What this user's last opening of ``path`` recorded (`_files`), if anything."""
+    try:
+        numbers = [int(word) for word in made_marker(path).read_text().split()]
+    except (OSError, ValueError):
         return None
+    if len(numbers) == 2:
+        return (numbers[0], numbers[1]), None
+    if len(numbers) == 4:
+        return (numbers[0], numbers[1]), (numbers[2], numbers[3])
+    return None
 
 
-def _record_identity(path: str, identity: tuple[int, int]) -> None:
-    """Remember which file ``path`` is (see `_wal_fault`); best effort."""
-    if _recorded_identity(path) == identity:
-        return
-    marker = made_marker(path)
+def _record_files(path: str) -> None:
+    """Remember which files ``path`` and its log are (see `_wal_fault`); best effort."""
     with contextlib.suppress(OSError):
+        files = _files(path)
+        if _recorded_files(path) == files:
+            return
+        (dev, ino), wal = files
+        text = f"{dev} {ino}" + ("" if wal is None else f" {wal[0]} {wal[1]}")
+        marker = made_marker(path)
         marker.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         draft = marker.with_name(f".{marker.name}.{os.getpid()}")
-        draft.write_text(f"{identity[0]} {identity[1]}\n")
+        draft.write_text(text + "\n")
         draft.replace(marker)
 
 
@@ -257,7 +280,7 @@ class SQLiteEngine:
                 self._create_schema(self._conns.get())
                 if _identity(path) != self._identity:
                     raise unusable(path, "it was replaced by another file as it was opened")
-                _record_identity(path, self._identity)
+                _record_files(path)
         except Exception:
             self.close()
             raise
