@@ -5,7 +5,8 @@ Serves the repository's package-manager example (examples/package-manager.json) 
 page (the link a notification carries), each at 390 px (a phone) and 1280 px wide. ``--write``
 saves them as the repository's docs/img/web-page-390.png, web-page-1280.png, link-page-390.png
 and link-page-1280.png, and the page a Chinese browser gets at 390 px as web-page-zh-390.png
-(needs a CJK font: Debian's fonts-wqy-microhei, which .ci/run installs); without it, each fresh picture is compared with the committed one and
+(needs a CJK font: Debian's fonts-wqy-microhei, which .ci/run installs); without it, each
+fresh picture is compared with the committed one and
 the number of differing pixels printed. ``test_pictures.py`` fails when they differ.
 
 Deterministic: a fixed page token, the ask's id is never shown, and animations and the text
