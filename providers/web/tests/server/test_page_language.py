@@ -7,6 +7,9 @@ import re
 
 import httpx
 import pytest
+from conftest import answer_of, request, start_ask
+
+from dsh_user_questions_web import WebProvider
 
 
 async def test_each_request_gets_its_own_language(client: httpx.AsyncClient) -> None:
@@ -38,3 +41,22 @@ async def test_the_setting_wins_over_the_browser(
     monkeypatch.setenv("DSH_USER_QUESTIONS_LANG", "zh_CN")
     page = await client.get("", headers={"Accept-Language": "en-US"})
     assert '<html lang="zh-CN"' in page.text
+
+
+async def test_a_not_pending_message_is_in_the_readers_language(
+    web: WebProvider, client: httpx.AsyncClient
+) -> None:
+    """The message the page shows for a second answer follows its Accept-Language; the status
+    and the outcome (for programs) do not change."""
+    asking = await start_ask(web, request())
+    post = {"id": asking.id, "answer": answer_of({"id": "pkg", "selected": ["pnpm"]})}
+    assert (await client.post("answer", json=post)).status_code == 200
+    chinese = await client.post("answer", json=post, headers={"Accept-Language": "zh-CN"})
+    english = await client.post("answer", json=post, headers={"Accept-Language": "en"})
+    assert chinese.status_code == english.status_code == 409
+    assert chinese.json()["message"] == "这个问题已不再等待回答：它已经回答过了。"  # noqa: RUF001
+    assert english.json()["message"] == (
+        "This question is no longer pending: it was already answered."
+    )
+    assert {**chinese.json(), "message": ""} == {**english.json(), "message": ""}
+    await asking.result()
