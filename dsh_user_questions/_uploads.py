@@ -25,7 +25,7 @@ import secrets
 import shutil
 import stat
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -37,6 +37,7 @@ __all__ = [
     "copy_file",
     "discard_upload",
     "media_type_of",
+    "resolve_upload_refs",
     "upload_name",
     "uploads_folder",
     "write_upload",
@@ -258,3 +259,48 @@ def discard_upload(record: Any) -> None:
             target.unlink()
         with contextlib.suppress(OSError):
             target.parent.rmdir()
+
+
+def resolve_upload_refs(
+    answer: object, lookup: Callable[[str, str], Mapping[str, Any] | None]
+) -> object:
+    """``answer`` (wire form) with each ``{"upload": token}`` in an item's ``value`` swapped
+    for ``lookup(token, item_id)`` (the record of a file uploaded for that question; ``None``:
+    not one). A page sends those references, never a path on the asker's machine; a token not
+    uploaded for that question is ``BAD_ANSWER`` naming where. Anything else is left for the
+    core's rules."""
+    from .errors import UserQuestionError
+
+    if not isinstance(answer, Mapping) or not isinstance(answer.get("answers"), list):
+        return answer
+    items: list[object] = []
+    problems: list[str] = []
+    for index, item in enumerate(answer["answers"]):
+        value = item.get("value") if isinstance(item, Mapping) else None
+        if not isinstance(value, list) or not any(_is_ref(entry) for entry in value):
+            items.append(item)
+            continue
+        records: list[object] = []
+        for position, entry in enumerate(value):
+            if not _is_ref(entry):
+                records.append(entry)
+                continue
+            found = lookup(entry["upload"], str(item.get("id")))
+            if found is None:
+                problems.append(
+                    f"answers[{index}].value[{position}]: names no file uploaded for this question"
+                )
+                continue
+            records.append(dict(found))
+        items.append({**item, "value": records})
+    if problems:
+        raise UserQuestionError.bad_answer(*problems)
+    return {**answer, "answers": items}
+
+
+def _is_ref(entry: object) -> bool:
+    return (
+        isinstance(entry, Mapping)
+        and set(entry) == {"upload"}
+        and isinstance(entry.get("upload"), str)
+    )

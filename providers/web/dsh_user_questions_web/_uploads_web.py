@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from dsh_user_questions import AskUserQuestionItem, UserQuestionError
-from dsh_user_questions._uploads import UploadWriter
+from dsh_user_questions import AskUserQuestionItem
+from dsh_user_questions._uploads import UploadWriter, resolve_upload_refs
 from dsh_user_questions.view import question_view
 
 __all__ = ["UploadSink", "resolve_uploads", "upload_input"]
@@ -62,39 +62,11 @@ class UploadSink:
 
 
 def resolve_uploads(answer: object, uploads: Mapping[str, tuple[str, dict[str, Any]]]) -> object:
-    """``answer`` (wire form) with each ``{"upload": token}`` in a ``value`` swapped for the
-    record of that upload; `UserQuestionError` ``BAD_ANSWER`` for a token this ask did not
-    receive for that question. Anything else is left for the core's rules."""
-    if not isinstance(answer, Mapping) or not isinstance(answer.get("answers"), list):
-        return answer
-    items: list[object] = []
-    problems: list[str] = []
-    for index, item in enumerate(answer["answers"]):
-        value = item.get("value") if isinstance(item, Mapping) else None
-        if not isinstance(value, list) or not any(_is_ref(entry) for entry in value):
-            items.append(item)
-            continue
-        records: list[object] = []
-        for position, entry in enumerate(value):
-            if not _is_ref(entry):
-                records.append(entry)
-                continue
-            known = uploads.get(entry["upload"])
-            if known is None or known[0] != item.get("id"):
-                problems.append(
-                    f"answers[{index}].value[{position}]: names no file uploaded for this question"
-                )
-                continue
-            records.append(dict(known[1]))
-        items.append({**item, "value": records})
-    if problems:
-        raise UserQuestionError.bad_answer(*problems)
-    return {**answer, "answers": items}
+    """``answer`` with each ``{"upload": token}`` swapped for the record of the file this ask
+    received under that token for that question (`BAD_ANSWER` for any other token)."""
 
+    def lookup(token: str, item_id: str) -> dict[str, Any] | None:
+        known = uploads.get(token)
+        return known[1] if known is not None and known[0] == item_id else None
 
-def _is_ref(entry: object) -> bool:
-    return (
-        isinstance(entry, Mapping)
-        and set(entry) == {"upload"}
-        and isinstance(entry.get("upload"), str)
-    )
+    return resolve_upload_refs(answer, lookup)

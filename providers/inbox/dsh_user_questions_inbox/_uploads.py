@@ -1,0 +1,260 @@
+"""Files uploaded through the inbox: their bytes travel in the store, to the asking harness.
+
+A page on another machine (``dsh-inbox serve``) or ``dsh-inbox answer --attach`` cannot write
+on the asker's machine, so an uploaded file is kept in the store's table
+``dsh_inbox_uploads`` (SQLite or PostgreSQL, the bytes in one row, at most the question's
+``max_bytes``), and the answer's record names it by a placeholder path,
+``inbox-upload:<token>``. The asking harness, when it takes the answer (`write_out`), writes
+each file into its own uploads folder (`dsh_user_questions._uploads`), checks its size and
+SHA-256 against the record and puts the real path in the answer it returns. Retention
+(`Inbox.prune`) deletes a file's row with its question's record (`prune_uploads`).
+
+The table is made on first use (``CREATE TABLE IF NOT EXISTS``), beside the questions' table:
+a store made before it gains it when a first file arrives.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
+from dsh_user_questions._uploads import (
+    UploadRefused,
+    accepted,
+    media_type_of,
+    resolve_upload_refs,
+    upload_name,
+    write_upload,
+)
+from dsh_user_questions.view import question_view
+
+from ._store import Inbox
+
+__all__ = [
+    "PLACEHOLDER",
+    "InboxUploadSink",
+    "attach_files",
+    "open_upload",
+    "prune_uploads",
+    "resolve_uploads",
+    "write_out",
+]
+
+PLACEHOLDER = "inbox-upload:"
+"""How an answer's upload record names a file still in the store (then its token)."""
+
+# The same on both engines: BYTEA is a valid SQLite type name, and SQLite keeps a blob as is.
+UPLOADS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS dsh_inbox_uploads ("
+    " token TEXT PRIMARY KEY,"
+    " question_id TEXT NOT NULL,"
+    " item_id TEXT NOT NULL,"
+    " name TEXT NOT NULL,"
+    " media_type TEXT NOT NULL,"
+    " size BIGINT NOT NULL,"
+    " sha256 TEXT NOT NULL,"
+    " data BYTEA NOT NULL,"
+    " created DOUBLE PRECISION NOT NULL)"
+)
+
+_MADE: set[int] = set()  # the engines (by id) whose table this process made sure of
+
+
+def _table(inbox: Inbox) -> Any:
+    engine = inbox._engine  # the store's engine: this module adds one table beside its own
+    if id(engine) not in _MADE:
+        engine.write(UPLOADS_TABLE, {})
+        _MADE.add(id(engine))
+    return engine
+
+
+def _field(request: AskUserQuestionRequest, item_id: str) -> Any:
+    for item in request.questions:
+        if item.id == item_id:
+            field = question_view(item).input
+            if field is not None and field.type == "upload":
+                return field
+            raise LookupError(f"question {item_id!r} takes no file")
+    raise LookupError(f"there is no question {item_id!r}")
+
+
+@attrs.define
+class InboxUploadSink:
+    """One file on its way into the store: `write` chunks (at most the question's
+    ``max_bytes``; `UploadRefused` 413 beyond, nothing kept), `finish` (its token), `abort`."""
+
+    inbox: Inbox
+    question_id: str
+    item_id: str
+    name: str
+    media_type: str
+    max_bytes: int | None
+    size: int = 0
+    _data: bytearray = attrs.field(factory=bytearray)
+    _done: bool = False
+
+    def write(self, chunk: bytes) -> None:
+        """Append ``chunk``."""
+        if self._done:
+            raise RuntimeError("the upload is closed")
+        self.size += len(chunk)
+        if self.max_bytes is not None and self.size > self.max_bytes:
+            self.abort()
+            raise UploadRefused(
+                f"{self.name!r} is larger than this question takes ({self.max_bytes} bytes)", 413
+            )
+        self._data += chunk
+
+    def finish(self) -> str:
+        """Keep the file in the store; the token the answer names it by."""
+        if self._done:
+            raise RuntimeError("the upload is closed")
+        record = self.inbox.get(self.question_id)
+        if record is None or record.state.final:
+            self.abort()
+            raise LookupError(f"question {self.question_id!r} is not pending")
+        data = bytes(self._data)
+        token = secrets.token_urlsafe(12)
+        _table(self.inbox).write(
+            "INSERT INTO dsh_inbox_uploads (token, question_id, item_id, name, media_type,"
+            " size, sha256, data, created) VALUES (:token, :question, :item, :name, :media,"
+            " :size, :sha, :data, :now)",
+            {
+                "token": token,
+                "question": self.question_id,
+                "item": self.item_id,
+                "name": self.name,
+                "media": self.media_type,
+                "size": len(data),
+                "sha": hashlib.sha256(data).hexdigest(),
+                "data": data,
+                "now": time.time(),
+            },
+        )
+        self._done = True
+        self._data = bytearray()
+        return token
+
+    def abort(self) -> None:
+        """Drop what was sent."""
+        self._done = True
+        self._data = bytearray()
+
+
+def open_upload(
+    inbox: Inbox, question_id: str, item_id: str, name: str, media_type: str | None
+) -> InboxUploadSink:
+    """Start a file for question ``item_id`` of the pending record ``question_id``. Raises
+    `UploadRefused` (a bad name, a refused type) or `LookupError` (no such pending question
+    taking files)."""
+    record = inbox.get(question_id)
+    if record is None or record.state.final:
+        raise LookupError(f"question {question_id!r} is not pending")
+    field = _field(record.to_request(), item_id)
+    plain = upload_name(name)
+    kind = media_type_of(plain, media_type)
+    if not accepted(field.accept, plain, kind):
+        raise UploadRefused(
+            f"{plain!r} ({kind}) is not a type this question takes: {', '.join(field.accept)}",
+            415,
+        )
+    return InboxUploadSink(inbox, question_id, item_id, plain, kind, field.max_bytes)
+
+
+def attach_files(
+    inbox: Inbox, question_id: str, item_id: str, paths: Sequence[str]
+) -> list[dict[str, Any]]:
+    """``dsh-inbox answer --attach``: put each local file in the store for that question;
+    the answer's value (upload references)."""
+    refs = []
+    for path in paths:
+        with open(os.path.expanduser(path), "rb") as file:
+            sink = open_upload(inbox, question_id, item_id, os.path.basename(path), None)
+            while chunk := file.read(64 * 1024):
+                sink.write(chunk)
+            refs.append({"upload": sink.finish()})
+    return refs
+
+
+def resolve_uploads(inbox: Inbox, question_id: str, answer: object) -> object:
+    """``answer`` with each ``{"upload": token}`` swapped for the record of that file (its
+    path the `PLACEHOLDER`); a token not uploaded for that question is ``BAD_ANSWER``."""
+
+    def lookup(token: str, item_id: str) -> dict[str, Any] | None:
+        rows = _table(inbox).read(
+            "SELECT name, media_type, size, sha256 FROM dsh_inbox_uploads"
+            " WHERE token = :token AND question_id = :question AND item_id = :item",
+            {"token": token, "question": question_id, "item": item_id},
+        )
+        if not rows:
+            return None
+        name, media_type, size, sha256 = rows[0]
+        return {
+            "name": name,
+            "media_type": media_type,
+            "size": int(size),
+            "sha256": sha256,
+            "path": PLACEHOLDER + token,
+        }
+
+    return resolve_upload_refs(answer, lookup)
+
+
+def write_out(inbox: Inbox, answer: AskUserQuestionAnswer) -> AskUserQuestionAnswer:
+    """The asking harness takes an answer: each file still in the store is written into its
+    uploads folder (its size and SHA-256 checked against the record) and the record's path
+    becomes that file's."""
+    items = []
+    changed = False
+    for item in answer.answers:
+        value = item.value
+        if not isinstance(value, tuple) or not any(
+            isinstance(getattr(entry, "path", None), str) and entry.path.startswith(PLACEHOLDER)
+            for entry in value
+        ):
+            items.append(item)
+            continue
+        records = []
+        for entry in value:
+            path = getattr(entry, "path", "")
+            if isinstance(path, str) and path.startswith(PLACEHOLDER):
+                entry = attrs.evolve(entry, path=_write_one(inbox, path[len(PLACEHOLDER) :], entry))
+            records.append(entry)
+        items.append(attrs.evolve(item, value=tuple(records)))
+        changed = True
+    return attrs.evolve(answer, answers=items) if changed else answer
+
+
+def _write_one(inbox: Inbox, token: str, expected: Any) -> str:
+    rows = _table(inbox).read(
+        "SELECT name, media_type, data FROM dsh_inbox_uploads WHERE token = :token",
+        {"token": token},
+    )
+    if not rows:
+        raise LookupError(f"the uploaded file {expected.name!r} is no longer in the inbox")
+    name, media_type, data = rows[0]
+    data = bytes(data)
+    record = write_upload([data], name, media_type=media_type)
+    if record["size"] != expected.size or record["sha256"] != expected.sha256:
+        from dsh_user_questions._uploads import discard_upload
+
+        discard_upload(record)
+        raise ValueError(f"the uploaded file {name!r} does not match its record")
+    return str(record["path"])
+
+
+def prune_uploads(inbox: Inbox) -> int:
+    """Delete the files whose question's record is gone (retention deletes them with it)."""
+    return int(
+        _table(inbox).write(
+            "DELETE FROM dsh_inbox_uploads"
+            " WHERE question_id NOT IN (SELECT id FROM dsh_inbox_questions)",
+            {},
+        )
+    )
