@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import OpenPage, no_axe_violations, no_sideways_scroll, request, start_ask
-from dsh_user_questions import AskUserQuestionInput, AskUserQuestionItem
+from dsh_user_questions import AskCancelledError, AskUserQuestionInput, AskUserQuestionItem
 from playwright.async_api import Page, expect
 
 from dsh_user_questions_web import WebProvider
@@ -196,7 +196,7 @@ async def test_a_file_is_uploaded_with_progress_and_answers_with_its_record(
     await page.get_by_role("button", name="Submit", exact=True).click()
     (record,) = (await asking.result()).answers[0].value
     path = Path(record.path)
-    assert path.read_bytes() == source.read_bytes()
+    assert path.read_bytes() == source.read_bytes()  # noqa: ASYNC240 (a test, small files)
     assert record.name == "notes.txt"
     assert record.size == source.stat().st_size
     assert record.sha256 == hashlib.sha256(source.read_bytes()).hexdigest()
@@ -281,6 +281,6 @@ async def test_uploads_not_used_by_the_answer_are_deleted(web: WebProvider, uplo
     assert len(kept(uploads)) == 1
     async with httpx.AsyncClient(base_url=web.url or "", timeout=10) as http:
         await http.post("cancel", json={"id": asking.id})
-    with pytest.raises(Exception):
+    with pytest.raises(AskCancelledError):
         await asking.result()
     assert kept(uploads) == []
