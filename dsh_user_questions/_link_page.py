@@ -328,7 +328,7 @@ def _input_html(name: str, question: QuestionView, form: _Form) -> str:
     file list with checkboxes (narrowed by the filter above the form), or a file picker."""
     field = question.input
     words = html.escape(inert_text(describe_input(field)))
-    hint = f'<p class="hint" id="{name}-hint">{words.capitalize()}</p>'
+    hint = f'<p class="hint" id="{name}-hint">{words[:1].upper()}{words[1:]}</p>'
     kind = field.type
     if kind in _INPUT_TYPES:
         extra = ""

@@ -26,6 +26,7 @@ from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionRequest,
+    AskUserQuestionUpload,
     UserQuestionError,
 )
 from dsh_user_questions._input_text import value_from_text
@@ -89,7 +90,6 @@ _DIGIT_PAUSE = 1.0  # seconds within which a second digit continues a number (1 
 
 # The field a typed answer is entered in, by the kind of input (a number, date or time: "value").
 _INPUT_PURPOSE: dict[str, TextPurpose] = {"files": "filter", "upload": "path"}
-_ONE_LINE = frozenset({"value", "filter", "path"})  # Enter sends; no second line
 _PATHS = PathCompleter(expanduser=True)
 
 
@@ -129,8 +129,11 @@ class Form:
         self._frame_cache: tuple[tuple[int, int, int], _Frame] | None = None
         self.last = _Frame()
         self.text = TextArea(
-            multiline=Condition(lambda: self.text_purpose not in _ONE_LINE),
+            multiline=True,
             accept_handler=self._guarded_accept,
+            # Tab completes a path (no completion while typing: Tab's own would be dropped
+            # while one runs).
+            complete_while_typing=False,
             completer=DynamicCompleter(lambda: _PATHS if self.text_purpose == "path" else None),
             wrap_lines=True,
             height=self._field_height,
@@ -468,12 +471,12 @@ class Form:
         except OSError as error:
             self.notice = f"Not taken: {inert_text(error.strerror or str(error))}"
             return
-        page.uploads.append(record)
+        page.uploads.append(AskUserQuestionUpload.from_dict(record))
         self.text.text = ""
         taken = describe_value(page.uploads)
         if limit == 1:
             if not self._record_value(list(page.uploads)):
-                discard_upload(page.uploads.pop())
+                discard_upload(page.uploads.pop().to_dict())
             return
         self.notice = f"Taken: {taken}. Another path, or Enter to send."
 

@@ -87,7 +87,7 @@ class Page:
         self.chosen: list[str] = []  # the files ticked, in the order ticked
         self.matches = 0  # how many files the filter matches (at most FILES_SHOWN drawn)
         self.filter_text = ""
-        self.uploads: list[dict[str, Any]] = []  # files copied for an upload question
+        self.uploads: list[Any] = []  # files copied for an upload question (their records)
         self.rows: list[Row] = [
             Row(
                 "option",
@@ -110,7 +110,7 @@ class Page:
             )
         elif self.input is not None:
             # A typed answer: the field (a file question's filter) is typed into; Skip below.
-            self.rows.append(Row("other", self.input_words.capitalize()))
+            self.rows.append(Row("other", self.input_words[:1].upper() + self.input_words[1:]))
             self.rows.append(Row("skip", "Skip", "leave this question unanswered"))
         else:
             if view.options and view.other:

@@ -67,10 +67,11 @@ def describe_value(value: object) -> str:
     if isinstance(value, (list, tuple)):
         parts = []
         for entry in value:
-            if isinstance(entry, Mapping):
-                size = entry.get("size")
+            name = getattr(entry, "name", None)
+            if isinstance(name, str):  # an upload's record: its name and size, never more
+                size = getattr(entry, "size", None)
                 about = f" ({size_text(size)})" if isinstance(size, int) else ""
-                parts.append(f"{inert_text(str(entry.get('name', '?')))}{about}")
+                parts.append(f"{inert_text(name)}{about}")
             else:
                 parts.append(inert_text(str(entry)))
         return ", ".join(parts) if parts else "(none)"
