@@ -158,7 +158,7 @@ async def test_a_file_is_uploaded_through_the_link_page(
     (record,) = (await asyncio.wait_for(asking, 10)).answers[0].value
     assert record.name == "photo.png"
     assert record.media_type == "image/png"
-    assert record.sha256 == hashlib.sha256(source.read_bytes()).hexdigest()  # noqa: ASYNC240
+    assert record.sha256 == hashlib.sha256(source.read_bytes()).hexdigest()
     assert Path(record.path).is_relative_to(folder)
 
 
