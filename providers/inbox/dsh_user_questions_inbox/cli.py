@@ -524,7 +524,7 @@ def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
     if args.attach:
         try:
             value: Any = attach_files(inbox, question_id, view.id, args.attach)
-        except (OSError, ValueError) as err:
+        except (OSError, ValueError, LookupError) as err:
             return _fail(f"{inert(view.id)}: the file was not taken: {inert(str(err))}", 2)
     elif field.type == "files":
         value = [path for text in args.value for path in value_from_text(field, text)]

@@ -1,0 +1,135 @@
+"""Typed answers through the inbox (issue 36): ``dsh-inbox show`` says what is asked,
+``dsh-inbox answer --value/--attach`` answers, uploads travel in the store (SQLite and
+PostgreSQL) and the asking harness writes them out; retention deletes them with the record."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _waits import pending_one
+from dsh_user_questions import AskUserQuestionInput, AskUserQuestionRequest, UserQuestionService
+from surfaces.test_cli import run
+
+from dsh_user_questions_inbox import Inbox, State
+
+
+def typed(kind: str, question: str = "How many workers?", **fields: Any) -> dict[str, Any]:
+    field = AskUserQuestionInput(type=kind, **fields).to_dict()
+    return {"questions": [{"id": "q", "question": question, "input": field}]}
+
+
+def uploads_kept(inbox: Inbox) -> int:
+    try:
+        return len(inbox._engine.read("SELECT token FROM dsh_inbox_uploads", {}))
+    except Exception:
+        return 0
+
+
+def test_show_says_what_is_asked_and_how_to_answer(inbox: Inbox, inbox_url: str) -> None:
+    record = inbox.add(typed("number", min=1, max=10, unit="workers"), harness="h")
+    shown = run(inbox_url, "show", record.id)
+    assert shown.returncode == 0, shown.stderr
+    assert "asks for a number between 1 and 10 (workers)" in shown.stdout
+    assert "(options only)" not in shown.stdout
+    assert "dsh-inbox answer ID --question q --value VALUE" in shown.stdout
+
+
+def test_answer_value_applies_a_number(inbox: Inbox, inbox_url: str) -> None:
+    record = inbox.add(typed("number", min=1, max=10), harness="h")
+    done = run(inbox_url, "answer", record.id, "--value", "7")
+    assert done.returncode == 0, done.stderr
+    assert inbox.get(record.id).answer == {"answers": [{"id": "q", "selected": [], "value": 7}]}
+
+
+def test_answer_value_out_of_range_is_refused_naming_question_and_rule(
+    inbox: Inbox, inbox_url: str
+) -> None:
+    record = inbox.add(typed("number", min=1, max=10), harness="h")
+    done = run(inbox_url, "answer", record.id, "--value", "11")
+    assert done.returncode == 2
+    assert '"q"' in done.stderr
+    assert "10" in done.stderr
+    assert inbox.get(record.id).state is State.PENDING
+
+
+def test_answer_values_pick_files(inbox: Inbox, inbox_url: str, tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (root / name).write_text(name)
+    field = AskUserQuestionInput.files(root).to_dict()
+    record = inbox.add(
+        {"questions": [{"id": "q", "question": "Which?", "input": field}]}, harness="h"
+    )
+    shown = run(inbox_url, "show", record.id)
+    assert "3 files to pick from" in shown.stdout
+    assert "    b.txt" in shown.stdout
+    done = run(inbox_url, "answer", record.id, "--value", "a.txt", "--value", "c.txt")
+    assert done.returncode == 0, done.stderr
+    assert inbox.get(record.id).answer["answers"][0]["value"] == ["a.txt", "c.txt"]
+
+
+def test_a_value_for_a_question_without_input_is_refused(inbox: Inbox, inbox_url: str) -> None:
+    from _requests import PKG
+
+    record = inbox.add(PKG, harness="h")
+    done = run(inbox_url, "answer", record.id, "--value", "7")
+    assert done.returncode == 2
+    assert "asks for a value" in done.stderr
+
+
+async def test_an_attached_file_travels_in_the_store_to_the_asker(
+    service: UserQuestionService,
+    inbox: Inbox,
+    inbox_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--attach`` puts the bytes in the store; the asking harness writes them into its
+    uploads folder when it takes the answer, and the record's path is that file."""
+    folder = tmp_path / "asker-uploads"
+    monkeypatch.setenv("DSH_USER_QUESTIONS_UPLOADS", str(folder))
+    source = tmp_path / "log.txt"
+    source.write_bytes(b"line\n" * 500)
+    question = typed("upload", question="Send the log", accept=[".txt"], max_count=1)
+    asking = asyncio.ensure_future(service.ask(AskUserQuestionRequest.from_dict(question)))
+    record = await pending_one(inbox)
+    shown = await asyncio.to_thread(run, inbox_url, "show", record.id)
+    assert "--attach FILE" in shown.stdout
+    done = await asyncio.to_thread(run, inbox_url, "answer", record.id, "--attach", str(source))
+    assert done.returncode == 0, done.stderr
+    stored = json.dumps(inbox.get(record.id).answer)
+    assert "inbox-upload:" in stored  # the store names the file; its bytes are in the table
+    answer = await asyncio.wait_for(asking, 60)
+    (upload,) = answer.answers[0].value
+    written = Path(upload.path)
+    assert written.is_relative_to(folder)
+    assert written.read_bytes() == source.read_bytes()  # noqa: ASYNC240 (a test, small files)
+    assert upload.sha256 == hashlib.sha256(source.read_bytes()).hexdigest()
+    assert upload.name == "log.txt"
+    assert uploads_kept(inbox) == 1
+    # Retention deletes the file's bytes with its record.
+    assert inbox.prune(0) == 1
+    assert uploads_kept(inbox) == 0
+
+
+def test_an_attachment_of_a_refused_type_or_too_large_keeps_nothing(
+    inbox: Inbox, inbox_url: str, tmp_path: Path
+) -> None:
+    record = inbox.add(
+        typed("upload", question="Send it", accept=[".txt"], max_bytes=100), harness="h"
+    )
+    (tmp_path / "tool.exe").write_bytes(b"MZ")
+    (tmp_path / "big.txt").write_bytes(b"x" * 500)
+    for name, why in (("tool.exe", "not a type this question takes"), ("big.txt", "larger")):
+        done = run(inbox_url, "answer", record.id, "--attach", str(tmp_path / name))
+        assert done.returncode == 2, done.stderr
+        assert why in done.stderr
+        assert "q" in done.stderr
+    assert uploads_kept(inbox) == 0
+    assert inbox.get(record.id).state is State.PENDING
