@@ -340,19 +340,14 @@ class AskUserQuestionInput:
         validator=_check_int,
     )
     accept: tuple[str, ...] = _fields.field(
-        Wire(
-            "accept",
-            schema={"type": "array", "items": {"type": "string", "maxLength": 100}},
-            text=_fields.TEXT_PLAIN,
-            omit=lambda value: not value,
-            kind="strs",
-        ),
+        # Harness-written: the model asks an upload of any type (the shapes' size budget).
+        Wire("accept", writer="harness", omit=lambda value: not value, kind="strs"),
         default=(),
         converter=_strings,
         validator=_each(str),
     )
     max_bytes: int | None = _fields.field(
-        Wire("max_bytes", schema={"type": "integer", "minimum": 1}, kind="int"),
+        Wire("max_bytes", writer="harness", kind="int"),
         default=None,
         validator=_check_int,
     )
@@ -494,7 +489,7 @@ class AskUserQuestionItem:
     input: AskUserQuestionInput | None = _fields.field(  # noqa: RUF009 (an attrs field)
         Wire(
             "input",
-            schema={"type": "object", "description": "Typed answer; no options."},
+            schema={"type": "object"},
             kind="payload",
             nested=lambda: AskUserQuestionInput,
         ),
@@ -739,23 +734,64 @@ def _array(
     return list(value)
 
 
+@attrs.frozen
+class _Plan:
+    """What reading and writing a payload class needs of its declarations, worked out once."""
+
+    known: tuple[str, ...]  # the wire keys, required first, as an unknown key's message lists
+    known_set: frozenset[str]
+    required: tuple[str, ...]
+    # (attribute name, wire key, its Wire, required?), in field order
+    fields: tuple[tuple[str, str, Wire, bool], ...]
+
+
+_PLANS: dict[type, _Plan] = {}
+
+
+def _plan(cls: type) -> _Plan:
+    found = _PLANS.get(cls)
+    if found is None:
+        declared = _fields.wire_fields(cls)
+        required = tuple(wire.name for attribute, wire in declared if _fields.required(attribute))
+        optional = tuple(
+            name
+            for attribute, wire in declared
+            if not _fields.required(attribute)
+            for name in (wire.name, *wire.aliases)
+        )
+        found = _PLANS[cls] = _Plan(
+            known=required + optional,
+            known_set=frozenset(required + optional),
+            required=required,
+            fields=tuple(
+                (attribute.name, wire.name, wire, _fields.required(attribute))
+                for attribute, wire in declared
+            ),
+        )
+    return found
+
+
 def _write(payload: Any, *, for_model: bool = False) -> dict[str, Any]:
     """The wire form of ``payload``, walked from its field declarations."""
     data: dict[str, Any] = {}
-    for attribute, wire in _fields.wire_fields(type(payload)):
-        value = getattr(payload, attribute.name)
+    for name, key, wire, _required in _plan(type(payload)).fields:
+        value = getattr(payload, name)
         if wire.omit(value) or (for_model and not wire.model_text):
             continue
-        data[wire.name] = _encode(value, for_model)
+        kind = wire.kind
+        if kind == "payloads":
+            data[key] = [_write(item, for_model=for_model) for item in value]
+        elif kind == "value" and type(value) is tuple:
+            data[key] = [
+                item if type(item) is str else _write(item, for_model=for_model) for item in value
+            ]
+        elif kind == "payload":
+            data[key] = _write(value, for_model=for_model)
+        elif kind == "strs":
+            data[key] = list(value)
+        else:
+            data[key] = value
     return data
-
-
-def _encode(value: object, for_model: bool) -> object:
-    if isinstance(value, tuple):
-        return [_encode(item, for_model) for item in value]
-    if _fields.wire_fields(type(value)) if attrs.has(type(value)) else False:
-        return _write(value, for_model=for_model)
-    return value
 
 
 def _reader(cls: type[T]) -> Callable[[object, _Keys, _Problems], T | None]:
@@ -778,38 +814,42 @@ def _read_fields(
     cls: type, data: object, keys: _Keys, problems: _Problems
 ) -> dict[str, Any] | None:
     """The constructor arguments ``data`` gives for ``cls`` (None when a field is bad)."""
-    declared = _fields.wire_fields(cls)
-    required = tuple(wire.name for attribute, wire in declared if _fields.required(attribute))
-    optional = tuple(
-        name
-        for attribute, wire in declared
-        if not _fields.required(attribute)
-        for name in (wire.name, *wire.aliases)
-    )
-    before = len(problems)
-    obj = _object(data, keys, problems, required, optional)
-    if obj is None:
+    plan = _plan(cls)
+    if not isinstance(data, Mapping):
+        problems.append(_json.at(keys, _json.must_be("object", data)))
         return None
+    before = len(problems)
+    known = plan.known_set
+    for key in data:
+        if key not in known:
+            problems.append(_json.at((*keys, key), _json.unknown_property(key, plan.known)))
+    for key in plan.required:
+        if key not in data:
+            problems.append(_json.at((*keys, key), _json.REQUIRED))
     values: dict[str, Any] = {}
-    for attribute, wire in declared:
-        key = wire.name
-        for alias in wire.aliases:
-            if alias in obj:
-                if key in obj:
-                    problems.append(
-                        _json.at((*keys, alias), f"give {key} only ({alias} is its old name)")
-                    )
-                else:
-                    key = alias
-        is_required = _fields.required(attribute)
-        if key not in obj:
-            continue  # a required key is reported by _object
-        raw = obj[key]
-        if raw is None and not is_required:
+    for name, key, wire, required in plan.fields:
+        if wire.aliases:
+            for alias in wire.aliases:
+                if alias in data:
+                    if key in data:
+                        problems.append(
+                            _json.at((*keys, alias), f"give {key} only ({alias} is its old name)")
+                        )
+                    else:
+                        key = alias
+        if key not in data:
+            continue  # a required key is reported above
+        raw = data[key]
+        if raw is None and not required:
             continue
-        value = _READERS[wire.kind](raw, wire, (*keys, key), problems)
-        if value is not _BAD:
-            values[attribute.name] = value
+        kind = wire.kind
+        # The common cases inline: a string, a flag.
+        if (kind == "str" and type(raw) is str) or (kind == "bool" and type(raw) is bool):
+            values[name] = raw
+        else:
+            value = _READERS[kind](raw, wire, (*keys, key), problems)
+            if value is not _BAD:
+                values[name] = value
     return None if len(problems) > before else values
 
 

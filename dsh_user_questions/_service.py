@@ -44,7 +44,7 @@ from ._waiting import (
     wait_for_provider,
 )
 from .errors import UserQuestionError
-from .rules import check_answer
+from .rules import check_answer, check_files
 
 if TYPE_CHECKING:
     import asyncio
@@ -226,6 +226,7 @@ class UserQuestionService:
                 elif inspect.isawaitable(result):
                     result = await result
                 answer = check_answer(request.questions, result)  # 4. the answer
+                check_files(request.questions, answer)  # 4b. its files, where they are
             except BaseException as error:  # 5. the observers, whatever the outcome
                 closed = await self._closed(given, error)
                 if watched:

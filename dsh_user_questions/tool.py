@@ -29,7 +29,6 @@ from ._payloads import (
     KEY_PATTERN,
     AskUserQuestionAnswer,
     AskUserQuestionItem,
-    AskUserQuestionOption,
     AskUserQuestionRequest,
 )
 from ._tool_arguments import MAX_REPORTED_VIOLATIONS, check
@@ -75,16 +74,16 @@ NAME: Final = "ask_user_question"
 # schema's keywords, not here.
 DESCRIPTION: Final = (
     "Ask the user and wait (waiting is free). Ask only when you cannot do the task well"
-    " without their decision: a choice, a preference you can't infer, an ambiguous"
-    " requirement. Don't ask what you can find out, permission for routine steps, or what was"
-    " answered. Put related questions in one call. Offer 2-4 short options for a choice, best"
+    " without their decision: a choice you can't infer. Don't ask what you can find out,"
+    " permission for routine steps, or what was answered. Put related questions in one call."
+    " Offer 2-4 short options for a choice, best"
     ' first, marked "recommended": true (not "(Recommended)" in a label); none for free text.'
-    ' The UI adds "Other" (own words) and a skip: never add "Other". Text is plain, one line.'
-    ' "secret": true only for a password or token (no options): you get a placeholder, the'
-    " harness the text.\n"
+    ' The UI adds "Other" (own words) and a skip: never add "Other". Plain text, one line.'
+    ' "secret": true only for a password or token: you get a placeholder, the harness the'
+    ' text. A number, date, time, datetime, files or upload: "input", no options.\n'
     'Result: {"answers":[{"id":"<id>","selected":["<label>"],"custom":"<own words>"}]};'
-    ' "custom" only if written. A question missing or with nothing chosen was skipped: use'
-    ' judgement, say so. "Error: invalid arguments: ..." lists each problem with its path: fix'
+    ' "custom" only if written, "value" for input. Missing or nothing chosen: skipped; use'
+    ' judgement, say so. "Error: invalid arguments: ..." lists each problem and path: fix'
     ' all, call again. "Error: the user cancelled ...": stop; wait for the user. Other errors'
     " mean no answer now: don't guess it; ask in your reply."
 )
@@ -159,26 +158,8 @@ def read_arguments(arguments: object) -> tuple[AskUserQuestionItem, ...]:
     data, problems = check(arguments)
     if problems:
         raise UserQuestionError.invalid_args(*problems, limit=MAX_REPORTED_VIOLATIONS)
-    return tuple(
-        AskUserQuestionItem(
-            id=question["id"],
-            question=question["question"],
-            header=question.get("header"),
-            options=tuple(
-                AskUserQuestionOption(
-                    option["label"],
-                    option.get("description"),
-                    preview=option.get("preview"),
-                    recommended=option.get("recommended", False),
-                )
-                for option in question.get("options", ())
-            ),
-            multi_select=question.get("multi_select", False),
-            secret=question.get("secret", False),
-            allow_other=question.get("allow_other", True),
-        )
-        for question in data["questions"]
-    )
+    # The checked arguments are the questions' wire form: the payloads' reader builds them.
+    return tuple(AskUserQuestionItem.from_dict(question) for question in data["questions"])
 
 
 # Running the tool ------------------------------------------------------------------------------
