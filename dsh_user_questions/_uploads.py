@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ._inputs import accepts
+
 __all__ = [
     "UPLOADS_ENV",
     "UploadRefused",
@@ -115,25 +117,9 @@ def media_type_of(name: str, given: str | None = None) -> str:
 
 
 def accepted(accept: Sequence[str] | None, name: str, media_type: str) -> bool:
-    """Whether a file ``name`` of ``media_type`` matches one of ``accept`` (MIME types,
-    ``type/*`` patterns or ``.ext`` endings, case-insensitive); none: any file."""
-    if not accept:
-        return True
-    lowered = name.lower()
-    kind = media_type.lower()
-    for pattern in accept:
-        want = pattern.strip().lower()
-        if want.startswith("."):
-            if lowered.endswith(want):
-                return True
-        elif want in ("*/*", "*"):
-            return True
-        elif want.endswith("/*"):
-            if kind.startswith(want[:-1]):
-                return True
-        elif kind == want:
-            return True
-    return False
+    """Whether a file ``name`` of ``media_type`` is among ``accept``'s types (the core's rule,
+    `dsh_user_questions._inputs.accepts`); none: any file."""
+    return not accept or accepts(tuple(accept), media_type, name)
 
 
 class UploadWriter:

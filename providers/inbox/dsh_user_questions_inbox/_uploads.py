@@ -4,7 +4,7 @@ A page on another machine (``dsh-inbox serve``) or ``dsh-inbox answer --attach``
 on the asker's machine, so an uploaded file is kept in the store's table
 ``dsh_inbox_uploads`` (SQLite or PostgreSQL, the bytes in one row, at most the question's
 ``max_bytes``), and the answer's record names it by a placeholder path,
-``inbox-upload:<token>``. The asking harness, when it takes the answer (`write_out`), writes
+``/dsh-inbox-upload/<token>``. The asking harness, when it takes the answer (`write_out`), writes
 each file into its own uploads folder (`dsh_user_questions._uploads`), checks its size and
 SHA-256 against the record and puts the real path in the answer it returns. Retention
 (`Inbox.prune`) deletes a file's row with its question's record (`prune_uploads`).
@@ -46,8 +46,9 @@ __all__ = [
     "write_out",
 ]
 
-PLACEHOLDER = "inbox-upload:"
-"""How an answer's upload record names a file still in the store (then its token)."""
+PLACEHOLDER = "/dsh-inbox-upload/"
+"""How an answer's upload record names a file still in the store (then its token): an absolute
+path no file has, replaced by the asker's own file before the answer leaves the provider."""
 
 # The same on both engines: BYTEA is a valid SQLite type name, and SQLite keeps a blob as is.
 UPLOADS_TABLE = (

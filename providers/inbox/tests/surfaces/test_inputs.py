@@ -104,7 +104,7 @@ async def test_an_attached_file_travels_in_the_store_to_the_asker(
     done = await asyncio.to_thread(run, inbox_url, "answer", record.id, "--attach", str(source))
     assert done.returncode == 0, done.stderr
     stored = json.dumps(inbox.get(record.id).answer)
-    assert "inbox-upload:" in stored  # the store names the file; its bytes are in the table
+    assert "/dsh-inbox-upload/" in stored  # the store names the file; its bytes are in the table
     answer = await asyncio.wait_for(asking, 60)
     (upload,) = answer.answers[0].value
     written = Path(upload.path)
