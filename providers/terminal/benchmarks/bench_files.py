@@ -55,7 +55,6 @@ def measure(root: Path) -> tuple[float, float, float, int]:
         form.app.render_counter += 1
         form._frame()
         filtered = time.perf_counter() - started
-        matches = form.current.matches
     return listed, opened, filtered, len(field.candidates or ())
 
 
