@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from capture_pages import IMAGES, differing_pixels, shoot, too_different
+from capture_pages import IMAGES, differing_pixels, shoot, shoot_inputs, too_different
 from playwright.async_api import Browser
 
 pytestmark = pytest.mark.browser
@@ -16,7 +16,7 @@ class TestThePictures:
         ``python tests/capture_pages.py --write``)."""
         if not IMAGES.is_dir():
             pytest.skip("not in the repository: docs/img is not here (an unpacked sdist)")
-        pictures = await shoot(browser)
+        pictures = {**await shoot(browser), **await shoot_inputs(browser)}
         assert sorted(pictures) == [
             "link-page-1280.png",
             "link-page-390.png",
