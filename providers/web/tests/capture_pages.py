@@ -6,7 +6,8 @@ page (the link a notification carries), each at 390 px (a phone) and 1280 px wid
 a file and an upload question at 390 px. ``--write`` saves them as the repository's
 docs/img/web-page-390.png, web-page-1280.png, link-page-390.png, link-page-1280.png,
 web-number-390.png, web-files-390.png and web-upload-390.png; without it, each fresh picture is
-compared with the committed one and the number of differing pixels printed. ``test_pictures.py`` fails when they differ.
+compared with the committed one and the number of differing pixels printed.
+``test_pictures.py`` fails when they differ.
 
 Deterministic: a fixed page token, the ask's id is never shown, and animations and the text
 caret are off. Font rendering may still move a few pixels between machines, so pictures are
