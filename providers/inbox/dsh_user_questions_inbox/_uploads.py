@@ -43,6 +43,7 @@ __all__ = [
     "open_upload",
     "prune_uploads",
     "resolve_uploads",
+    "stash_local_uploads",
     "write_out",
 ]
 
@@ -181,6 +182,34 @@ def attach_files(
                 sink.write(chunk)
             refs.append({"upload": sink.finish()})
     return refs
+
+
+def stash_local_uploads(
+    inbox: Inbox, question_id: str, answer: AskUserQuestionAnswer
+) -> dict[str, Any]:
+    """The wire form of an answer given in this process's terminal form (``dsh-inbox answer``
+    on a TTY), its uploaded files moved into the store: the form copied them into this
+    machine's uploads folder, but the asker may be elsewhere. Each becomes an upload
+    reference (`resolve_uploads` makes it a record again); the local copy is deleted."""
+    from dsh_user_questions._uploads import discard_upload
+
+    wire = answer.to_dict()
+    for item, given in zip(wire["answers"], answer.answers, strict=True):
+        if given.value is None or not isinstance(given.value, tuple):
+            continue
+        refs: list[Any] = []
+        for entry in given.value:
+            if not isinstance(getattr(entry, "path", None), str):
+                refs.append(entry)
+                continue
+            sink = open_upload(inbox, question_id, given.id, entry.name, entry.media_type)
+            with open(entry.path, "rb") as file:
+                while chunk := file.read(64 * 1024):
+                    sink.write(chunk)
+            refs.append({"upload": sink.finish()})
+            discard_upload({"path": entry.path})
+        item["value"] = refs
+    return wire
 
 
 def resolve_uploads(inbox: Inbox, question_id: str, answer: object) -> object:

@@ -32,7 +32,7 @@ from dsh_user_questions.view import Node, QuestionView, diff_lines, request_view
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._retention import parse_duration, retention_seconds
 from ._store import Inbox, open_inbox
-from ._uploads import attach_files, resolve_uploads
+from ._uploads import attach_files, resolve_uploads, stash_local_uploads
 from ._url import ENV_INBOX
 
 __all__ = ["main"]
@@ -470,6 +470,10 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
         answer: Any = ask_in_terminal(inbox, record)
         if isinstance(answer, int):
             return answer
+        # Files taken by the form go through the store (the asker may be on another machine).
+        answer = resolve_uploads(
+            inbox, question_id, stash_local_uploads(inbox, question_id, answer)
+        )
     else:
         text = sys.stdin.read() if sys.stdin is not None else ""
         try:
