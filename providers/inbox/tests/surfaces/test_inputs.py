@@ -133,3 +133,45 @@ def test_an_attachment_of_a_refused_type_or_too_large_keeps_nothing(
         assert "q" in done.stderr
     assert uploads_kept(inbox) == 0
     assert inbox.get(record.id).state is State.PENDING
+
+
+async def test_a_file_uploaded_on_the_inbox_page_reaches_the_asker(
+    service: UserQuestionService,
+    inbox: Inbox,
+    inbox_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``dsh-inbox serve`` (another process, as on another machine) takes the page's upload
+    into the store; over the limit it is 413 with nothing kept; the page's answer names the
+    file by its token and the asker gets its own copy."""
+    import httpx
+    from _processes import Server
+
+    folder = tmp_path / "asker-uploads"
+    monkeypatch.setenv("DSH_USER_QUESTIONS_UPLOADS", str(folder))
+    question = typed("upload", question="Send the log", accept=[".txt"], max_bytes=1000)
+    asking = asyncio.ensure_future(service.ask(AskUserQuestionRequest.from_dict(question)))
+    record = await pending_one(inbox)
+    server = await asyncio.to_thread(Server, inbox_url)
+    try:
+        async with httpx.AsyncClient(base_url=server.base, timeout=60) as http:
+            params = {"ask": record.id, "question": "q", "name": "log.txt"}
+            big = await http.post("upload", params=params, content=b"x" * 5000)
+            assert big.status_code == 413
+            assert uploads_kept(inbox) == 0
+            sent = await http.post(
+                "upload", params=params, content=b"hello", headers={"Content-Type": "text/plain"}
+            )
+            assert sent.status_code == 200, sent.text
+            token = sent.json()["upload"]
+            assert "path" not in sent.json()
+            items = [{"id": "q", "selected": [], "value": [{"upload": token}]}]
+            posted = await http.post("answer", json={"id": record.id, "answer": {"answers": items}})
+            assert posted.status_code == 200, posted.text
+        answer = await asyncio.wait_for(asking, 60)
+        (upload,) = answer.answers[0].value
+        assert Path(upload.path).read_bytes() == b"hello"  # noqa: ASYNC240 (a test)
+        assert Path(upload.path).is_relative_to(folder)
+    finally:
+        await asyncio.to_thread(server.stop_and_read)
