@@ -159,13 +159,16 @@ class PostgresEngine:
 
     def write(self, sql: str, params: Mapping[str, Any]) -> int:
         """One autocommit statement; changes numbered by ``{seq}`` are announced on commit."""
-        if "{seq}" in sql:
-            statement = (
-                f"WITH changed AS ({_pg(sql.replace('{seq}', _SEQ))} RETURNING id)"
-                f" SELECT pg_notify('{CHANNEL}', id) FROM changed"
-            )
-            return self._run(lambda conn: len(conn.execute(statement, params).fetchall()))
-        return self._run(lambda conn: conn.execute(_pg(sql), params).rowcount)
+        return self._run(lambda conn: _execute(conn, sql, params))
+
+    def write_steps(self, steps: Sequence[tuple[str, Mapping[str, Any]]]) -> list[int]:
+        """One transaction: each statement with its parameters (announced on commit)."""
+
+        def run(conn: psycopg.Connection[Any]) -> list[int]:
+            with conn.transaction():
+                return [_execute(conn, sql, params) for sql, params in steps]
+
+        return self._run(run)
 
     def write_many(self, sql: str, params: Sequence[Mapping[str, Any]]) -> list[int]:
         """One transaction: the statement once per parameter set (announced on commit)."""
@@ -215,6 +218,17 @@ class PostgresEngine:
     def close(self) -> None:
         """Close the connections of every thread."""
         self._conns.close()
+
+
+def _execute(conn: psycopg.Connection[Any], sql: str, params: Mapping[str, Any]) -> int:
+    """One statement; the rows it changed (those numbered by ``{seq}`` are announced)."""
+    if "{seq}" in sql:
+        statement = (
+            f"WITH changed AS ({_pg(sql.replace('{seq}', _SEQ))} RETURNING id)"
+            f" SELECT pg_notify('{CHANNEL}', id) FROM changed"
+        )
+        return len(conn.execute(statement, params).fetchall())
+    return conn.execute(_pg(sql), params).rowcount
 
 
 def _password_of(conninfo: str) -> str | None:

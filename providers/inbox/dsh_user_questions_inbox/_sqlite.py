@@ -217,15 +217,20 @@ class SQLiteEngine:
         return self._guarded(lambda: self._write_many(sql, params))
 
     def _write_many(self, sql: str, params: Sequence[Mapping[str, Any]]) -> list[int]:
+        return self._write_steps([(sql, one) for one in params])
+
+    def write_steps(self, steps: Sequence[tuple[str, Mapping[str, Any]]]) -> list[int]:
+        """One transaction: each statement with its parameters, each change numbered."""
+        return self._guarded(lambda: self._write_steps(steps))
+
+    def _write_steps(self, steps: Sequence[tuple[str, Mapping[str, Any]]]) -> list[int]:
         conn = self._conns.get()
-        bumps = "{seq}" in sql
-        statement = sql.replace("{seq}", _SEQ)
         changed: list[int] = []
         conn.execute("BEGIN IMMEDIATE")
         try:
-            for one in params:
-                changed.append(conn.execute(statement, one).rowcount)
-                if bumps and changed[-1]:
+            for sql, one in steps:
+                changed.append(conn.execute(sql.replace("{seq}", _SEQ), one).rowcount)
+                if "{seq}" in sql and changed[-1]:
                     conn.execute("UPDATE dsh_inbox_seq SET seq = seq + 1")
         except BaseException:
             conn.execute("ROLLBACK")
