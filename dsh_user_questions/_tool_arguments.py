@@ -22,6 +22,7 @@ import fastjsonschema
 from . import _fields, _json
 from ._inputs import input_problems
 from ._payloads import (
+    INPUT_TYPES,
     AskUserQuestionInput,
     AskUserQuestionItem,
     WireFormatError,
@@ -208,6 +209,8 @@ def _describe(error: jsonschema.ValidationError) -> Iterator[str]:
                 if name in _PLAN_KEYS and keys and isinstance(keys[-1], int):
                     problem += _PLAN_HINT
                 yield _json.at([*keys, name], problem)
+    elif keyword == "enum":
+        yield _json.at(keys, "must be one of " + ", ".join(str(each) for each in value))
     elif keyword == "minItems":
         yield _json.at(keys, f"must have at least {value} item{'s' if value != 1 else ''}")
     elif keyword == "maxItems":
@@ -374,6 +377,8 @@ def _input_rules(at: list[Any], question: dict[Any, Any], count: int) -> Iterato
         given = AskUserQuestionInput.from_dict(question["input"])
     except WireFormatError:
         return  # the schema's report says why
+    if given.type not in INPUT_TYPES:
+        return  # so does it for an unknown type
     if given.type == "files":
         given = attrs.evolve(given, root="/", candidates=())
     for keys, problem in input_problems(given):

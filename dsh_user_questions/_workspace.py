@@ -9,10 +9,46 @@ from __future__ import annotations
 
 import os
 import subprocess
+from typing import TYPE_CHECKING
+
+import attrs
 
 from ._glob import glob_regex
 
-__all__ = ["list_files"]
+if TYPE_CHECKING:
+    from ._payloads import AskUserQuestionItem
+
+__all__ = ["list_files", "rooted"]
+
+
+def rooted(
+    questions: tuple[AskUserQuestionItem, ...], workspace: str | os.PathLike[str] | None
+) -> tuple[AskUserQuestionItem, ...]:
+    """``questions`` with each ``files`` input that has no root yet rooted in ``workspace``,
+    its candidates listed there (`AskUserQuestionInput.files`).
+
+    Without a workspace (or with one that is no folder), such a question is ``BAD_QUESTION``:
+    file questions are not available here, which no retry of the same call fixes.
+    """
+    from ._payloads import AskUserQuestionInput
+    from .errors import UserQuestionError
+
+    out = []
+    for item in questions:
+        given = item.input
+        if given is not None and given.type == "files" and given.root is None:
+            if workspace is None or not os.path.isdir(workspace):
+                raise UserQuestionError.bad_question(
+                    item.id,
+                    "asks for files, but file questions are not available here (the harness"
+                    " gave no workspace); ask for the paths in free text instead",
+                )
+            listed = AskUserQuestionInput.files(
+                workspace, pattern=given.pattern, max_count=given.max_count
+            )
+            item = attrs.evolve(item, input=listed)
+        out.append(item)
+    return tuple(out)
 
 
 def list_files(root: str, pattern: str | None = None) -> tuple[str, ...]:

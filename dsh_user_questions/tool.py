@@ -16,8 +16,10 @@ without it, recommended, unless the option says ``recommended`` itself.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -30,6 +32,7 @@ from ._payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
     AskUserQuestionRequest,
+    _write,
 )
 from ._tool_arguments import MAX_REPORTED_VIOLATIONS, check
 from ._tool_schema import published_schema, strict_schema
@@ -44,6 +47,7 @@ from ._tool_types import (
     ResponsesFunctionCallOutput,
     ResponsesTool,
 )
+from ._workspace import rooted
 from .errors import HarnessError, UserQuestionError
 from .rules import redact_secrets
 
@@ -235,14 +239,11 @@ class ToolResult:
 def format_answer(answer: AskUserQuestionAnswer) -> str:
     """The compact JSON of an answer: ``{"answers":[{"id":..,"selected":[..],"custom":..}]}``.
 
-    No spaces, no ASCII escaping; ``custom`` is left out when absent.
+    No spaces, no ASCII escaping; ``custom`` and ``value`` are left out when absent. Each item
+    is its wire form as the model may read it (an upload's name, type, size and path, not its
+    digest: the fields declared ``model_text=False`` are left out).
     """
-    items = []
-    for item in answer.answers:
-        entry: dict[str, Any] = {"id": item.id, "selected": list(item.selected)}
-        if item.custom is not None:
-            entry["custom"] = item.custom
-        items.append(entry)
+    items = [_write(item, for_model=True) for item in answer.answers]
     return json.dumps({"answers": items}, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -336,6 +337,7 @@ async def run(
     timeout: float | None = None,
     reveal_secrets: bool = False,
     raise_for: tuple[type[HarnessError], ...] = (),
+    workspace: str | os.PathLike[str] | None = None,
 ) -> ToolResult:
     """Run the tool: validate ``arguments``, ask through ``ctx.user_questions``, report.
 
@@ -357,10 +359,18 @@ async def run(
     secret to the harness), and `ToolResult.secrets` maps the question's id to the clear text.
     ``reveal_secrets=True`` puts the clear text in ``content`` too, for a harness that wants the
     model to see it.
+
+    **Files.** ``workspace`` (a folder) is the root of the model's ``files`` questions: their
+    candidates are listed there when the call asks (`AskUserQuestionInput.files`), and the
+    answer's paths are checked against it when the answer arrives. Without one, a call with a
+    ``files`` question gives ``BAD_QUESTION``, telling the model that file questions are not
+    available here (no retry fixes that; it asks for paths in free text instead).
     """
     questions: tuple[AskUserQuestionItem, ...] = ()
     try:
         questions = read_arguments(arguments)
+        if any(item.input is not None and item.input.type == "files" for item in questions):
+            questions = await asyncio.to_thread(rooted, questions, workspace)
         service = ctx.get("user_questions")
         if service is None:
             raise UserQuestionError.no_provider()

@@ -18,6 +18,13 @@ A secret question is never put into a form: MCP form mode cannot mask a field, a
 keeps sensitive input out of it (URL mode is its way, which needs a page of the server's own).
 Such a request raises ``NOT_INTERACTIVE`` saying so, before anything is sent.
 
+A question with ``input`` is one typed field: a number as ``number`` (``integer`` when its
+step and minimum are whole) with ``minimum`` and ``maximum``; a date and a date-time as strings
+of ``format`` ``date`` and ``date-time``; a time as a string with a ``pattern`` (MCP names no
+time format); a files question as a choice (an array of choices when it takes several) among
+its candidates when there are at most `MAX_ENUM_FILES`. A longer file list, or an upload (MCP
+forms have no file input yet), raises ``NOT_INTERACTIVE`` before anything is sent.
+
 ``accept`` gives the answer (a value of the wrong type, or a field nobody asked, is
 ``BAD_ANSWER``); ``decline`` and ``cancel`` raise ``ASK_CANCELLED``. An abort of the
 request cancels the pending elicitation (the SDK tells the client with
@@ -35,10 +42,77 @@ from ..errors import UserQuestionError
 from ..rules import inert_text
 from ..view import QuestionView, request_view
 
-__all__ = ["OTHER_SUFFIX", "ElicitationProvider", "elicitation_schema"]
+__all__ = ["MAX_ENUM_FILES", "OTHER_SUFFIX", "ElicitationProvider", "elicitation_schema"]
 
 OTHER_SUFFIX: Final = ".other"
 """The "Other" text field of question ``q`` is named ``q.other``."""
+
+MAX_ENUM_FILES: Final = 25
+"""The most candidates a files question may offer to be asked as an MCP form's choice."""
+
+TIME_PATTERN: Final = "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$"
+"""The pattern of a time field (``HH:MM`` or ``HH:MM:SS``): MCP names no time format."""
+
+
+def _whole(number: float | None) -> bool:
+    return number is None or float(number).is_integer()
+
+
+def _input_field(question: QuestionView, title: str) -> dict[str, Any]:
+    """The one typed field of a question with ``input`` (files: a choice among few)."""
+    given = question.input
+    assert given is not None
+    if given.type == "number":
+        whole = given.step is not None and _whole(given.step) and _whole(given.min)
+        field: dict[str, Any] = {"type": "integer" if whole else "number", "title": title}
+        if given.unit:
+            field["title"] = f"{title} ({given.unit})"
+        if given.min is not None:
+            field["minimum"] = given.min
+        if given.max is not None:
+            field["maximum"] = given.max
+        if given.step is not None and not whole:
+            field["description"] = f"In steps of {given.step:g}."
+        return field
+    if given.type in ("date", "datetime"):
+        form = "date" if given.type == "date" else "date-time"
+        return {"type": "string", "title": title, "format": form}
+    if given.type == "time":
+        return {
+            "type": "string",
+            "title": title,
+            "pattern": TIME_PATTERN,
+            "description": "A time as HH:MM or HH:MM:SS (24-hour).",
+        }
+    choices = [
+        {"const": path, "title": shown}
+        for path, shown in zip(given.candidates, given.shown, strict=True)
+    ]
+    if given.max_count == 1:
+        return {"type": "string", "title": title, "oneOf": choices}
+    field = {"type": "array", "title": title, "items": {"anyOf": choices}, "minItems": 1}
+    if given.max_count is not None:
+        field["maxItems"] = given.max_count
+    return field
+
+
+def _not_in_a_form(request: AskUserQuestionRequest) -> str | None:
+    """Why a typed question of ``request`` cannot be an MCP form field, or None."""
+    for question in request.questions:
+        given = question.input
+        if given is None:
+            continue
+        quoted = json.dumps(question.id, ensure_ascii=False)
+        if given.type == "upload":
+            return f"MCP form elicitation has no file upload for question {quoted}"
+        if given.type == "files" and len(given.candidates or ()) > MAX_ENUM_FILES:
+            return (
+                f"question {quoted} offers {len(given.candidates or ())} files, more than an"
+                f" MCP form's choice lists well (at most {MAX_ENUM_FILES})"
+            )
+        if given.type == "files" and not given.candidates:
+            return f"question {quoted} offers no file to choose"
+    return None
 
 
 def _one_line(shown: str) -> str:
@@ -82,7 +156,9 @@ def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, 
             detail = question.detail_text
             lines.append(f"{label}:\n{detail}" if label else detail)
         title = _field_title(question)
-        if question.options:
+        if question.input is not None:
+            properties[question.id] = _input_field(question, title)
+        elif question.options:
             choices = _choice_titles(question)
             recommended = [option.label for option in question.options if option.recommended]
             field: dict[str, Any]
@@ -124,6 +200,9 @@ def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUse
     """
     expected: dict[str, type] = {}
     for question in request.questions:
+        if question.input is not None:
+            expected[question.id] = _INPUT_KINDS.get(question.input.type, str)
+            continue
         expected[question.id] = list if question.options and question.multi_select else str
         if question.options and question.allow_other:
             expected[question.id + OTHER_SUFFIX] = str
@@ -138,16 +217,29 @@ def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUse
             continue
         if kind is list:
             fits = isinstance(value, list) and all(isinstance(entry, str) for entry in value)
+        elif kind is float:
+            fits = isinstance(value, (int, float)) and not isinstance(value, bool)
+        elif kind is tuple:  # files: one path, or a list of them
+            fits = isinstance(value, str) or (
+                isinstance(value, list) and all(isinstance(entry, str) for entry in value)
+            )
         else:
             fits = isinstance(value, str)
         if not fits:
-            wanted = "a list of option labels" if kind is list else "a string"
+            wanted = _WANTED.get(kind, "a string")
             problems.append(f"the MCP client's {json.dumps(name)} is not {wanted}")
     if problems:
         raise UserQuestionError.bad_answer("; ".join(problems))
     items = []
     for question in request.questions:
         value = content.get(question.id)
+        if question.input is not None:
+            if value is not None:
+                typed = (
+                    (value,) if expected[question.id] is tuple and isinstance(value, str) else value
+                )
+                items.append(AskUserQuestionAnswerItem(id=question.id, value=typed))
+            continue
         has_other = question.options and question.allow_other
         other = content.get(question.id + OTHER_SUFFIX) if has_other else None
         custom = other.strip() or None if isinstance(other, str) else None
@@ -164,6 +256,14 @@ def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUse
             item = AskUserQuestionAnswerItem(id=question.id, selected=selected, custom=custom)
             items.append(item)
     return AskUserQuestionAnswer(answers=tuple(items))
+
+
+_INPUT_KINDS: Final[dict[str, type]] = {"number": float, "files": tuple}
+_WANTED: Final[dict[type, str]] = {
+    list: "a list of option labels",
+    float: "a number",
+    tuple: "a file path or a list of them",
+}
 
 
 class ElicitationProvider:
@@ -190,7 +290,8 @@ class ElicitationProvider:
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         """Elicit the questions of ``request``; ``decline`` or ``cancel`` is ``ASK_CANCELLED``.
 
-        A request with a secret question raises ``NOT_INTERACTIVE`` and elicits nothing.
+        A request with a secret question, an upload or more files than `MAX_ENUM_FILES` raises
+        ``NOT_INTERACTIVE`` and elicits nothing.
         """
         secret = [question.id for question in request.questions if question.secret]
         if secret:
@@ -199,6 +300,9 @@ class ElicitationProvider:
                 f" {json.dumps(secret[0], ensure_ascii=False)}"
                 " (a client shows and may keep form fields in clear)"
             )
+        refused = _not_in_a_form(request)
+        if refused is not None:
+            raise UserQuestionError.not_interactive(refused)
         message, schema = elicitation_schema(request)
         # An MCPServer Context wraps the low-level request context, whose id keeps its type.
         request_context = getattr(self._context, "request_context", self._context)
