@@ -327,6 +327,7 @@ def _input_html(name: str, question: QuestionView, form: _Form) -> str:
     """The field of a typed answer: a native number, date, time or date-and-time input, a
     file list with checkboxes (narrowed by the filter above the form), or a file picker."""
     field = question.input
+    assert field is not None, "only a typed question has a field"
     words = html.escape(inert_text(describe_input(field)))
     hint = f'<p class="hint" id="{name}-hint">{words[:1].upper()}{words[1:]}</p>'
     kind = field.type
@@ -436,15 +437,15 @@ def _answer_from_form(request: AskUserQuestionRequest, form: _Form) -> dict[str,
     """The wire answer of a posted form; `UserQuestionError` (``BAD_ANSWER``) listing what
     the page refuses before the rules see it: nothing given at all, a single-select pick
     beside typed words, "Other" chosen without words."""
-    items = []
-    problems = []
+    items: list[dict[str, Any]] = []
+    problems: list[str] = []
     given = False
     for index, question in enumerate(request_view(request)):
         name = question.header or question.question
         if question.input is not None:
-            item = _value_item(index, question, form, problems)
-            given = given or "value" in item
-            items.append(item)
+            typed_item = _value_item(index, question, form)
+            given = given or "value" in typed_item
+            items.append(typed_item)
             continue
         raw_picks = form.get(f"q{index}", [])
         chosen = [
@@ -475,11 +476,10 @@ def _answer_from_form(request: AskUserQuestionRequest, form: _Form) -> dict[str,
     return {"answers": items}
 
 
-def _value_item(
-    index: int, question: QuestionView, form: _Form, problems: list[str]
-) -> dict[str, Any]:
+def _value_item(index: int, question: QuestionView, form: _Form) -> dict[str, Any]:
     """The answer item of a typed question from the posted form (no value: a skip)."""
     field = question.input
+    assert field is not None, "only a typed question has a value"
     key = f"q{index}"
     item: dict[str, Any] = {"id": question.id, "selected": []}
     if field.type == "files":

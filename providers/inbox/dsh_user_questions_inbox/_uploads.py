@@ -23,7 +23,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import attrs
-from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionRequest,
+    AskUserQuestionUpload,
+)
 from dsh_user_questions._uploads import (
     UploadRefused,
     accepted,
@@ -199,7 +203,7 @@ def stash_local_uploads(
             continue
         refs: list[Any] = []
         for entry in given.value:
-            if not isinstance(getattr(entry, "path", None), str):
+            if not isinstance(entry, AskUserQuestionUpload):
                 refs.append(entry)
                 continue
             sink = open_upload(inbox, question_id, given.id, entry.name, entry.media_type)
@@ -244,17 +248,19 @@ def write_out(inbox: Inbox, answer: AskUserQuestionAnswer) -> AskUserQuestionAns
     changed = False
     for item in answer.answers:
         value = item.value
-        if not isinstance(value, tuple) or not any(
-            isinstance(getattr(entry, "path", None), str) and entry.path.startswith(PLACEHOLDER)
-            for entry in value
-        ):
+        uploads = (
+            [entry for entry in value if isinstance(entry, AskUserQuestionUpload)]
+            if isinstance(value, tuple)
+            else []
+        )
+        if not uploads or not any(entry.path.startswith(PLACEHOLDER) for entry in uploads):
             items.append(item)
             continue
-        records = []
-        for entry in value:
-            path = getattr(entry, "path", "")
-            if isinstance(path, str) and path.startswith(PLACEHOLDER):
-                entry = attrs.evolve(entry, path=_write_one(inbox, path[len(PLACEHOLDER) :], entry))
+        records: list[AskUserQuestionUpload] = []
+        for entry in uploads:
+            if entry.path.startswith(PLACEHOLDER):
+                written = _write_one(inbox, entry.path[len(PLACEHOLDER) :], entry)
+                entry = attrs.evolve(entry, path=written)
             records.append(entry)
         items.append(attrs.evolve(item, value=tuple(records)))
         changed = True

@@ -261,7 +261,7 @@ class Form:
                 self.scroll_detail(+1)
                 self.read_first = True  # said until the whole plan has been drawn
                 return
-            self._record(AskUserQuestionAnswerItem(id=item.id, selected=[row.label]))
+            self._record(AskUserQuestionAnswerItem(id=item.id, selected=(row.label,)))
         elif page.plan:
             self._start_text("feedback", row.label)
         elif page.view.multi_select:
@@ -269,7 +269,7 @@ class Form:
                 page.checked.add(row.index)
             self.confirm_multi()
         else:
-            self._record(AskUserQuestionAnswerItem(id=item.id, selected=[row.label]))
+            self._record(AskUserQuestionAnswerItem(id=item.id, selected=(row.label,)))
 
     def toggle(self, row_index: int) -> None:
         page = self.current
@@ -305,6 +305,7 @@ class Form:
             page.chosen.remove(path)
             self.notice = ""
             return
+        assert page.input is not None, "a file question has its input"
         limit = page.input.max_count
         if limit is not None and len(page.chosen) >= limit:
             self.notice = f"At most {limit} file{'s' if limit != 1 else ''}: untick one first."
@@ -338,6 +339,7 @@ class Form:
         """Up/Down in a number field: one ``step`` (else 1) up or down, kept within range."""
         page = self.current
         field = page.input
+        assert field is not None, "a number question has its input"
         step = Decimal(str(field.step)) if field.step is not None else Decimal(1)
         low = None if field.min is None else Decimal(str(field.min))
         high = None if field.max is None else Decimal(str(field.max))
@@ -388,7 +390,7 @@ class Form:
         item = page.item
         selected = [r.label for r in page.rows if r.kind == "option" and r.index in page.checked]
         custom = page.custom.strip() if page.other_checked and page.custom.strip() else None
-        self._record(AskUserQuestionAnswerItem(id=item.id, selected=selected, custom=custom))
+        self._record(AskUserQuestionAnswerItem(id=item.id, selected=tuple(selected), custom=custom))
 
     def _guarded_accept(self, buffer: Buffer) -> bool:
         try:
@@ -428,7 +430,7 @@ class Form:
             if value:
                 self._record(AskUserQuestionAnswerItem(id=item.id, custom=value))
             else:
-                self._record(AskUserQuestionAnswerItem(id=item.id, selected=[self.feedback_label]))
+                self._record(AskUserQuestionAnswerItem(id=item.id, selected=(self.feedback_label,)))
         elif purpose == "free":
             page.custom = value
             self._record(
@@ -452,6 +454,7 @@ class Form:
         size, type and name checked as it goes); Enter on an empty path sends the files taken."""
         page = self.current
         field = page.input
+        assert field is not None, "an upload question has its input"
         if not typed:
             if page.uploads:
                 if not self._record_value(list(page.uploads)):

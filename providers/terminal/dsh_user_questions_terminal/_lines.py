@@ -142,10 +142,10 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
         if label is None:
             said = json.dumps(inert_text(wanted), ensure_ascii=False)
             raise _Refused(f"no option is labelled {said} ({LABEL_PREFIX}LABEL picks by label)")
-        return AskUserQuestionAnswerItem(id=item.id, selected=[label])
+        return AskUserQuestionAnswerItem(id=item.id, selected=(label,))
     approve = _approve_label(view)
     if approve is not None and text.casefold() in _APPROVE_WORDS:
-        return AskUserQuestionAnswerItem(id=item.id, selected=[approve])
+        return AskUserQuestionAnswerItem(id=item.id, selected=(approve,))
     label = _matching_label(view, text)
     if _PICKS.fullmatch(text):
         try:
@@ -156,9 +156,9 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
             picks = [label]  # no reading as rows: the label it is
         if label is not None and picks != [label] and re.search(r"[\s,]", text):
             raise _Refused(_readings(view, text, picks, label)) from None
-        return AskUserQuestionAnswerItem(id=item.id, selected=picks)
+        return AskUserQuestionAnswerItem(id=item.id, selected=tuple(picks))
     if label is not None:
-        return AskUserQuestionAnswerItem(id=item.id, selected=[label])
+        return AskUserQuestionAnswerItem(id=item.id, selected=(label,))
     own = view.other or view.kind != "question"  # a review card's text is feedback
     if _NUMBERISH.fullmatch(text) or not own:
         count = len(view.options)
@@ -188,7 +188,7 @@ def _typed_value(
             discard_upload(record)
         why = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         raise _Refused(f"the file is not taken: {inert_text(why)}") from None
-    value = [AskUserQuestionUpload.from_dict(record) for record in records]
+    value = tuple(AskUserQuestionUpload.from_dict(record) for record in records)
     return AskUserQuestionAnswerItem(id=item.id, value=value)
 
 

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem
 from dsh_user_questions._input_text import describe_input
-from dsh_user_questions.view import QuestionView, question_view
+from dsh_user_questions.view import InputView, QuestionView, question_view
 
 from ._diff import render_diff
 from ._markdown import Line, render_nodes
@@ -78,12 +78,11 @@ class Page:
         self.secret = view.secret
         self.shown_labels = {option.label: option.shown for option in view.options}
         # A typed answer (the view's input): a number, a date or time, files, uploads.
-        self.input: Any = getattr(view, "input", None)
-        self.input_words = "" if self.input is None else describe_input(self.input)
-        kind = None if self.input is None else self.input.type
-        files = kind == "files"
-        self.files: tuple[str, ...] = self.input.candidates if files else ()
-        self.files_shown: tuple[str, ...] = self.input.shown if files else ()
+        self.input: InputView | None = view.input
+        self.input_words = "" if view.input is None else describe_input(view.input)
+        files = view.input is not None and view.input.type == "files"
+        self.files: tuple[str, ...] = view.input.candidates if files and view.input else ()
+        self.files_shown: tuple[str, ...] = view.input.shown if files and view.input else ()
         self.chosen: list[str] = []  # the files ticked, in the order ticked
         self.matches = 0  # how many files the filter matches (at most FILES_SHOWN drawn)
         self.filter_text = ""
@@ -118,7 +117,7 @@ class Page:
             elif not view.options:
                 self.rows.append(Row("other", "Type your answer"))
             self.rows.append(Row("skip", "Skip", "leave this question unanswered"))
-        if kind == "files":
+        if files:
             self.refilter("")
         # The pointer starts on the recommended option (never checked or picked by itself).
         self.cursor = next((i for i, row in enumerate(self.rows) if row.recommended), 0)
