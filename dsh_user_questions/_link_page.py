@@ -3,7 +3,8 @@
 A provider that sends notifications (the inbox's ``dsh-inbox serve --public-url``, the web
 provider's ``public_url``) serves ``/q/<token>`` with `link_routes`; the token
 (`dsh_user_questions._links`) is a capability for exactly one question, signed with the server's
-link secret and expiring with the question. The page is server-rendered HTML with no script: the
+link secret and expiring with the question. The page is server-rendered HTML with no script
+(but one, allowed by its hash, on a date-and-time question: it picks the browser's UTC offset): the
 question as the core's view shows it (`dsh_user_questions.view`): header, text and options
 (shown label, description, preview) as escaped inert text; a detail's markdown as HTML of a
 fixed list of elements (links only to ``http``, ``https`` and ``mailto``), every text escaped; a
@@ -180,8 +181,9 @@ def _page(title: str, body: str, status: int = 200) -> Any:
         status_code=status,
         headers={
             "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline';"
-            f" script-src 'sha256-{_OFFSET_HASH}';"
-            " form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+            # The one script, only on a page that carries it (a date-and-time question).
+            + (f" script-src 'sha256-{_OFFSET_HASH}';" if _OFFSET_SCRIPT in body else "")
+            + " form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
             "Cache-Control": "no-store",
             "X-Content-Type-Options": "nosniff",
         },
