@@ -179,3 +179,33 @@ async def test_a_file_over_the_limit_is_refused_with_413_and_nothing_kept(
     await checked(page, "a file refused")
     assert not [p for p in folder.rglob("*") if p.is_file()] if folder.exists() else True
     assert not asking.done()
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "status"),
+    [("../../escape.png", "image/png", 400), ("notes.txt", "text/plain", 415)],
+)
+async def test_a_hostile_name_or_a_refused_type_keeps_nothing_on_the_link_page(
+    linked, tmp_path, monkeypatch, name: str, kind: str, status: int
+) -> None:
+    """A form whose file is named to escape the folder (a browser never sends one, a script
+    can), or of a type the question does not take: refused, nothing kept."""
+    import httpx
+
+    folder = tmp_path / "uploads"
+    monkeypatch.setenv("DSH_USER_QUESTIONS_UPLOADS", str(folder))
+    provider, notifier = linked
+    question = typed("upload", question="Send a photo", accept=["image/*"])
+    asking = asyncio.ensure_future(provider.ask(request(question)))
+    await wait_until(lambda: bool(notifier.sent), "the notification")
+    async with httpx.AsyncClient(timeout=10) as http:
+        response = await http.post(
+            notifier.sent[-1].link,
+            data={"action": "answer"},
+            files={"q0-upload": (name, b"\x89PNG" + b"\0" * 100, kind)},
+        )
+    assert response.status_code == status, response.text
+    assert "Nothing of it was kept" in response.text
+    assert not [p for p in folder.rglob("*") if p.is_file()] if folder.exists() else True
+    assert not (tmp_path / "escape.png").exists()
+    assert not asking.done()
