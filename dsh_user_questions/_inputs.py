@@ -5,7 +5,7 @@
 `value_problems` what is wrong with an answer's ``value`` (`rules.check_answer`, on every
 surface); `local_problems` what only the asker's machine can see: a picked path that is no file
 under the root once symlinks are resolved, an upload whose bytes are not what its record says
-(`rules.check_files`, run by the service when the answer arrives).
+(`check_files`, run by the service when the answer arrives).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import math
 import os
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from decimal import Decimal, InvalidOperation
 
 from . import _json
@@ -27,13 +27,17 @@ from ._payloads import (
     MAX_FILE_CANDIDATES,
     MAX_UPLOAD_BYTES,
     MAX_UPLOAD_COUNT,
+    AskUserQuestionAnswer,
     AskUserQuestionInput,
     AskUserQuestionItem,
+    AskUserQuestionRequest,
     AskUserQuestionUpload,
 )
+from .errors import UserQuestionError
 
 __all__ = [
     "FIELDS_OF",
+    "check_files",
     "input_problems",
     "local_problems",
     "question_problems",
@@ -364,6 +368,43 @@ def _upload_file_problem(upload: AskUserQuestionUpload) -> str | None:
     if digest.hexdigest() != upload.sha256:
         return "whose file's sha256 differs from its record"
     return None
+
+
+def check_files(
+    request: AskUserQuestionRequest | Sequence[AskUserQuestionItem], answer: AskUserQuestionAnswer
+) -> None:
+    """Check, on the asker's machine, the files an answer names (after `check_answer`).
+
+    A ``files`` value's paths must lead to regular files under the question's ``root`` once
+    symbolic links are resolved (a link out of the root is refused); an upload's ``path`` must
+    be a regular file (no link) whose size and sha256 are those of its record. Raises one
+    ``BAD_ANSWER`` naming each breach; does nothing for questions without such input. The
+    service runs it when an answer arrives, where the files are; a surface on another machine
+    checks membership among the candidates instead (`check_answer`).
+    """
+    questions = request.questions if isinstance(request, AskUserQuestionRequest) else request
+    for question in questions:
+        if question.input is not None:
+            break
+    else:
+        return  # the common ask: nothing to look at
+    inputs = {
+        question.id: question.input
+        for question in questions
+        if question.input is not None and question.input.type in ("files", "upload")
+    }
+    if not inputs:
+        return
+    problems: list[str] = []
+    for index, item in enumerate(answer.answers):
+        given = inputs.get(item.id)
+        if given is not None and item.value is not None:
+            problems.extend(
+                f"answers[{index}] (question {_q(item.id)}) {problem}"
+                for problem in local_problems(given, item.value)
+            )
+    if problems:
+        raise UserQuestionError.bad_answer(*problems)
 
 
 def _short(value: object) -> str:

@@ -28,6 +28,7 @@ from ._abort import AbortSignal, check_seconds
 from ._agents import SupportsAgentRegistry
 from ._discovery import PROVIDER_HOOK, is_provider
 from ._hookcalls import OneByOne
+from ._inputs import check_files
 from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest
 from ._waiting import (
     Deadline,
@@ -44,7 +45,7 @@ from ._waiting import (
     wait_for_provider,
 )
 from .errors import UserQuestionError
-from .rules import check_answer, check_files
+from .rules import check_answer
 
 if TYPE_CHECKING:
     import asyncio

@@ -2,7 +2,7 @@
 
 `list_files` walks a root once when the question is asked; a surface elsewhere offers that
 list (`AskUserQuestionInput.candidates`) and checks an answer's membership, and the asker
-re-checks each answered path against the disk when the answer arrives (`rules.check_files`).
+re-checks each answered path against the disk when the answer arrives (`_inputs.check_files`).
 """
 
 from __future__ import annotations

@@ -22,9 +22,7 @@ from . import _inputs
 from ._confusables import skeleton
 from ._payloads import (
     INPUT_TYPES,
-    MAX_FILE_CANDIDATES,
     MAX_UPLOAD_BYTES,
-    MAX_UPLOAD_COUNT,
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionInput,
@@ -41,12 +39,9 @@ DIFF_REVIEW_INTENT = "diff-review"
 __all__ = [
     "INPUT_TYPES",
     "MAX_CUSTOM_CHARS",
-    "MAX_FILE_CANDIDATES",
     "MAX_UPLOAD_BYTES",
-    "MAX_UPLOAD_COUNT",
     "SECRET_PLACEHOLDER",
     "check_answer",
-    "check_files",
     "check_request",
     "inert_text",
     "is_plan_review",
@@ -239,7 +234,8 @@ def check_answer(
     time with an offset; distinct relative POSIX paths matching the pattern, among the offered
     candidates, at most ``max_count``; uploads within the count, ``max_bytes`` and ``accept``,
     each a plain file name with a sha256 and an absolute path. A question without ``input``
-    takes no ``value``. What only the asker's machine can check is `check_files`'s. Omitted
+    takes no ``value``. What only the asker's machine can check, the service checks there
+    when the answer arrives (`_inputs.check_files`). Omitted
     questions are allowed
     (unanswered). Breaches raise one ``BAD_ANSWER`` whose ``problems`` lists each, naming the
     item and the rule. Every surface (the service, the web and inbox pages, ``dsh-inbox
@@ -369,43 +365,6 @@ def _answer_plan(questions: Sequence[AskUserQuestionItem]) -> _Plan:
             _PLANS.clear()
         _PLANS[key] = (questions, plan)
     return plan
-
-
-def check_files(
-    request: AskUserQuestionRequest | Sequence[AskUserQuestionItem], answer: AskUserQuestionAnswer
-) -> None:
-    """Check, on the asker's machine, the files an answer names (after `check_answer`).
-
-    A ``files`` value's paths must lead to regular files under the question's ``root`` once
-    symbolic links are resolved (a link out of the root is refused); an upload's ``path`` must
-    be a regular file (no link) whose size and sha256 are those of its record. Raises one
-    ``BAD_ANSWER`` naming each breach; does nothing for questions without such input. The
-    service runs it when an answer arrives, where the files are; a surface on another machine
-    checks membership among the candidates instead (`check_answer`).
-    """
-    questions = request.questions if isinstance(request, AskUserQuestionRequest) else request
-    for question in questions:
-        if question.input is not None:
-            break
-    else:
-        return  # the common ask: nothing to look at
-    inputs = {
-        question.id: question.input
-        for question in questions
-        if question.input is not None and question.input.type in ("files", "upload")
-    }
-    if not inputs:
-        return
-    problems: list[str] = []
-    for index, item in enumerate(answer.answers):
-        given = inputs.get(item.id)
-        if given is not None and item.value is not None:
-            problems.extend(
-                f"answers[{index}] (question {_q(item.id)}) {problem}"
-                for problem in _inputs.local_problems(given, item.value)
-            )
-    if problems:
-        raise UserQuestionError.bad_answer(*problems)
 
 
 SECRET_PLACEHOLDER = "[secret given to the harness]"

@@ -22,6 +22,7 @@ from dsh_user_questions import (
     WireFormatError,
     rules,
 )
+from dsh_user_questions._inputs import check_files
 from dsh_user_questions.rules import MAX_UPLOAD_BYTES
 from dsh_user_questions.testing import ScriptedProvider
 from dsh_user_questions.view import InputView, question_view
@@ -359,7 +360,7 @@ class TestAnswerRules:
 
 
 class TestWhereTheFilesAre:
-    """`rules.check_files` checks paths and uploads on the asker's machine."""
+    """The service's `check_files` checks paths and uploads on the asker's machine."""
 
     def test_paths_must_be_files_under_the_root(self, tmp_path: Path) -> None:
         """A missing file and a symbolic link out of the root are refused; a file passes."""
@@ -372,11 +373,11 @@ class TestWhereTheFilesAre:
             type="files", root=str(root), candidates=["a.txt", "gone.txt", "out.txt"]
         )
         item = _ask(given)
-        rules.check_files(
+        check_files(
             [item], AskUserQuestionAnswer([AskUserQuestionAnswerItem(id="q", value=["a.txt"])])
         )
         with pytest.raises(UserQuestionError) as info:
-            rules.check_files(
+            check_files(
                 [item],
                 AskUserQuestionAnswer(
                     [AskUserQuestionAnswerItem(id="q", value=["gone.txt", "out.txt"])]
@@ -401,12 +402,12 @@ class TestWhereTheFilesAre:
             path=str(path),
         )
         item = _ask(AskUserQuestionInput(type="upload"))
-        rules.check_files(
+        check_files(
             [item], AskUserQuestionAnswer([AskUserQuestionAnswerItem(id="q", value=[good])])
         )
         lied = attrs.evolve(good, sha256="0" * 64)
         with pytest.raises(UserQuestionError) as info:
-            rules.check_files(
+            check_files(
                 [item], AskUserQuestionAnswer([AskUserQuestionAnswerItem(id="q", value=[lied])])
             )
         assert info.value.problems == (
