@@ -9,8 +9,8 @@ each file into its own uploads folder (`dsh_user_questions._uploads`), checks it
 SHA-256 against the record and puts the real path in the answer it returns. Retention
 (`Inbox.prune`) deletes a file's row with its question's record (`prune_uploads`).
 
-The table is made on first use (``CREATE TABLE IF NOT EXISTS``), beside the questions' table:
-a store made before it gains it when a first file arrives.
+The table (`_engine.UPLOADS_TABLE`) is made with the store's schema, on every opening, beside
+the questions' table: a store made before it gains it when it is next opened.
 """
 
 from __future__ import annotations
@@ -55,29 +55,10 @@ PLACEHOLDER = "/dsh-inbox-upload/"
 """How an answer's upload record names a file still in the store (then its token): an absolute
 path no file has, replaced by the asker's own file before the answer leaves the provider."""
 
-# The same on both engines: BYTEA is a valid SQLite type name, and SQLite keeps a blob as is.
-UPLOADS_TABLE = (
-    "CREATE TABLE IF NOT EXISTS dsh_inbox_uploads ("
-    " token TEXT PRIMARY KEY,"
-    " question_id TEXT NOT NULL,"
-    " item_id TEXT NOT NULL,"
-    " name TEXT NOT NULL,"
-    " media_type TEXT NOT NULL,"
-    " size BIGINT NOT NULL,"
-    " sha256 TEXT NOT NULL,"
-    " data BYTEA NOT NULL,"
-    " created DOUBLE PRECISION NOT NULL)"
-)
-
-_MADE: set[int] = set()  # the engines (by id) whose table this process made sure of
-
 
 def _table(inbox: Inbox) -> Any:
-    engine = inbox._engine  # the store's engine: this module adds one table beside its own
-    if id(engine) not in _MADE:
-        engine.write(UPLOADS_TABLE, {})
-        _MADE.add(id(engine))
-    return engine
+    # The store's engine: its schema (made or checked on every opening) has the uploads table.
+    return inbox._engine
 
 
 def _field(request: AskUserQuestionRequest, item_id: str) -> Any:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _waits import pending_one
+from _waits import pending_one, until
 from dsh_user_questions import AskUserQuestionInput, AskUserQuestionRequest, UserQuestionService
 from surfaces.test_cli import run
 
@@ -37,6 +37,10 @@ def test_show_says_what_is_asked_and_how_to_answer(inbox: Inbox, inbox_url: str)
     assert "asks for a number between 1 and 10 (workers)" in shown.stdout
     assert "(options only)" not in shown.stdout
     assert "dsh-inbox answer ID --question q --value VALUE" in shown.stdout
+    upload = inbox.add(typed("upload", question="Send it", max_bytes=2048), harness="h")
+    shown = run(inbox_url, "show", upload.id)
+    assert "asks for upload files (up to 10, each at most 2 KB)" in shown.stdout
+    assert "dsh-inbox answer ID --question q --attach FILE" in shown.stdout
 
 
 def test_answer_value_applies_a_number(inbox: Inbox, inbox_url: str) -> None:
@@ -99,10 +103,9 @@ async def test_an_attached_file_travels_in_the_store_to_the_asker(
     question = typed("upload", question="Send the log", accept=[".txt"], max_count=1)
     asking = asyncio.ensure_future(service.ask(AskUserQuestionRequest.from_dict(question)))
     record = await pending_one(inbox)
-    shown = await asyncio.to_thread(run, inbox_url, "show", record.id)
-    assert "--attach FILE" in shown.stdout
     done = await asyncio.to_thread(run, inbox_url, "answer", record.id, "--attach", str(source))
     assert done.returncode == 0, done.stderr
+    await until(lambda: inbox.get(record.id).answer is not None, "the answer in the store")
     stored = json.dumps(inbox.get(record.id).answer)
     assert "/dsh-inbox-upload/" in stored  # the store names the file; its bytes are in the table
     answer = await asyncio.wait_for(asking, 60)
