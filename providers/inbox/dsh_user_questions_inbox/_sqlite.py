@@ -94,34 +94,26 @@ def _identity(path: str) -> tuple[int, int]:
     return status.st_dev, status.st_ino
 
 
-_MAGIC = b"SQLite format 3\x00"
-_HEADER_BYTES = 100
-
-
-def damage(path: str) -> str | None:
+def damage(path: str, page_size: int = 512, had: int = 0) -> str | None:
     """Why the file at ``path`` is no longer a whole SQLite database, or ``None``.
 
-    Read from the file itself, not through SQLite (which would read a write-ahead log into
-    it): emptied (``: > inbox.db``), shorter than its header says or than a whole number of
-    pages (truncated), or without SQLite's header (overwritten). A checkpoint that is
-    extending the file can look truncated for a moment: callers confirm a verdict.
+    From ``stat`` alone: opening the file here and closing it would drop the POSIX locks every
+    SQLite connection of this process holds on it. Emptied (``: > inbox.db``), not a whole
+    number of ``page_size``-byte pages (truncated or overwritten; 512 divides every page
+    size), or smaller than the ``had`` bytes it was seen with (the inbox never shrinks its
+    file: no ``VACUUM``). A checkpoint that is extending the file can look truncated for a
+    moment: callers confirm a verdict.
     """
-    with open(path, "rb") as file:
-        head = file.read(_HEADER_BYTES)
-        size = os.fstat(file.fileno()).st_size
+    size = os.stat(path).st_size
     if size == 0:
         return "it was emptied (it has no bytes left)"
-    if len(head) < _HEADER_BYTES or not head.startswith(_MAGIC):
-        return "it is no longer a SQLite database (its header is gone or overwritten)"
-    page = int.from_bytes(head[16:18], "big")
-    page = 65_536 if page == 1 else page
-    if page < 512 or page & (page - 1):
-        return "its header is damaged (no valid page size)"
-    if size % page:
-        return f"it was truncated ({size} bytes, not a whole number of {page}-byte pages)"
-    pages = int.from_bytes(head[28:32], "big")
-    if head[92:96] == head[24:28] and size < pages * page:  # the header's size is valid
-        return f"it was truncated ({size} bytes; its header says {pages * page})"
+    if size % page_size:
+        return (
+            f"it was truncated or overwritten ({size} bytes, not a whole number of"
+            f" {page_size}-byte pages)"
+        )
+    if size < had:
+        return f"it was truncated ({size} bytes; it had {had})"
     return None
 
 
@@ -266,6 +258,8 @@ class SQLiteEngine:
     def __init__(self, path: str, *, create: bool | Literal["first"] = True) -> None:
         self._path = path
         self._damaged: str | None = None  # what the last check found wrong, to confirm
+        self._page = 512  # the file's page size, once open
+        self._had = 0  # the largest size a check found the file whole at
         self._conns = ThreadConnections(lambda: _connect(path))
         try:
             with _as_store_errors(path):
@@ -285,6 +279,7 @@ class SQLiteEngine:
                 # an error (`check`), never a silent new store or an unlinked one.
                 self._identity = _identity(path)
                 self._create_schema(self._conns.get())
+                self._page = int(self._conns.get().execute("PRAGMA page_size").fetchone()[0])
                 if _identity(path) != self._identity:
                     raise unusable(path, "it was replaced by another file as it was opened")
                 _record_files(path)
@@ -352,9 +347,10 @@ class SQLiteEngine:
             self._same_file()
             if not os.access(self._path, os.R_OK | os.W_OK):
                 raise unusable(self._path, "it is no longer readable and writable")
-            fault = damage(self._path)
+            fault = damage(self._path, self._page, self._had)
             if fault is None:
                 self._damaged = None
+                self._had = max(self._had, os.stat(self._path).st_size)
             elif fault == self._damaged or fault.startswith("it was emptied"):
                 raise unusable(self._path, fault)
             else:
@@ -420,7 +416,10 @@ class SQLiteEngine:
 
     def _intact(self) -> bool:
         try:
-            return _identity(self._path) == self._identity and damage(self._path) is None
+            return (
+                _identity(self._path) == self._identity
+                and damage(self._path, self._page, self._had) is None
+            )
         except OSError:
             return False
 

@@ -26,8 +26,8 @@ from dsh_user_questions.view import question_view
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .board import QuestionBoard
-from .limits import Limits
+from ._board import QuestionBoard
+from ._limits import Limits
 
 __all__ = ["candidates", "receive"]
 

@@ -26,9 +26,9 @@ from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, Us
 from dsh_user_questions._uploads import UploadWriter, discard_upload
 from dsh_user_questions.providing import Receipt
 
+from ._answers import check_page_answer, problems_of
+from ._board import BoardEvent, Outcome, Settlement
 from ._uploads_web import UploadSink, resolve_uploads, upload_input
-from .answers import check_page_answer, problems_of
-from .board import BoardEvent, Outcome, Settlement
 
 _log = logging.getLogger(__name__)
 
