@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dsh_user_questions import (
     AskUserQuestionAnswer,
@@ -13,6 +15,7 @@ from dsh_user_questions import (
     AskUserQuestionRequest,
     AskUserQuestionUpload,
     UserQuestionError,
+    rules,
     tool,
 )
 from dsh_user_questions.harness import HarnessContext
@@ -148,3 +151,52 @@ class TestArguments:
         )
         assert item.input is not None
         assert item.input.to_dict() == {"type": "date"}
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+INPUT_KEYS = st.sampled_from(
+    ["type", "min", "max", "step", "unit", "pattern", "max_count", "root", "candidates", "x"]
+)
+
+
+@settings(max_examples=300)
+@given(
+    given_input=st.dictionaries(INPUT_KEYS, JSON_VALUES, max_size=5)
+    | st.fixed_dictionaries(
+        {"type": st.sampled_from(["number", "date", "time", "datetime", "files", "upload"])},
+        optional={
+            "min": st.floats(allow_nan=False) | st.integers(),
+            "max": st.floats(allow_nan=False) | st.integers(),
+            "step": st.floats(allow_nan=False) | st.integers(),
+            "unit": st.text(max_size=25),
+            "pattern": st.text(max_size=30),
+            "max_count": st.integers(-2, 5),
+        },
+    )
+)
+def test_any_input_a_model_sends_is_read_or_refused_with_paths(given_input: object) -> None:
+    """Whatever ``input`` a model sends, the tool reads questions the rules accept, or refuses
+    with INVALID_ARGS; it never crashes."""
+    arguments = {"questions": [{"id": "q", "question": "Which?", "input": given_input}]}
+    refused: UserQuestionError | None = None
+    try:
+        (item,) = tool.read_arguments(json.loads(json.dumps(arguments)))
+    except UserQuestionError as err:
+        refused = err
+    if refused is not None:
+        assert refused.code == "INVALID_ARGS"
+        assert all(problem for problem in refused.problems)
+        return
+    assert item.input is not None
+    if item.input.type != "files":  # a files question gets its root from the harness
+        rules.check_request(AskUserQuestionRequest(questions=[item]))
