@@ -38,6 +38,7 @@ from typing import Any
 
 import attrs
 
+from ._input_text import describe_input
 from ._payloads import AskUserQuestionRequest
 from .rules import inert_text
 from .view import request_view
@@ -111,7 +112,9 @@ def notification_for(
 
     ``asker`` names who asks (a harness label, with the agent when there is one). The words are
     the core's view of each question (`dsh_user_questions.view.request_view`): inert text, put
-    on one line and shortened; the detail (a plan, a diff) is left out: the link shows it.
+    on one line and shortened; a typed answer says what it asks for in brackets (``[a number
+    between 1 and 10]``, ``[pick files]``); the detail (a plan, a diff) is left out: the link
+    shows it.
     """
     views = request_view(request)
     first = views[0] if views else None
@@ -121,6 +124,8 @@ def notification_for(
     lines = [f"{_clip(inert_text(asker), _MAX_TITLE)} asks:"]
     for view in views:
         text = _clip(view.question, _MAX_QUESTION)
+        if view.input is not None:  # what is asked for, in plain words: "a number between 1 and 10"
+            text += f" [{_clip(inert_text(describe_input(view.input)), _MAX_TITLE)}]"
         lines.append(f"- {_clip(view.header, 40)}: {text}" if view.header else f"- {text}")
     return Notification(title=title, body="\n".join(lines), link=link)
 
