@@ -55,7 +55,7 @@ from dsh_user_questions import UserQuestionError, plugin, tool
 from dsh_user_questions.adapters._common import KEEP_PENDING, run_durable
 from dsh_user_questions.harness import HarnessContext
 from dsh_user_questions.rules import SECRET_PLACEHOLDER
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     Bundle,
@@ -379,6 +379,27 @@ class InboxMachine(RuleBasedStateMachine):
             self._answer(found, surface, secret=whose.split("/")[-1].endswith("s"))
 
     def _answer(self, record: str, surface: str, *, secret: bool) -> None:
+        self._give(record, surface, secret=secret)
+        self._takers_end(record)
+
+    def _takers_end(self, record: str) -> None:
+        """Once ``record`` is answered or closed, every live ask waiting on it ends (within
+        the bound): the check of what each got then runs at this very step."""
+        stored = self.inbox.get(record)
+        if stored is None or stored.state not in (State.ANSWERED, State.CANCELLED):
+            return
+        takers = [
+            a for a in self.asks
+            if not (a.dead or a.cancelled or a.future.done()) and self._record_of_ask(a) == record
+        ]  # fmt: skip
+        concurrent.futures.wait([a.future for a in takers], timeout=BOUND)
+        still = [a.name for a in takers if not a.future.done()]
+        assert not still, (
+            f"the question of {self.owner.get(record)} is {stored.state.value}, but the asks of"
+            f" {still} waiting on it still wait after {BOUND:g} s"
+        )
+
+    def _give(self, record: str, surface: str, *, secret: bool) -> None:
         n = self.answers
         self.answers += 1
         text = _answer_text(n, secret)
@@ -430,6 +451,7 @@ class InboxMachine(RuleBasedStateMachine):
         found = self._latest(whose)
         if found is not None:
             _cli("--inbox", self.url, "cancel", found)
+            self._takers_end(found)
 
     @precondition(lambda self: self.broken is None)
     @rule()
@@ -472,14 +494,22 @@ class InboxMachine(RuleBasedStateMachine):
             )
             ask.checked = True
         if how == "replaced":
+            assert not self._old_records(), "the old WAL was written into the new file"
             _cli("--inbox", self.url, "list")
-            alone = self._dir / "alone.db"
-            shutil.copyfile(self.db, alone)  # the file itself, without any WAL beside it
-            with contextlib.closing(sqlite3.connect(alone)) as conn:
-                rows = conn.execute("SELECT COUNT(*) FROM dsh_inbox_questions").fetchone()[0]
-            assert rows == 0, (
+            rows = self._old_records()
+            assert not rows, (
                 f"dsh-inbox list wrote {rows} records of the old store's WAL into the new file"
             )
+
+    def _old_records(self) -> int:
+        """How many records the SQLite file itself holds (read from a copy of the file alone,
+        so no WAL beside it is read)."""
+        alone = self._dir / "alone"
+        alone.mkdir(exist_ok=True)
+        shutil.copyfile(self.db, alone / "copy.db")
+        with contextlib.closing(sqlite3.connect(alone / "copy.db")) as conn:
+            count: int = conn.execute("SELECT COUNT(*) FROM dsh_inbox_questions").fetchone()[0]
+        return count
 
     @precondition(lambda self: self.broken is not None)
     @rule(harness=st.integers(0, 1), call=st.sampled_from(CALLS))
@@ -645,8 +675,11 @@ def _cli(*argv: str, stdin: str = "") -> tuple[int, str, str]:
 
 # Running it ----------------------------------------------------------------------------------
 
+# No "explain" phase: it traces every line the store runs, for minutes.
+PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
 if HUNT:
     SETTINGS = settings(
+        phases=PHASES,
         max_examples=HUNT,
         stateful_step_count=40,
         deadline=None,
@@ -655,6 +688,7 @@ if HUNT:
     )
 else:
     SETTINGS = settings(
+        phases=PHASES,
         derandomize=True,
         database=None,
         max_examples=CI_EXAMPLES,
@@ -682,3 +716,84 @@ def test_machine_on_sqlite(machine_env: None) -> None:
 def test_machine_on_postgresql(machine_env: None, postgres: PostgresServer) -> None:
     """The inbox on PostgreSQL keeps every invariant in every sequence tried (no file faults)."""
     run_state_machine_as_test(lambda: InboxMachine(postgres.new_database), settings=SETTINGS)
+
+
+# Sequences the hunt found --------------------------------------------------------------------
+# Each test replays, step for step, a sequence Hypothesis found and shrank (the invariants are
+# checked after each step, as in the hunt). Those marked "07db131" failed on that commit (the
+# defects of issue 35) and are kept as regression tests.
+
+
+@contextlib.contextmanager
+def _machine(new_url: Callable[[], str] | None = None) -> Iterator[InboxMachine]:
+    state = InboxMachine(new_url)
+    try:
+        state.every_outcome_is_true()
+        yield state
+    finally:
+        state.teardown()
+
+
+def test_found_a_lease_refusal_is_never_the_models_answer(machine_env: None) -> None:
+    """07db131: a second live harness asking a key the first one waits on was handed the
+    refusal ("being asked by another live harness", BAD_QUESTION) as the call's result."""
+    with _machine() as state:
+        state.ask(harness=0, run="t", call="c")
+        state.every_outcome_is_true()
+        state.ask(harness=1, run="t", call="c")
+        state.every_outcome_is_true()
+
+
+def test_found_a_restart_within_the_lease_is_not_handed_the_refusal(machine_env: None) -> None:
+    """07db131: a harness killed (its lease still live, as on another host) and started
+    again asks its key: the restarted run was handed the refusal as the call's result."""
+    with _machine() as state:
+        state.ask(harness=0, run="t", call="c")
+        state.every_outcome_is_true()
+        state.kill(harness=0)
+        state.every_outcome_is_true()
+        state.ask(harness=0, run="t", call="c")
+        state.every_outcome_is_true()
+
+
+def test_found_ids_holding_the_separator_never_share_a_key(machine_env: None) -> None:
+    """07db131: thread ``t`` + call ``1:c`` and thread ``t:1`` + call ``c`` made one key
+    (``langgraph:t:1:c``): the second run attached to the first's question and got its
+    answer."""
+    with _machine() as state:
+        first = state.ask(harness=0, run="t", call="1:c")
+        state.every_outcome_is_true()
+        state.ask(harness=0, run="t:1", call="c")
+        state.every_outcome_is_true()
+        state.answer(whose=first, surface="code")
+        state.every_outcome_is_true()
+
+
+def test_found_a_keyed_secret_answered_at_once_is_sealed(machine_env: None) -> None:
+    """07db131: a keyed secret answered the moment its question appears was refused ("its
+    asker left no key to seal it to"): its record was written before its sealing key. Three
+    keys, each answered at once (the race was lost most times, not every time)."""
+    with _machine() as state:
+        for run, call in (("t", "s"), ("t:1", "s"), ("t:1", "1:s")):
+            state.ask(harness=0, run=run, call=call, answer_now="code")
+            state.every_outcome_is_true()
+
+
+def test_found_an_ask_on_an_emptied_store_ends(machine_env: None) -> None:
+    """07db131: the SQLite file emptied in place (``: > inbox.db``) under a waiting ask: the
+    ask waited forever."""
+    with _machine() as state:
+        state.ask_live(harness=0)
+        state.every_outcome_is_true()
+        state.break_store(how="emptied")
+        state.every_outcome_is_true()
+
+
+def test_found_a_replaced_store_never_takes_the_old_wal(machine_env: None) -> None:
+    """07db131: the SQLite file replaced by another inbox's, its old ``-wal`` left beside it:
+    the old WAL's records were written into the new file."""
+    with _machine() as state:
+        state.ask_live(harness=0)
+        state.every_outcome_is_true()
+        state.break_store(how="replaced")
+        state.every_outcome_is_true()
