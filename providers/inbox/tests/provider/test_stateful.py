@@ -88,7 +88,7 @@ PLAIN = {"questions": [{"id": "q", "question": "Which way?", "options": [
 SECRET = {"questions": [{"id": "token", "question": "The deploy token?", "secret": True}]}
 TOKEN = "page-token"
 HOST = "127.0.0.1:8765"
-_KEEPS_PENDING = KEEP_PENDING + (AlreadyDelivered,)
+_KEEPS_PENDING = (*KEEP_PENDING, AlreadyDelivered)
 
 
 def _answer_text(n: int, secret: bool) -> str:
@@ -411,10 +411,11 @@ class InboxMachine(RuleBasedStateMachine):
             try:
                 self.inbox.answer(record, answer, surface="code")
             except UserQuestionError as error:
-                assert error.code != "BAD_ANSWER", (
-                    f"a valid answer to {self.owner.get(record)}'s question was refused:"
-                    f" {error.message}"
-                )
+                if error.code == "BAD_ANSWER":
+                    raise AssertionError(
+                        f"a valid answer to {self.owner.get(record)}'s question was refused:"
+                        f" {error.message}"
+                    ) from error
                 raise
             return
         if surface == "cli":
@@ -440,9 +441,8 @@ class InboxMachine(RuleBasedStateMachine):
         )
         if response.status_code == 200:
             stored = self.inbox.get(record)
-            assert stored is not None and stored.state is State.ANSWERED, (
-                f"the page said {response.json()} but the question is {stored and stored.state}"
-            )
+            state = None if stored is None else stored.state
+            assert state is State.ANSWERED, f"the page said {response.json()}; it is {state}"
 
     @precondition(lambda self: self.broken is None)
     @rule(whose=askers)
@@ -653,9 +653,7 @@ async def _close(harness: _Harness) -> None:
 def _page_app(inbox: Any) -> Any:
     from dsh_user_questions_web.app import create_app
 
-    return create_app(
-        InboxBoard(inbox, surface="page"), token=TOKEN, allowed_hosts=lambda: {HOST}
-    )
+    return create_app(InboxBoard(inbox, surface="page"), token=TOKEN, allowed_hosts=lambda: {HOST})
 
 
 _STDIO = threading.Lock()
@@ -699,13 +697,12 @@ else:
 
 
 @pytest.fixture
-def machine_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def machine_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The seal keys in the test's own state folder; the surfaces' receipt wait shortened."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.delenv("DSH_USER_QUESTIONS_NOTIFY", raising=False)
     monkeypatch.setattr(cli, "RECEIPT_SECONDS", RECEIPT_SECONDS)
     monkeypatch.setattr(board_module, "RECEIPT_SECONDS", RECEIPT_SECONDS)
-    yield
 
 
 def test_machine_on_sqlite(machine_env: None) -> None:
