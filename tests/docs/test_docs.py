@@ -88,6 +88,7 @@ _SAMPLES = {
     "NOT_INTERACTIVE": lambda: UserQuestionError.not_interactive(),
     "STORE_UNUSABLE": lambda: UserQuestionError.store_unusable("the disk is full"),
     "ASKED_ELSEWHERE": lambda: UserQuestionError.asked_elsewhere("k", "label 'h', process p"),
+    "CONTEXT_CLOSED": lambda: UserQuestionError.asked_after_close(),
 }
 
 
