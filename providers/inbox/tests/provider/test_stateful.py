@@ -21,7 +21,7 @@ or replaced with its old ``-wal`` beside it. After every step it checks:
    10 s (``STORE_UNUSABLE``); no command writes the old WAL into the new file.
 
 Budgets: CI runs a derandomized, fixed budget (`CI_EXAMPLES` examples of up to `CI_STEPS`
-steps, on SQLite and on PostgreSQL). A long random hunt on demand::
+steps on SQLite, `CI_EXAMPLES_POSTGRESQL` on PostgreSQL). A long random hunt on demand::
 
     DSH_INBOX_HUNT=2000 python -m pytest tests/provider/test_stateful.py -k machine
 
@@ -32,6 +32,7 @@ the hunt finds is kept below as a plain test replaying it (``test_found_*``).
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
 import io
@@ -71,8 +72,9 @@ from dsh_user_questions_inbox import _board as board_module
 from dsh_user_questions_inbox._board import InboxBoard
 from dsh_user_questions_inbox.provider import AlreadyDelivered, InboxProvider
 
-CI_EXAMPLES = 12
-CI_STEPS = 14
+CI_EXAMPLES = 20  # on SQLite; PostgreSQL's examples cost more (a database each)
+CI_EXAMPLES_POSTGRESQL = 8
+CI_STEPS = 20
 HUNT = int(os.environ.get("DSH_INBOX_HUNT", "0") or 0)
 # How long any wait of the model lasts before it is a failure (an ask that never ends, a
 # question that never appears): nothing in this test waits without a bound.
@@ -80,6 +82,10 @@ BOUND = 10.0
 # The surfaces' wait for the asker's receipt, shortened (an asker that waits takes an answer in
 # milliseconds; only "nobody waits" runs the whole wait).
 RECEIPT_SECONDS = 0.4
+# Steps before a store fault may come.
+FAULT_AFTER = 6
+# The time limit some durable calls ask with (``ask(timeout=...)``).
+TIMEOUT = 0.5
 
 RUNS = ("t", "t:1")  # thread ids, one holding the key's separator
 CALLS = ("c", "1:c", "s", "1:s")  # tool call ids; those ending in "s" ask a secret
@@ -89,6 +95,12 @@ SECRET = {"questions": [{"id": "token", "question": "The deploy token?", "secret
 TOKEN = "page-token"
 HOST = "127.0.0.1:8765"
 _KEEPS_PENDING = (*KEEP_PENDING, AlreadyDelivered)
+# The errors a durable call may be handed as its result: its question's own ending (closed by
+# the human, or expired); when its record is gone (pruned once final), the code alone.
+_GENUINE = {("ASK_CANCELLED", State.CANCELLED), ("ASK_TIMED_OUT", State.EXPIRED)}
+_ENDINGS = {"ASK_CANCELLED", "ASK_TIMED_OUT"}
+# What the runs of this process did and checked (printed by the machine tests: ``-s``).
+TALLY: collections.Counter[str] = collections.Counter()
 
 
 def _answer_text(n: int, secret: bool) -> str:
@@ -181,6 +193,7 @@ class InboxMachine(RuleBasedStateMachine):
 
     def __init__(self, new_url: Callable[[], str] | None = None) -> None:
         super().__init__()
+        TALLY["examples"] += 1
         self._dir = Path(tempfile.mkdtemp(prefix="dsh-stateful-"))
         self.db = self._dir / "inbox.db"
         self.url = new_url() if new_url is not None else f"sqlite:///{self.db}"
@@ -202,7 +215,7 @@ class InboxMachine(RuleBasedStateMachine):
         self.broken: str | None = None
         self.live_asks = 0
         self.answers = 0
-        self.checks = 0
+        self.steps = -1  # the invariants are checked once before the first step
 
     # Harnesses -----------------------------------------------------------------------------
 
@@ -249,11 +262,20 @@ class InboxMachine(RuleBasedStateMachine):
         run=st.sampled_from(RUNS),
         call=st.sampled_from(CALLS),
         answer_now=st.sampled_from([None, "code", "cli", "page"]),
+        timeout=st.sampled_from([None, TIMEOUT]),
     )
-    def ask(self, harness: int, run: str, call: str, answer_now: str | None = None) -> str:
+    def ask(
+        self,
+        harness: int,
+        run: str,
+        call: str,
+        answer_now: str | None = None,
+        timeout: float | None = None,
+    ) -> str:
         """A durable call (LangGraph's thread ``run``, tool call ``call``) asks its key, as
-        every durable adapter does; ``answer_now``: the human answers the moment the question
-        appears, through that surface."""
+        every durable adapter does, with ``timeout`` seconds to be answered (``None``: no
+        limit); ``answer_now``: the human answers the moment the question appears, through
+        that surface."""
         name = f"{run}/{call}"
         secret = call.endswith("s")
         key = tool.durable_key("langgraph", run, call)
@@ -268,6 +290,7 @@ class InboxMachine(RuleBasedStateMachine):
                 agent=None,
                 signal=None,
                 on_secrets=lambda _name, given: texts.update(given),
+                timeout=timeout,
             )
         )
         ask = _Ask(name, "durable", taker, future, texts, key=key)
@@ -281,6 +304,7 @@ class InboxMachine(RuleBasedStateMachine):
         found = self._record_of_ask(ask)
         if found is not None:
             self.owner.setdefault(found, name)
+            ask.record = found  # the key's record from now on: its outcome is this ask's
         return name
 
     def _appears(self, ask: _Ask) -> str | None:
@@ -361,6 +385,18 @@ class InboxMachine(RuleBasedStateMachine):
         self.corpses.append(old)
         self.harnesses[harness] = self._start(harness, old.generation + 1)
 
+    @precondition(lambda self: self.broken is None and self.corpses)
+    @rule()
+    def leases_go_stale(self) -> None:
+        """The killed harnesses' leases go stale (their heartbeats made older than the 30 s a
+        lease lives: the time passing, without waiting for it), so their keys are free."""
+        holders = [corpse.provider._holder for corpse in self.corpses]
+        names = ", ".join(f":h{n}" for n in range(len(holders)))
+        self.inbox._engine.write(
+            f"UPDATE dsh_inbox_leases SET beat = beat - 3600 WHERE holder IN ({names})",
+            {f"h{n}": holder for n, holder in enumerate(holders)},
+        )
+
     # The human -----------------------------------------------------------------------------
 
     def _latest(self, whose: str) -> str | None:
@@ -393,6 +429,7 @@ class InboxMachine(RuleBasedStateMachine):
             if not (a.dead or a.cancelled or a.future.done()) and self._record_of_ask(a) == record
         ]  # fmt: skip
         concurrent.futures.wait([a.future for a in takers], timeout=BOUND)
+        TALLY["asks waiting on a settled question checked to end"] += len(takers)
         still = [a.name for a in takers if not a.future.done()]
         assert not still, (
             f"the question of {self.owner.get(record)} is {stored.state.value}, but the asks of"
@@ -462,13 +499,15 @@ class InboxMachine(RuleBasedStateMachine):
 
     # Store faults (SQLite) -----------------------------------------------------------------
 
-    @precondition(lambda self: self.broken is None and self.sqlite)
+    # A fault ends what else an example can do: it comes after a few steps of asking and answering.
+    @precondition(lambda self: self.broken is None and self.sqlite and self.steps >= FAULT_AFTER)
     @rule(how=st.sampled_from(["emptied", "replaced"]))
     def break_store(self, how: str) -> None:
         """The SQLite file is emptied in place (``: > inbox.db``), or replaced by another
         inbox's file with its old ``-wal`` left beside it. Every ask waiting on it ends within
         10 s with ``STORE_UNUSABLE``; no command writes the old WAL into the new file."""
         self.broken = how
+        TALLY[f"store {how}"] += 1
         if how == "emptied":
             with open(self.db, "r+b") as file:
                 file.truncate(0)
@@ -543,7 +582,8 @@ class InboxMachine(RuleBasedStateMachine):
     @invariant()
     def every_outcome_is_true(self) -> None:
         """Check each ask that ended, each "received" said, and the store's files."""
-        self.checks += 1
+        TALLY["invariant checks (after setup and each step)"] += 1
+        self.steps += 1
         for ask in self.asks:
             if ask.future.done() and not ask.checked:
                 ask.checked = True
@@ -554,6 +594,7 @@ class InboxMachine(RuleBasedStateMachine):
         self._no_secret_at_rest()
 
     def _check_outcome(self, ask: _Ask) -> None:
+        TALLY["outcomes checked"] += 1
         if ask.dead or ask.cancelled or ask.future.cancelled():
             return
         error = ask.future.exception()
@@ -569,12 +610,12 @@ class InboxMachine(RuleBasedStateMachine):
         elif result.is_error:
             code = (result.error or {}).get("code")
             record = self.inbox.get(ask.record) if ask.record else self.inbox.by_key(ask.key or "")
-            genuine = code == "ASK_CANCELLED" and record is not None
-            genuine = genuine and record.state is State.CANCELLED  # type: ignore[union-attr]
+            state = None if record is None else record.state
+            genuine = (code, state) in _GENUINE or (code in _ENDINGS and record is None)
             if ask.how == "durable":
                 assert genuine, (
                     f"the durable call {ask.name} was handed an error as its result (its"
-                    f" question is {record and record.state.value}): {result.content!r}"
+                    f" question is {state}): {result.content!r}"
                 )
             return
         else:
@@ -592,11 +633,13 @@ class InboxMachine(RuleBasedStateMachine):
             assert whose == ask.name, (
                 f"answer {n} (given by {surface} to the question of {whose}) reached {ask.name}"
             )
+            TALLY["answers checked against their asker"] += 1
             reached = self.receivers.setdefault(n, set())
             reached.add(ask.name)
 
     def _check_received(self, n: int, surface: str) -> None:
         """``surface`` said answer ``n`` was received: a live asker has it (within the bound)."""
+        TALLY['"received" claims checked'] += 1
         deadline = time.monotonic() + BOUND
         while True:
             for ask in self.asks:
@@ -616,6 +659,7 @@ class InboxMachine(RuleBasedStateMachine):
     def _no_secret_at_rest(self) -> None:
         if not self.secrets:
             return
+        TALLY["secret searches at rest"] += 1
         if self.sqlite:
             for path in self._dir.glob("*.db*"):
                 data = path.read_bytes()
@@ -705,14 +749,22 @@ def machine_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(board_module, "RECEIPT_SECONDS", RECEIPT_SECONDS)
 
 
+def _run(factory: Callable[[], InboxMachine], engine: str, examples: int = CI_EXAMPLES) -> None:
+    TALLY.clear()
+    started = time.monotonic()
+    chosen = SETTINGS if HUNT else settings(SETTINGS, max_examples=examples)
+    run_state_machine_as_test(factory, settings=chosen)
+    print(f"\n{engine}: {time.monotonic() - started:.1f} s", *sorted(TALLY.items()), sep="\n  ")
+
+
 def test_machine_on_sqlite(machine_env: None) -> None:
     """The inbox on SQLite keeps every invariant in every sequence tried."""
-    run_state_machine_as_test(InboxMachine, settings=SETTINGS)
+    _run(InboxMachine, "SQLite")
 
 
 def test_machine_on_postgresql(machine_env: None, postgres: PostgresServer) -> None:
     """The inbox on PostgreSQL keeps every invariant in every sequence tried (no file faults)."""
-    run_state_machine_as_test(lambda: InboxMachine(postgres.new_database), settings=SETTINGS)
+    _run(lambda: InboxMachine(postgres.new_database), "PostgreSQL", CI_EXAMPLES_POSTGRESQL)
 
 
 # Sequences the hunt found --------------------------------------------------------------------
