@@ -613,6 +613,11 @@ class InboxMachine(RuleBasedStateMachine):
             record = self.inbox.get(ask.record) if ask.record else self.inbox.by_key(ask.key or "")
             state = None if record is None else record.state
             genuine = (code, state) in _GENUINE or (code in _ENDINGS and record is None)
+            # Answered in the last moments before the time ran out, as the ask gave up: the
+            # time limit is the call's outcome, and no surface may have said "received".
+            genuine = genuine or (
+                code == "ASK_TIMED_OUT" and state is State.ANSWERED and not record.received_at  # type: ignore[union-attr]
+            )
             if ask.how == "durable":
                 assert genuine, (
                     f"the durable call {ask.name} was handed an error as its result (its"
@@ -673,13 +678,18 @@ class InboxMachine(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         try:
+            for corpse in self.corpses:  # a killed process never closes: its threads just stop
+                corpse.provider._work.shutdown(wait=False, cancel_futures=True)
             for harness in self.harnesses + self.corpses:
                 for ask in self._asks_of(harness):
                     ask.cancelled = True
                     ask.future.cancel()
-            for harness in self.harnesses + self.corpses:
+            for harness in self.harnesses:
                 with contextlib.suppress(Exception):
                     self.loop.call(_close(harness), f"closing {harness.label}")
+            for corpse in self.corpses:
+                with contextlib.suppress(Exception):
+                    self.loop.call(corpse.ctx.aclose(grace=1.0), f"dropping {corpse.label}")
             with contextlib.suppress(Exception):
                 self.loop.call(self.page.aclose(), "closing the page's client")
         finally:
