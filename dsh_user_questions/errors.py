@@ -434,8 +434,8 @@ class ProviderSetupError(UserQuestionError):
 
 @attrs.define(auto_exc=True, init=False)
 class CallerRefusedError(UserQuestionError):
-    """The caller may not reach the human: ``CALLER_NOT_LIVE``, ``DELEGATED_CALLER``, or, for
-    now, ``ASKED_ELSEWHERE`` (another live harness is asking the same durable question)."""
+    """The caller may not reach the human: ``CALLER_NOT_LIVE``, ``DELEGATED_CALLER``, and
+    ``ASKED_ELSEWHERE`` (another live harness is asking the same durable question now)."""
 
 
 @attrs.define(auto_exc=True, init=False)

@@ -87,35 +87,39 @@ def _identity(path: str) -> tuple[int, int]:
     return status.st_dev, status.st_ino
 
 
-_MAGIC = b"SQLite format 3\x00"
-_HEADER_BYTES = 100
-
-
-def damage(path: str) -> str | None:
+def damage(path: str, page_size: int = 512, had: int = 0) -> str | None:
     """Why the file at ``path`` is no longer a whole SQLite database, or ``None``.
 
-    Read from the file itself, not through SQLite (which would read a write-ahead log into
-    it): emptied (``: > inbox.db``), shorter than its header says or than a whole number of
-    pages (truncated), or without SQLite's header (overwritten). A checkpoint that is
-    extending the file can look truncated for a moment: callers confirm a verdict.
+    From ``stat`` alone: opening the file here and closing it would drop the POSIX locks every
+    SQLite connection of this process holds on it. Emptied (``: > inbox.db``), not a whole
+    number of ``page_size``-byte pages (truncated or overwritten; 512 divides every page
+    size), or smaller than the ``had`` bytes it was seen with (the inbox never shrinks its
+    file: no ``VACUUM``). A checkpoint that is extending the file can look truncated for a
+    moment: callers confirm a verdict.
     """
-    with open(path, "rb") as file:
-        head = file.read(_HEADER_BYTES)
-        size = os.fstat(file.fileno()).st_size
+    size = os.stat(path).st_size
     if size == 0:
         return "it was emptied (it has no bytes left)"
-    if len(head) < _HEADER_BYTES or not head.startswith(_MAGIC):
-        return "it is no longer a SQLite database (its header is gone or overwritten)"
-    page = int.from_bytes(head[16:18], "big")
-    page = 65_536 if page == 1 else page
-    if page < 512 or page & (page - 1):
-        return "its header is damaged (no valid page size)"
-    if size % page:
-        return f"it was truncated ({size} bytes, not a whole number of {page}-byte pages)"
-    pages = int.from_bytes(head[28:32], "big")
-    if head[92:96] == head[24:28] and size < pages * page:  # the header's size is valid
-        return f"it was truncated ({size} bytes; its header says {pages * page})"
+    if size % page_size:
+        return (
+            f"it was truncated or overwritten ({size} bytes, not a whole number of"
+            f" {page_size}-byte pages)"
+        )
+    if size < had:
+        return f"it was truncated ({size} bytes; it had {had})"
     return None
+
+
+def _lasting_damage(path: str) -> str | None:
+    """`damage`, confirmed: a file that is not empty is read again a few times over 0.2 s,
+    since another process's checkpoint may be extending it."""
+    fault = damage(path)
+    for _ in range(4):
+        if fault is None or fault.startswith("it was emptied"):
+            break
+        time.sleep(0.05)
+        fault = damage(path)
+    return fault
 
 
 def _wal_fault(path: str, create: bool | Literal["first"]) -> str | None:
@@ -124,8 +128,9 @@ def _wal_fault(path: str, create: bool | Literal["first"]) -> str | None:
     SQLite replays a ``-wal`` file lying beside a database into whatever file has the
     database's name: the log of a store emptied, truncated, overwritten or replaced would be
     written into the new file. A log beside a file that is damaged, or that is not the file
-    this user's last opening recorded (`made_marker`), is refused; so is an empty file that
-    a command which makes no store would otherwise turn into a new empty store.
+    this user's last opening recorded beside that same log (`made_marker`), is refused; so
+    is an empty file that a command which makes no store would otherwise turn into a new
+    empty store.
     """
     wal = Path(f"{path}-wal")
     try:
@@ -146,10 +151,13 @@ def _wal_fault(path: str, create: bool | Literal["first"]) -> str | None:
         if size == 0 and create is not True:
             return "it is empty (emptied?); this command does not make a store in it"
         return None
-    fault = damage(path)
+    fault = _lasting_damage(path)
     if fault is None:
-        recorded = _recorded_identity(path)
-        if recorded is not None and recorded != _identity(path):
+        # Replaced while the log of the file it was stayed beside it (a log replaced along
+        # with it, as a restore of both files does, is the new file's own).
+        recorded = _recorded_files(path)
+        database, wal_now = _files(path)
+        if recorded is not None and recorded[0] != database and recorded[1] in (None, wal_now):
             fault = "it was replaced by another file"
     if fault is None:
         return None
@@ -161,24 +169,43 @@ def _wal_fault(path: str, create: bool | Literal["first"]) -> str | None:
     )
 
 
-def _recorded_identity(path: str) -> tuple[int, int] | None:
-    """The (device, inode) this user's last opening of ``path`` recorded, if any."""
+_Files = tuple[tuple[int, int], tuple[int, int] | None]
+
+
+def _files(path: str) -> _Files:
+    """The identity of the database file, and of its ``-wal`` file if there is one."""
     try:
-        text = made_marker(path).read_text().split()
-        return int(text[0]), int(text[1])
-    except (OSError, ValueError, IndexError):
+        wal: tuple[int, int] | None = _identity(f"{path}-wal")
+    except FileNotFoundError:
+        wal = None
+    return _identity(path), wal
+
+
+def _recorded_files(path: str) -> _Files | None:
+    """What this user's last opening of ``path`` recorded (`_files`), if anything."""
+    try:
+        numbers = [int(word) for word in made_marker(path).read_text().split()]
+    except (OSError, ValueError):
         return None
+    if len(numbers) == 2:
+        return (numbers[0], numbers[1]), None
+    if len(numbers) == 4:
+        return (numbers[0], numbers[1]), (numbers[2], numbers[3])
+    return None
 
 
-def _record_identity(path: str, identity: tuple[int, int]) -> None:
-    """Remember which file ``path`` is (see `_wal_fault`); best effort."""
-    if _recorded_identity(path) == identity:
-        return
-    marker = made_marker(path)
+def _record_files(path: str) -> None:
+    """Remember which files ``path`` and its log are (see `_wal_fault`); best effort."""
     with contextlib.suppress(OSError):
+        files = _files(path)
+        if _recorded_files(path) == files:
+            return
+        (dev, ino), wal = files
+        text = f"{dev} {ino}" + ("" if wal is None else f" {wal[0]} {wal[1]}")
+        marker = made_marker(path)
         marker.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         draft = marker.with_name(f".{marker.name}.{os.getpid()}")
-        draft.write_text(f"{identity[0]} {identity[1]}\n")
+        draft.write_text(text + "\n")
         draft.replace(marker)
 
 
@@ -224,6 +251,8 @@ class SQLiteEngine:
     def __init__(self, path: str, *, create: bool | Literal["first"] = True) -> None:
         self._path = path
         self._damaged: str | None = None  # what the last check found wrong, to confirm
+        self._page = 512  # the file's page size, once open
+        self._had = 0  # the largest size a check found the file whole at
         self._conns = ThreadConnections(lambda: _connect(path))
         try:
             with _as_store_errors(path):
@@ -243,9 +272,10 @@ class SQLiteEngine:
                 # an error (`check`), never a silent new store or an unlinked one.
                 self._identity = _identity(path)
                 self._create_schema(self._conns.get())
+                self._page = int(self._conns.get().execute("PRAGMA page_size").fetchone()[0])
                 if _identity(path) != self._identity:
                     raise unusable(path, "it was replaced by another file as it was opened")
-                _record_identity(path, self._identity)
+                _record_files(path)
         except Exception:
             self.close()
             raise
@@ -309,9 +339,10 @@ class SQLiteEngine:
             self._same_file()
             if not os.access(self._path, os.R_OK | os.W_OK):
                 raise unusable(self._path, "it is no longer readable and writable")
-            fault = damage(self._path)
+            fault = damage(self._path, self._page, self._had)
             if fault is None:
                 self._damaged = None
+                self._had = max(self._had, os.stat(self._path).st_size)
             elif fault == self._damaged or fault.startswith("it was emptied"):
                 raise unusable(self._path, fault)
             else:
@@ -377,7 +408,10 @@ class SQLiteEngine:
 
     def _intact(self) -> bool:
         try:
-            return _identity(self._path) == self._identity and damage(self._path) is None
+            return (
+                _identity(self._path) == self._identity
+                and damage(self._path, self._page, self._had) is None
+            )
         except OSError:
             return False
 

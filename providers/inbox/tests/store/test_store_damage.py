@@ -179,3 +179,23 @@ async def test_a_waiting_ask_fails_when_its_postgresql_table_is_dropped(
         assert "dsh_inbox_questions" in caught.value.message
     finally:
         await asyncio.to_thread(provider.close)
+
+
+def test_a_store_restored_with_its_own_log_is_opened(tmp_path: Path) -> None:
+    """A file and its -wal both replaced (a restore of the two files, each a new inode): the
+    log is the new file's own, so the store opens and reads the question it holds."""
+    path = tmp_path / "inbox.db"
+    url = f"sqlite:///{path}"
+    first = open_inbox(url)
+    first.add(AskUserQuestionRequest.from_dict(PKG), harness="h")
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    for name in ("inbox.db", "inbox.db-wal"):
+        (saved / name).write_bytes((tmp_path / name).read_bytes())
+    record = first.add(AskUserQuestionRequest.from_dict(PKG), harness="h")
+    first.close()  # the log is written into the file and removed
+    for name in ("inbox.db", "inbox.db-wal"):  # the backup, as two new files
+        os.replace(saved / name, tmp_path / name)
+    with open_inbox(url, create=False) as restored:
+        assert len(restored.records()) == 1  # the backup's one question
+        assert restored.get(record.id) is None
