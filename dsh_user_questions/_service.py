@@ -82,6 +82,17 @@ class _Registration:
     provider: UserQuestionProvider
 
 
+def _resumed_answer(result: object) -> AskUserQuestionAnswer:
+    """What a provider's ``resume`` gave, as an answer (``BAD_ANSWER`` when it is none)."""
+    if isinstance(result, AskUserQuestionAnswer):
+        return result
+    if isinstance(result, Mapping):
+        return AskUserQuestionAnswer.from_dict(result)
+    raise UserQuestionError.bad_answer(
+        f"resume gave {type(result).__name__}, not an AskUserQuestionAnswer"
+    )
+
+
 class UserQuestionService:
     """Asks the human through the one active provider; ``ctx.user_questions``.
 
@@ -307,11 +318,13 @@ class UserQuestionService:
     def ask_sync(
         self, request: AskUserQuestionRequest, timeout: float | None = None
     ) -> AskUserQuestionAnswer:
-        """`ask` for synchronous code: from any thread, with or without a running loop there.
+        """`ask` for synchronous code, from any thread that runs no event loop.
 
         The ask runs on this service's question loop (a daemon thread started on the first
         call), the calling thread waiting; from that loop's own thread, on a fresh loop in a
-        helper thread. Raises as `ask` does; see ``dsh_user_questions._sync``.
+        helper thread. Raises as `ask` does; from a thread running an event loop it raises
+        `RuntimeError` at once, as ``asyncio.run()`` does (waiting would stop that loop until
+        the human answers: ``await ask(...)`` there). See ``dsh_user_questions._sync``.
         """
         from ._sync import run_sync
 
@@ -394,13 +407,7 @@ class UserQuestionService:
             )
         if inspect.isawaitable(result):
             result = await result if signal is None else await wait_for_provider(result, signal)
-        if isinstance(result, AskUserQuestionAnswer):
-            return result
-        if isinstance(result, Mapping):
-            return AskUserQuestionAnswer.from_dict(result)
-        raise UserQuestionError.bad_answer(
-            f"resume gave {type(result).__name__}, not an AskUserQuestionAnswer"
-        )
+        return _resumed_answer(result)
 
     def _providers(self) -> tuple[pluggy.HookImpl, ...]:
         """The provider hook's answering implementations, worked out again only when the

@@ -25,11 +25,14 @@ reach the host through this callback:
   need the user's permission, rather than allowing it.
 
 A failed ask is a `PermissionResultDeny` whose message is the tool's ``Error: ...`` text
-(`tool.ToolResult.from_error`), as a model reads it from ``ask_user_question``.
+(`tool.ToolResult.from_error`) in Claude's terms: the tool Claude called (``AskUserQuestion``,
+``ExitPlanMode``) instead of ours, and a question by its number in Claude's list (``question
+1``) instead of the id this adapter gave it (Claude's questions have none).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
@@ -46,7 +49,7 @@ from .._review import Review
 from .._tool_schema import MAX_HEADER_LENGTH
 from ..errors import HarnessError, UserQuestionError
 from ..rules import reserved_label
-from ..tool import ToolResult
+from ..tool import NAME, ToolResult
 from ._common import missing_framework
 
 try:
@@ -93,7 +96,7 @@ async def _ask(
         request, offered = _read(tool_input)
         answer = await _service(ctx).ask(request)
     except HarnessError as err:
-        return PermissionResultDeny(message=ToolResult.from_error(err).content)
+        return _deny(err, "AskUserQuestion")
     answers: dict[str, str] = {}
     for question, (text, labels) in zip(request.questions, offered, strict=True):
         for item in answer.answers:
@@ -103,6 +106,17 @@ async def _ask(
                 if words:
                     answers[text] = ", ".join(words)
     return PermissionResultAllow(updated_input={**tool_input, "answers": answers})
+
+
+_OUR_ID = re.compile(r'(?:question )?"q([1-9][0-9]*)"')
+"""An id `_question` gave a question of Claude's, as the core's messages quote it."""
+
+
+def _deny(err: HarnessError, claude_tool: str) -> PermissionResultDeny:
+    """The tool's ``Error: ...`` text for ``err``, in Claude's terms: ``claude_tool`` where
+    the text names our tool, and ``question N`` (its place in Claude's list) for our id."""
+    text = ToolResult.from_error(err).content.replace(NAME, claude_tool)
+    return PermissionResultDeny(message=_OUR_ID.sub(r"question \1", text))
 
 
 def _read(tool_input: Mapping[str, Any]) -> tuple[AskUserQuestionRequest, list[Any]]:
@@ -201,7 +215,7 @@ async def _review(
                 plan = f"# Plan\n\n{plan}"
             outcome = await plan_review.review_plan(_service(ctx), plan)
     except HarnessError as err:
-        return PermissionResultDeny(message=ToolResult.from_error(err).content)
+        return _deny(err, "ExitPlanMode")
     if outcome.approved:
         return PermissionResultAllow(updated_input=dict(tool_input))
     about = "about the plan " if reviewed else ""

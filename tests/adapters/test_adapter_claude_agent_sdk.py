@@ -235,10 +235,11 @@ class TestAskEdges:
         assert result.updated_input == {**tool_input, "answers": {"Go?": "No"}}
 
     async def test_a_cancelled_ask_is_a_deny_with_the_tools_text(self, ctx: HarnessContext) -> None:
-        """The human closing the question denies the call with the tool's Error text."""
+        """The human closing the question denies the call with the tool's Error text, naming
+        the tool Claude called (AskUserQuestion), not ours."""
         tool_input = {"questions": [claude_question("Go?", "Go", "Yes", "No")]}
         result, _ = await ask(ctx, tool_input, UserQuestionError.cancelled())
-        assert result == PermissionResultDeny(message="Error: the user cancelled ask_user_question")
+        assert result == PermissionResultDeny(message="Error: the user cancelled AskUserQuestion")
 
     async def test_no_provider_is_a_deny_with_the_tools_text(self, ctx: HarnessContext) -> None:
         """Without a provider the call is denied with NO_PROVIDER's text."""
@@ -260,15 +261,18 @@ class TestAskEdges:
         assert requests == []
 
     async def test_look_alike_labels_are_a_deny(self, ctx: HarnessContext) -> None:
-        """Two labels that look the same are refused before the human sees them."""
+        """Two labels that look the same are refused before the human sees them; the deny
+        names the question by its place in Claude's list (Claude sent no id, so no "q2")."""
         tool_input = {
-            "questions": [claude_question("Which pod?", "Pod", "pop", "\u0440\u043e\u0440")]
+            "questions": [
+                claude_question("Go?", "Go", "Yes", "No"),
+                claude_question("Which pod?", "Pod", "pop", "\u0440\u043e\u0440"),
+            ]
         }
         result, requests = await ask(ctx, tool_input)
         assert isinstance(result, PermissionResultDeny)
-        assert result.message.startswith(
-            'Error: question "q1" option 1 "\\u0440\\u043e\\u0440" looks'
-        )
+        assert result.message.startswith('Error: question 2 option 1 "\\u0440\\u043e\\u0440" looks')
+        assert '"q' not in result.message
         assert requests == []
 
 

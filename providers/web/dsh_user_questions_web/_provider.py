@@ -21,8 +21,8 @@ import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions.providing import receipt
 
+from ._limits import Limits
 from ._local_board import LocalBoard, PendingAsk
-from .limits import Limits
 
 if TYPE_CHECKING:
     from dsh_user_questions._link_page import LinkedQuestion
