@@ -613,15 +613,17 @@ class InboxMachine(RuleBasedStateMachine):
             record = self.inbox.get(ask.record) if ask.record else self.inbox.by_key(ask.key or "")
             state = None if record is None else record.state
             genuine = (code, state) in _GENUINE or (code in _ENDINGS and record is None)
-            # Answered in the last moments before the time ran out, as the ask gave up: the
-            # time limit is the call's outcome, and no surface may have said "received".
-            genuine = genuine or (
-                code == "ASK_TIMED_OUT" and state is State.ANSWERED and not record.received_at  # type: ignore[union-attr]
-            )
+            # Answered as the time ran out: the time limit is this ask's outcome, and the answer
+            # was received by nobody, or by another ask of the same call (asked again meanwhile).
+            if code == "ASK_TIMED_OUT" and state is State.ANSWERED:
+                genuine = not record.received_at or any(  # type: ignore[union-attr]
+                    other is not ask and other.name == ask.name and other.future.done()
+                    for other in self.asks
+                )
             if ask.how == "durable":
                 assert genuine, (
                     f"the durable call {ask.name} was handed an error as its result (its"
-                    f" question is {state}): {result.content!r}"
+                    f" question is {state}): {result.content!r}; {record}"
                 )
             return
         else:
