@@ -179,10 +179,16 @@ if f"{config} {envs}" == os.environ.get("FAKE_TOX_FAIL"):
 """
 
 
-def fake_checkout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+ALL_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
+
+
+def fake_checkout(
+    tmp_path: Path, pythons: tuple[str, ...] = ALL_PYTHONS
+) -> tuple[Path, dict[str, str]]:
     """A copy of scripts/ in a tree of two tox configurations (the core with py310 to py313 and
     lint, a provider with py310, py313 and lint), with a tool environment whose "python" runs
-    the real one with a fake ``tox`` module; the environment to run it in."""
+    the real one with a fake ``tox`` module; the environment to run it in: a machine without
+    pyenv whose CPythons are ``pythons`` (fakes on PATH), whatever this machine has."""
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
     for name in ("test", "_tools.sh", "_testrun.py"):
@@ -215,17 +221,20 @@ def fake_checkout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     }
     env.pop("CI", None)
     env.pop("DSH_RERUN_LOG", None)
+    only_pythons(tmp_path, env, pythons)
     return repo, env
 
 
-def one_python_only(tmp_path: Path, env: dict[str, str], version: str) -> None:
-    """Make ``env`` a machine without pyenv whose only CPython is ``python<version>`` on PATH
-    (as on Debian 12 with its python3.11), with the usual system tools."""
+def only_pythons(tmp_path: Path, env: dict[str, str], versions: tuple[str, ...]) -> None:
+    """Make ``env`` a machine without pyenv whose only CPythons are ``python<version>`` on PATH
+    (as on Debian 12 with its python3.11 alone), with the usual system tools."""
     bin_dir = tmp_path / "system-bin"
-    fake_python(bin_dir / f"python{version}", version)
+    bin_dir.mkdir(exist_ok=True)
+    for version in versions:
+        fake_python(bin_dir / f"python{version}", version)
     for tool in ("cat", "cut", "sha256sum", "mktemp", "dirname", "ln", "mkdir", "rm", "sort"):
         found = shutil.which(tool)
-        if found:
+        if found and not (bin_dir / tool).exists():
             (bin_dir / tool).symlink_to(found)
     env.update(
         PATH=str(bin_dir),
@@ -297,8 +306,7 @@ class TestMatrix:
         """Without pyenv and with only python3.11 (Debian 12): the core and the provider both
         run on 3.11 (the provider's envlist names only 3.10 and 3.13), and the end of the run
         says which versions ran and which were not found."""
-        repo, env = fake_checkout(tmp_path)
-        one_python_only(tmp_path, env, "3.11")
+        repo, env = fake_checkout(tmp_path, ("3.11",))
         done = run_test_script(repo, env)
         assert done.returncode == 0, done.stderr
         tested = [call for call in tox_calls(tmp_path) if call.startswith("test ")]
@@ -315,12 +323,7 @@ class TestMatrix:
     def test_with_every_python_the_envlists_run_whole(self, tmp_path: Path) -> None:
         """With 3.10 to 3.13 found, the core runs on all four and the provider on the two its
         envlist names."""
-        repo, env = fake_checkout(tmp_path)
-        bin_dir = tmp_path / "pythons"
-        for version in ("3.10", "3.11", "3.12", "3.13"):
-            fake_python(bin_dir / f"python{version}", version)
-        one_python_only(tmp_path, env, "3.11")
-        env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+        repo, env = fake_checkout(tmp_path, ALL_PYTHONS)
         done = run_test_script(repo, env)
         assert done.returncode == 0, done.stderr
         tested = sorted(c for c in tox_calls(tmp_path) if c.startswith("test "))
@@ -439,8 +442,10 @@ class TestSignals:
         repo, env = fake_checkout(tmp_path)
         env["FAKE_TOX_HANG"] = "1"
         log = tmp_path / "tox.log"
+        bash = shutil.which("bash")
+        assert bash is not None
         process = subprocess.Popen(
-            ["bash", str(repo / "scripts" / "test")],
+            [bash, str(repo / "scripts" / "test")],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
