@@ -128,8 +128,23 @@ def _testing_extra() -> list[str]:
     return [line.strip() for line in lines if line.strip()]
 
 
+TOX_CONFIGS = sorted([ROOT / "tox.ini", *ROOT.glob("providers/*/tox.ini")], key=str)
+TOX_IDS = [p.parent.name if p.parent != ROOT else "core" for p in TOX_CONFIGS]
+
+
 class TestTheProjectsOwnRerunPolicy:
     """dsh_user_questions._reruns, loaded by this project's configuration only."""
+
+    @pytest.mark.parametrize("config", TOX_CONFIGS, ids=TOX_IDS)
+    def test_no_environment_reruns_its_tests_blindly(self, config: Path) -> None:
+        """No tox environment passes pytest-rerunfailures' own options (--reruns,
+        --only-rerun): only the tests marked dsh_timing are ever retried."""
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read(config, encoding="utf-8")
+        for section in parser.sections():
+            commands = parser[section].get("commands", "")
+            for option in ("--reruns", "--only-rerun"):
+                assert option not in commands, f"{config} [{section}]: {option}"
 
     def test_only_chosen_tests_are_rerun(self, tmp_path: Path) -> None:
         """A test chosen by ``dsh_timing_tests`` is retried twice; any other one never."""
@@ -251,13 +266,7 @@ def _pytest_settings(config: Path) -> configparser.SectionProxy | None:
 class TestTheProjectsWarningPolicy:
     """dsh_user_questions._warning_policy: one warning policy for the core and every provider."""
 
-    CONFIGS = sorted(
-        [ROOT / "tox.ini", *ROOT.glob("providers/*/tox.ini")], key=lambda p: p.as_posix()
-    )
-
-    @pytest.mark.parametrize(
-        "config", CONFIGS, ids=[p.parent.name if p.parent != ROOT else "core" for p in CONFIGS]
-    )
+    @pytest.mark.parametrize("config", TOX_CONFIGS, ids=TOX_IDS)
     def test_every_distribution_loads_the_one_policy(self, config: Path) -> None:
         """Each distribution's pytest settings are its tox.ini's [pytest] section, which loads
         the policy and sets no filterwarnings of its own (setup.cfg holds none)."""
