@@ -75,6 +75,8 @@ class Run:
     running: list[Job] = field(default_factory=list)
     interrupted: int = 0  # the signal number
     signals: int = 0
+    timed: list[Job] = field(default_factory=list)  # every build and test, for the end
+    started: float = field(default_factory=time.monotonic)
 
     def on_signal(self, signum: int, _frame: object) -> None:
         self.interrupted = signum
@@ -243,12 +245,15 @@ def print_job(job: Job, verdict: str) -> None:
 def run_serial(run: Run, chosen: dict[str, list[str]]) -> None:
     for config, envs in chosen.items():
         say(f"=== tox -c {config} {' '.join(env_args(run, envs))}")
-        job = Job(config, ",".join(envs) or "(envlist)")
+        job = Job(config, ",".join(envs) or "(envlist)", started=time.monotonic())
         run.running = [job]
         job.process = start(
             run, ["run", "-c", config, *skip(run), *env_args(run, envs), *run.rest], None
         )
-        if wait_plain(run, job.process) != 0:
+        job.status = wait_plain(run, job.process)
+        job.seconds = time.monotonic() - job.started
+        run.timed.append(job)
+        if job.status != 0:
             run.failed.append(config)
 
 
@@ -292,6 +297,10 @@ def run_pool(run: Run, chosen: dict[str, list[str]]) -> None:
         if builder and builder.process and (status := builder.process.poll()) is not None:
             end_group(builder.process)
             builder.seconds = time.monotonic() - builder.started
+            builder.status = status
+            run.timed.append(
+                Job(builder.config, "(building)", seconds=builder.seconds, status=status)
+            )
             if status == 0:
                 say(f"=== {builder.config}: built ({builder.seconds:.0f} s)")
                 if builder.log:
@@ -326,6 +335,7 @@ def run_pool(run: Run, chosen: dict[str, list[str]]) -> None:
             job.seconds = time.monotonic() - job.started
             run.running.remove(job)
             finished.append(job)
+            run.timed.append(job)
             if status != 0 and skipped_for_its_interpreter(run, job):
                 print_job(job, "SKIPPED (its interpreter is not installed)")
                 run.skipped.append(job.name)
@@ -334,7 +344,6 @@ def run_pool(run: Run, chosen: dict[str, list[str]]) -> None:
             if status != 0:
                 run.failed.append(job.name)
     save_history(finished)
-    say("durations: " + ", ".join(f"{j.name} {j.seconds:.0f} s" for j in finished))
     with contextlib.suppress(OSError):
         logs.rmdir()
 
@@ -365,6 +374,25 @@ def say_reruns() -> None:
                 total += int(line.split()[0])
         os.unlink(log)
     say(f"reruns: {total} (only the tests the [pytest] settings name are retried, up to twice)")
+
+
+def say_times(run: Run) -> None:
+    """Each build's and each environment's wall time, longest first, then the whole run's."""
+    if not run.timed:
+        return
+    say(
+        "wall time of each step, longest first (the builds one after another; the tests"
+        f" {run.jobs} at a time, so the steps add up to more than the whole run):"
+    )
+    for job in sorted(run.timed, key=lambda j: -j.seconds):
+        verdict = ""
+        if job.name in run.skipped:
+            verdict = "  (skipped)"
+        elif job.status not in (0, None):
+            verdict = "  (failed)"
+        say(f"  {job.seconds:6.0f} s  {job.name}{verdict}")
+    whole = time.monotonic() - run.started
+    say(f"  {whole:6.0f} s  the whole run ({whole / 60:.1f} min)")
 
 
 def main() -> None:
@@ -408,6 +436,7 @@ def main() -> None:
     finally:
         stamp_envs()
         print(file=sys.stderr)
+        say_times(run)
         for line in args.warning:
             say(f"!!! {line}")
         say_reruns()

@@ -8,6 +8,7 @@ from a checkout of the repository (the sdist carries no scripts/).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -425,6 +426,40 @@ class TestScheduling:
         done = run_test_script(repo, env, "-e", "lint")
         assert done.returncode == 0, done.stderr
         assert "scripts/test: reruns: 4 " in done.stderr  # two configurations, two each
+
+
+class TestWallTimes:
+    """The end of the run says how long each step took."""
+
+    def test_the_end_of_the_run_gives_each_step_s_wall_time(self, tmp_path: Path) -> None:
+        """After every environment's output, the end lists each build and each environment with
+        its wall time (a failed one says so), then the whole run's."""
+        repo, env = fake_checkout(tmp_path, ("3.12",))
+        env["FAKE_TOX_FAIL"] = "providers/one/tox.ini lint"
+        done = run_test_script(repo, env)
+        assert done.returncode == 1
+        lines = done.stderr.splitlines()
+        start = lines.index(
+            "scripts/test: wall time of each step, longest first (the builds one after"
+            " another; the tests 2 at a time, so the steps add up to more than the whole run):"
+        )
+        assert not [line for line in lines[start:] if line.startswith("scripts/test: ===")]
+        steps = [
+            line.split(" s  ", 1)[1]
+            for line in lines[start + 1 :]
+            if re.fullmatch(r"scripts/test:\s+\d+ s  .+", line)
+        ]
+        assert re.fullmatch(r"the whole run \(\d+\.\d min\)", steps[-1]), steps
+        assert sorted(steps[:-1]) == sorted(
+            [
+                "tox.ini (building)",
+                "tox.ini py312",
+                "tox.ini lint",
+                "providers/one/tox.ini (building)",
+                "providers/one/tox.ini py312",
+                "providers/one/tox.ini lint  (failed)",
+            ]
+        )
 
 
 class TestSignals:
