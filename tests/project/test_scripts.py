@@ -294,6 +294,9 @@ class TestHelp:
                 "postgresql",
                 "CI=true",
                 "installs",
+                "nginx",
+                "openssl",
+                "apt-get install python3-venv",
             ):
                 assert words in done.stdout
         assert not (tmp_path / "tools").exists()
