@@ -5,11 +5,12 @@ interpreters. Standard library only. Three phases:
 
 1. choose: each configuration's environments (its envlist, or the ones asked for with -e), with
    its pyXY environments fitted to the interpreters found (see ``fit_versions``);
-2. build: every environment is made one at a time (``tox run --notest``): two builds at once
-   would build the editable core in the same tree;
-3. test: the environments of ALL configurations run in one pool of ``--jobs`` at a time, the
-   longest first (durations of the last run are kept in each configuration's
-   ``.tox/.dsh-durations.json``), each one's output printed whole when it ends, pass or fail.
+2. build: every environment is made one at a time (``tox run --notest -e ENV``), the longest
+   first: two builds at once would build the editable core in the same tree;
+3. test: each environment built joins one pool of ALL configurations' environments, which runs
+   ``--jobs`` at a time, the longest first (durations of the last run are kept in each
+   configuration's ``.tox/.dsh-durations.json``), each one's output printed whole when it
+   ends, pass or fail. The end lists each build's and each test run's wall time.
 
 With ``--jobs 1`` each configuration is one plain ``tox run`` with its output live.
 One SIGINT or SIGTERM stops the run: each running tox is interrupted (pytest tears its fixtures
@@ -271,10 +272,20 @@ def skipped_for_its_interpreter(run: Run, job: Job) -> bool:
 
 
 def run_pool(run: Run, chosen: dict[str, list[str]]) -> None:
-    """Build the configurations one after another while the environments already built run
-    their tests, ``run.jobs`` at a time, the longest first."""
+    """Build the environments one at a time, the longest first, while those already built run
+    their tests, ``run.jobs`` at a time, the longest first.
+
+    Each environment is built by a tox run of its own (``--notest -e ENV``), so its tests can
+    start as soon as it is ready: a configuration's slow builds (the frameworks' 400 MB) no
+    longer hold back the tests of its environments built before them.
+    """
     history = load_history(list(chosen))
-    to_build = list(chosen.items())
+    to_build = [
+        Job(config, env)
+        for config, envs in chosen.items()
+        for env in (envs or tox_envlist(run.tox, config))
+    ]
+    to_build.sort(key=lambda job: -job.guess(history))  # stable: ties keep their order
     builder: Job | None = None
     pending: list[Job] = []
     finished: list[Job] = []
@@ -287,33 +298,31 @@ def run_pool(run: Run, chosen: dict[str, list[str]]) -> None:
                 run.running.append(builder)
             stop_all(run)
         if builder is None and to_build:
-            config, envs = to_build.pop(0)
+            builder = to_build.pop(0)
             count += 1
-            builder = Job(config, "(building)", log=logs / f"{count}.log", started=time.monotonic())
-            say(f"--- building the environments of {config}: {', '.join(envs) or '(envlist)'}")
-            args = ["run", "-c", config, "--notest", *skip(run), *env_args(run, envs)]
+            builder.log = logs / f"{count}.log"
+            builder.started = time.monotonic()
+            say(f"--- building {builder.name}")
+            args = ["run", "-c", builder.config, "--notest", *skip(run), "-e", builder.env]
             builder.process = start(run, args, builder.log)
-            builder.env = ",".join(envs)
         if builder and builder.process and (status := builder.process.poll()) is not None:
             end_group(builder.process)
-            builder.seconds = time.monotonic() - builder.started
-            builder.status = status
-            run.timed.append(
-                Job(builder.config, "(building)", seconds=builder.seconds, status=status)
-            )
+            built = Job(builder.config, f"{builder.env} (building)", log=builder.log)
+            built.seconds = time.monotonic() - builder.started
+            built.status = status
+            run.timed.append(built)
             if status == 0:
-                say(f"=== {builder.config}: built ({builder.seconds:.0f} s)")
+                say(f"=== {builder.name}: built ({built.seconds:.0f} s)")
                 if builder.log:
                     builder.log.unlink()
-                names = (
-                    builder.env.split(",") if builder.env else tox_envlist(run.tox, builder.config)
-                )
-                pending += [Job(builder.config, env) for env in names]
+                pending.append(Job(builder.config, builder.env))
                 pending.sort(key=lambda job: -job.guess(history))
+            elif skipped_for_its_interpreter(run, builder):
+                print_job(built, "SKIPPED (its interpreter is not installed)")
+                run.skipped.append(builder.name)
             else:
-                builder.env = "(building)"
-                print_job(builder, f"FAILED to build (exit {status})")
-                run.failed.append(f"{builder.config} (building)")
+                print_job(built, f"FAILED to build (exit {status})")
+                run.failed.append(built.name)
             builder = None
         while pending and len(run.running) < run.jobs:
             job = pending.pop(0)

@@ -153,6 +153,10 @@ envs = args[args.index("-e") + 1] if "-e" in args else "(envlist)"
 if "--notest" in args:
     with log.open("a") as file:
         file.write(f"build {config} {envs}\n")
+    if f"{config} {envs}" == os.environ.get("FAKE_TOX_SLOW_BUILD"):
+        time.sleep(3)
+        with log.open("a") as file:
+            file.write(f"built {config} {envs}\n")
     sys.exit(0)
 kind = "test" if "--skip-env-install" in args else "serial"
 with log.open("a") as file:
@@ -342,26 +346,36 @@ class TestScheduling:
     """Building, the pool of environments, their output."""
 
     @pytest.mark.parametrize("jobs", [None, "3"])
-    def test_configurations_are_built_one_at_a_time_and_tested_in_one_pool(
+    def test_environments_are_built_one_at_a_time_and_tested_in_one_pool(
         self, tmp_path: Path, jobs: str | None
     ) -> None:
-        """The configurations are built one after another (tox --notest), never two at once;
-        each environment of every configuration then runs as its own tox run, after its
-        configuration was built."""
+        """Each environment is built by a tox run of its own (tox --notest -e ENV), one after
+        another, the longest first (the pyXY before lint); each then runs its tests as its own
+        tox run, after its build."""
         repo, env = fake_checkout(tmp_path)
         if jobs is not None:
             env["DSH_TEST_JOBS"] = jobs
         done = run_test_script(repo, env)
         assert done.returncode == 0, done.stderr
         calls = tox_calls(tmp_path)
-        builds = [c.split()[1] for c in calls if c.startswith("build ")]
-        assert builds == ["tox.ini", "providers/one/tox.ini"]
-        tests = [c for c in calls if c.startswith("test ")]
-        assert len(tests) == 8
+        builds = [c.removeprefix("build ") for c in calls if c.startswith("build ")]
+        tests = [c.removeprefix("test ") for c in calls if c.startswith("test ")]
+        assert sorted(builds) == sorted(tests)
+        assert len(tests) == 8  # the core on 3.10 to 3.13 and lint, the provider's three
+        assert not any(b.endswith(" lint") for b in builds[:6]), builds
         for index, call in enumerate(calls):
-            config = call.split()[1]
             if call.startswith("test "):
-                assert ["build", config] in [c.split()[:2] for c in calls[:index]]
+                assert call.replace("test ", "build ", 1) in calls[:index]
+
+    def test_tests_run_while_a_slow_environment_is_still_being_built(self, tmp_path: Path) -> None:
+        """An environment whose build is slow holds back only its own tests: an environment of
+        the same configuration built before it has run its tests by the time it is built."""
+        repo, env = fake_checkout(tmp_path, ("3.12",))
+        env["FAKE_TOX_SLOW_BUILD"] = "tox.ini lint"
+        done = run_test_script(repo, env)
+        assert done.returncode == 0, done.stderr
+        calls = tox_calls(tmp_path)
+        assert calls.index("test tox.ini py312") < calls.index("built tox.ini lint"), calls
 
     def test_with_one_job_each_configuration_is_one_plain_tox_run(self, tmp_path: Path) -> None:
         """DSH_TEST_JOBS=1: one tox run per configuration, nothing built beforehand."""
@@ -455,10 +469,12 @@ class TestWallTimes:
         assert re.fullmatch(r"the whole run \(\d+\.\d min\)", steps[-1]), steps
         assert sorted(steps[:-1]) == sorted(
             [
-                "tox.ini (building)",
+                "tox.ini py312 (building)",
+                "tox.ini lint (building)",
                 "tox.ini py312",
                 "tox.ini lint",
-                "providers/one/tox.ini (building)",
+                "providers/one/tox.ini py312 (building)",
+                "providers/one/tox.ini lint (building)",
                 "providers/one/tox.ini py312",
                 "providers/one/tox.ini lint  (failed)",
             ]
