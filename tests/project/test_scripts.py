@@ -7,6 +7,7 @@ from a checkout of the repository (the sdist carries no scripts/).
 
 from __future__ import annotations
 
+import configparser
 import os
 import re
 import shutil
@@ -18,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-TOOLS = Path(__file__).resolve().parents[2] / "scripts" / "_tools.sh"
+REPO = Path(__file__).resolve().parents[2]
+TOOLS = REPO / "scripts" / "_tools.sh"
 
 pytestmark = [
     pytest.mark.skipif(not TOOLS.exists(), reason="not a checkout of the repository"),
@@ -340,6 +342,24 @@ class TestMatrix:
             + ["test tox.ini lint"]
             + [f"test providers/one/tox.ini {e}" for e in ("py310", "py313", "lint")]
         )
+
+    @pytest.mark.parametrize(
+        "config",
+        sorted([REPO / "tox.ini", *REPO.glob("providers/*/tox.ini")], key=str),
+        ids=lambda path: path.parent.name if path.parent != REPO else "core",
+    )
+    def test_no_environment_of_an_envlist_is_pinned_to_a_python(self, config: Path) -> None:
+        """Every environment a full run makes runs on a machine with any single supported
+        CPython: none sets basepython (frameworks was pinned to 3.12, so a 3.11-only machine
+        skipped it)."""
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read(config, encoding="utf-8")
+        envlist = parser["tox"]["envlist"].replace(",", " ").split()
+        for name in envlist:
+            section = f"testenv:{name}"
+            if parser.has_section(section):
+                assert "basepython" not in parser[section], f"{config} [{section}]"
+                assert "base_python" not in parser[section], f"{config} [{section}]"
 
 
 class TestScheduling:
