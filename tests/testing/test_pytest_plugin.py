@@ -1,6 +1,7 @@
 """The package's pytest plugin as a harness author meets it: async tests of the kit's fixtures
 run with no async configuration, and nothing else of the user's tests changes (no marker of
-ours, no reruns); this project's own rerun policy is a plugin only its configuration loads.
+ours, no reruns); this project's own rerun and warning policies are plugins only its
+configurations load.
 
 Each case runs pytest in a subprocess on a project of its own (its own rootdir and settings),
 so this repository's pytest settings do not leak into it.
