@@ -19,13 +19,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import math
 import os
 import shlex
 import sys
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import IO, Any, Final
@@ -34,12 +35,19 @@ import attrs
 
 from . import plugin, rules, tool
 from ._discovery import PROVIDER_ENV, describe, is_provider
-from ._markers import PROJECT
+from ._markers import PROJECT, hookimpl
 from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
-from ._waiting import Deadline
-from .errors import AskTimedOutError, HarnessError, ProviderSetupError, UserQuestionError
+from ._waiting import Deadline, Filing
+from .errors import (
+    AskTimedOutError,
+    HarnessError,
+    ProviderSetupError,
+    UserQuestionError,
+    UserQuestionErrorCode,
+)
 from .harness import AbortSignal, HarnessContext
 from .plan_review import PlanReviewDecision, review_plan
+from .providing import receipt
 
 __all__ = [
     "EXIT_CANCELLED",
@@ -59,9 +67,6 @@ EXIT_TIMED_OUT: Final = 124
 EXIT_CANCELLED: Final = 130
 
 PLAIN_ENV: Final = "DSH_USER_QUESTIONS_PLAIN"
-
-INSTALL_HINT: Final = "install one, e.g. pip install dsh-user-questions-terminal"
-"""The hint for a release install (the terminal provider by name from an index)."""
 
 
 def _clone_root() -> Path | None:
@@ -313,6 +318,7 @@ def _ask(path: str | None, timeout: float | None) -> int:
     ctx = _context()
     if ctx is None:
         return EXIT_FAILURE
+    ctx.register(_TellWhereFiled(), name="dsh-ask:filed")
     try:
         answer = asyncio.run(_ask_then_close(ctx, request))
     except HarnessError as err:
@@ -321,6 +327,29 @@ def _ask(path: str | None, timeout: float | None) -> int:
         return _fail(f"the provider failed: {type(err).__name__}: {err}", EXIT_FAILURE)
     _write(sys.stdout, tool.format_answer(_shown(request, answer, sys.stdout)))
     return EXIT_OK
+
+
+class _TellWhereFiled:
+    """Says on stderr, at once, where a provider that keeps questions (the inbox) filed the
+    question: what was asked, its id, the link when one is served and the command that
+    answers it. A wrapper of the provider hook, so it sees the very request the provider gets
+    and waits on that ask's `dsh_user_questions.providing.Receipt`; stdout stays the answer."""
+
+    @hookimpl(wrapper=True)
+    def dsh_user_questions_ask(self, request: AskUserQuestionRequest) -> Generator[None, Any, Any]:
+        receipt(request).when_filed(functools.partial(_say_filed, request))
+        return (yield)
+
+
+def _say_filed(request: AskUserQuestionRequest, filing: Filing) -> None:
+    lines = [f"Asked: {rules.inert_text(item.question)}" for item in request.questions]
+    lines.append(f"Question id: {rules.inert_text(filing.question_id)}")
+    if filing.link is not None:
+        lines.append(f"Answer it at: {rules.inert_text(filing.link)}")
+    if filing.answer_command is not None:
+        lines.append(f"Answer it with: {rules.inert_text(filing.answer_command)}")
+    lines.append("Waiting for the answer...")
+    _write(sys.stderr, "\n".join(lines))
 
 
 SECRET_SHOWN: Final = "(secret given)"
@@ -411,15 +440,20 @@ def _report(err: HarnessError, timeout: float | None) -> int:
     the error's row of the outcome table (`dsh_user_questions.errors.OUTCOMES`)."""
     message = err.message
     if isinstance(err, ProviderSetupError):
-        message += _provider_fix()
+        message += _provider_fix(err)
     elif isinstance(err, AskTimedOutError) and timeout is not None:
         message += f" (no answer within {timeout:g} s)"
     status = err.outcome.exit_status if isinstance(err, UserQuestionError) else EXIT_FAILURE
     return _fail(message, status)
 
 
-def _provider_fix() -> str:
-    """What to do about no provider or too many: choose among the installed, or install one."""
+def _provider_fix(err: HarnessError) -> str:
+    """What to do about no provider or too many: choose among the installed, or install one.
+
+    A ``DUPLICATE_PROVIDER`` already says how to choose (the environment variable): only
+    dsh-ask's own way is added, so "choose one" is said once."""
+    if err.code == UserQuestionErrorCode.DUPLICATE_PROVIDER:
+        return " (or dsh-ask --provider NAME; dsh-ask --list-providers lists them)"
     if _installed_providers():
         return "; choose one with --provider NAME (dsh-ask --list-providers)"
     return f"; {install_hint(os.environ.get(PROVIDER_ENV))}"

@@ -68,13 +68,6 @@ class _PluginManager(pluggy.PluginManager):
             return removed
 
 
-class _Default:
-    """The type of the "make a fresh registry" default of `HarnessContext`."""
-
-
-_DEFAULT = _Default()
-
-
 class HarnessContext:
     """A harness's context: its plugin manager, its agent registry and the services plugins add.
 
@@ -83,10 +76,13 @@ class HarnessContext:
     Use it as ``async with HarnessContext() as ctx:`` so `aclose` always runs.
     """
 
-    def __init__(self, agents: SupportsAgentRegistry | _Default | None = _DEFAULT) -> None:
-        self.agents: SupportsAgentRegistry | None = (
-            AgentRegistry() if isinstance(agents, _Default) else agents
-        )
+    def __init__(
+        self, agents: SupportsAgentRegistry | type[AgentRegistry] | None = AgentRegistry
+    ) -> None:
+        """``agents``: the harness's agent registry (anything with ``get`` and ``roots``);
+        ``None`` when the harness has none; by default a fresh `AgentRegistry` (the class given
+        is made into one)."""
+        self.agents: SupportsAgentRegistry | None = agents() if isinstance(agents, type) else agents
         self._services: dict[str, object] = {}
         self._owners: dict[str, object] = {}
         self.plugin_manager: pluggy.PluginManager = _PluginManager(self)
@@ -116,16 +112,19 @@ class HarnessContext:
 
         Registered by pluggy's own loader (``load_setuptools_entrypoints``), so
         ``plugin_manager.list_plugin_distinfo()`` names each one's distribution. Plugins
-        blocked or already registered are skipped. User-questions providers are
-        chosen by `DSH_USER_QUESTIONS_PROVIDER`: set to an entry-point name, it blocks every
-        other provider; unset, two installed providers raise ``DUPLICATE_PROVIDER`` naming
-        both, after the other plugins were registered. Unknown hook names fail loudly
-        (``check_pending``).
+        blocked or already registered are skipped, including a plugin object already
+        registered under another name (``ctx.register(dsh_user_questions.plugin)`` and then
+        ``ctx.load_entrypoints()`` registers it once: no error, not returned). User-questions
+        providers are chosen by `DSH_USER_QUESTIONS_PROVIDER`: set to an entry-point name, it
+        blocks every other provider; unset, two installed providers raise
+        ``DUPLICATE_PROVIDER`` naming both, after the other plugins were registered. Unknown
+        hook names fail loudly (``check_pending``).
         """
         from importlib import metadata  # slow to import; only needed here
 
         pm = self.plugin_manager
         candidates = []
+        present: list[str] = []
         seen = set()
         for dist in metadata.distributions():
             for ep in dist.entry_points:
@@ -134,12 +133,18 @@ class HarnessContext:
                 seen.add(ep.name)
                 if pm.is_blocked(ep.name) or pm.has_plugin(ep.name):
                     continue
-                candidates.append((ep.name, dist, ep.load()))
+                loaded = ep.load()
+                if pm.is_registered(loaded):  # registered by hand already, under another name
+                    present.append(ep.name)
+                    continue
+                candidates.append((ep.name, dist, loaded))
         chosen, conflict = select_entrypoint_plugins(candidates, pm)
         wanted = {name for name, _, _ in chosen}
         # pluggy's own loader registers them (and records their distributions for
-        # list_plugin_distinfo()); the providers left out are blocked only meanwhile.
+        # list_plugin_distinfo()); the providers left out, and the plugins registered by
+        # hand already, are blocked only meanwhile.
         held = [n for n, _, _ in candidates if n not in wanted and not pm.is_blocked(n)]
+        held += present
         for name in held:
             pm.set_blocked(name)
         try:

@@ -29,7 +29,13 @@ from typing import Any
 
 import attrs
 
-from ._links import LinkError, host_allowed, make_link_token, verify_link_token
+from ._links import (
+    LinkError,
+    cross_origin_refusal,
+    host_allowed,
+    make_link_token,
+    verify_link_token,
+)
 from ._payloads import AskUserQuestionRequest
 from .errors import UserQuestionError
 from .rules import inert_text
@@ -162,7 +168,7 @@ def _page(title: str, body: str, status: int = 200) -> Any:
     document = (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         '<meta name=viewport content="width=device-width,initial-scale=1">'
-        '<meta name=referrer content="no-referrer">'
+        '<meta name=referrer content="same-origin">'
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>"
         f"<body><main><h1>{html.escape(title)}</h1>{body}</main></body></html>"
     )
@@ -174,6 +180,10 @@ def _page(title: str, body: str, status: int = 200) -> Any:
             " form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
             "Cache-Control": "no-store",
             "X-Content-Type-Options": "nosniff",
+            # Not no-referrer: under it a browser sends "Origin: null" with the form's post,
+            # which the Origin check refuses. same-origin sends the link (its token) to no
+            # other site either.
+            "Referrer-Policy": "same-origin",
         },
     )
 
@@ -404,8 +414,9 @@ def with_links(app: Any, routes: list[Any], hosts: Callable[[], Collection[str]]
     """``app`` with ``routes`` (from `link_routes`) answering ``/q/...`` beside it.
 
     A link request passes no page token (the link is its own capability) but the same Host
-    check: a Host header that `dsh_user_questions._links.host_allowed` refuses for ``hosts()``
-    gets 421.
+    and Origin checks as the page: a Host header that `dsh_user_questions._links.host_allowed`
+    refuses for ``hosts()`` gets 421, a request `dsh_user_questions._links.cross_origin_refusal`
+    refuses (another origin, another site, an https public URL's name over http) 403.
     """
     from starlette.applications import Starlette
     from starlette.responses import PlainTextResponse
@@ -415,9 +426,16 @@ def with_links(app: Any, routes: list[Any], hosts: Callable[[], Collection[str]]
 
     async def dispatch(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"].startswith("/q/"):
-            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1").lower()
-            if not host_allowed(host, hosts()):
+            headers = {key.lower(): value.decode("latin-1") for key, value in scope["headers"]}
+            allowed = hosts()
+            if not host_allowed(headers.get(b"host", "").lower(), allowed):
                 await refused(scope, receive, send)
+                return
+            refusal = cross_origin_refusal(
+                scope["method"], headers.get(b"origin"), headers.get(b"sec-fetch-site", ""), allowed
+            )
+            if refusal is not None:
+                await PlainTextResponse(refusal, status_code=403)(scope, receive, send)
                 return
             await links(scope, receive, send)
             return

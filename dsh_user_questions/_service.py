@@ -82,6 +82,17 @@ class _Registration:
     provider: UserQuestionProvider
 
 
+def _resumed_answer(result: object) -> AskUserQuestionAnswer:
+    """What a provider's ``resume`` gave, as an answer (``BAD_ANSWER`` when it is none)."""
+    if isinstance(result, AskUserQuestionAnswer):
+        return result
+    if isinstance(result, Mapping):
+        return AskUserQuestionAnswer.from_dict(result)
+    raise UserQuestionError.bad_answer(
+        f"resume gave {type(result).__name__}, not an AskUserQuestionAnswer"
+    )
+
+
 class UserQuestionService:
     """Asks the human through the one active provider; ``ctx.user_questions``.
 
@@ -125,6 +136,9 @@ class UserQuestionService:
         )
         self._observers = _Observers(pm)
         self._leftovers: set[Any] = set()  # provider tasks cleaning up after their ask ended
+        # Set by asettle() when the context closes: from then on every ask is refused. A service
+        # added to a context that has closed already (a plugin registered after aclose()) starts so.
+        self._shut = bool(getattr(ctx, "_closed", False))
         import asyncio  # whoever asks runs a loop; imported here to keep the import light
 
         self._current_task = asyncio.current_task
@@ -190,8 +204,9 @@ class UserQuestionService:
         """Ask the active provider and wait for the human's checked answer.
 
         One trip, in this order: the observers hear of the ask (``dsh_user_questions_asked``);
-        the request is checked: its signal has not aborted (``ASK_ABORTED``), it has questions
-        (``EMPTY_QUESTIONS``); the caller is checked: a given agent is the registry's live
+        the context has not closed (``CONTEXT_CLOSED``: no provider is called once ``aclose()``
+        began); the request is checked: its signal has not aborted (``ASK_ABORTED``), it has
+        questions (``EMPTY_QUESTIONS``); the caller is checked: a given agent is the registry's live
         object of its id (``CALLER_NOT_LIVE``) and a root (``DELEGATED_CALLER``); the rest of
         the request's rules (`rules.check_request`: ``BAD_INTENT``, ``BAD_QUESTION``); the one
         provider is called with this very request (a copy whose ``signal`` also fires on the
@@ -303,11 +318,13 @@ class UserQuestionService:
     def ask_sync(
         self, request: AskUserQuestionRequest, timeout: float | None = None
     ) -> AskUserQuestionAnswer:
-        """`ask` for synchronous code: from any thread, with or without a running loop there.
+        """`ask` for synchronous code, from any thread that runs no event loop.
 
         The ask runs on this service's question loop (a daemon thread started on the first
         call), the calling thread waiting; from that loop's own thread, on a fresh loop in a
-        helper thread. Raises as `ask` does; see ``dsh_user_questions._sync``.
+        helper thread. Raises as `ask` does; from a thread running an event loop it raises
+        `RuntimeError` at once, as ``asyncio.run()`` does (waiting would stop that loop until
+        the human answers: ``await ask(...)`` there). See ``dsh_user_questions._sync``.
         """
         from ._sync import run_sync
 
@@ -326,11 +343,13 @@ class UserQuestionService:
     async def asettle(self, grace: float) -> None:
         """Withdraw every ask of this service in flight and wait for the providers' clean-up.
 
-        Called by ``HarnessContext.aclose()`` before its closing hooks. Each pending ask's caller
-        gets ``ASK_ABORTED``; its provider's work is cancelled and awaited, as are provider
+        Called by ``HarnessContext.aclose()`` before its closing hooks. From then on every ask
+        (and `resume`) is refused with ``CONTEXT_CLOSED``. Each pending ask's caller gets
+        ``ASK_ABORTED``; its provider's work is cancelled and awaited, as are provider
         tasks of asks that ended (aborted, timed out) but are still cleaning up, all within
         ``grace`` seconds (then a warning is logged and closing goes on).
         """
+        self._shut = True
         mine = [given for owner, given, _ in list(flights.values()) if owner is self]
         ends = [flight.withdraw() for flight in map(flight_of, mine) if flight is not None]
         ends += [task_finished(task) for task in list(self._leftovers)]
@@ -361,6 +380,8 @@ class UserQuestionService:
         ``NO_PROVIDER``...); an id the provider does not know is a `LookupError`, a provider
         that keeps no questions a `NotImplementedError`. Observer hooks are not called.
         """
+        if self._shut:
+            raise UserQuestionError.asked_after_close()
         if signal is not None and signal.aborted:
             raise UserQuestionError.aborted_by(signal)
         registration = self._registration
@@ -386,13 +407,7 @@ class UserQuestionService:
             )
         if inspect.isawaitable(result):
             result = await result if signal is None else await wait_for_provider(result, signal)
-        if isinstance(result, AskUserQuestionAnswer):
-            return result
-        if isinstance(result, Mapping):
-            return AskUserQuestionAnswer.from_dict(result)
-        raise UserQuestionError.bad_answer(
-            f"resume gave {type(result).__name__}, not an AskUserQuestionAnswer"
-        )
+        return _resumed_answer(result)
 
     def _providers(self) -> tuple[pluggy.HookImpl, ...]:
         """The provider hook's answering implementations, worked out again only when the
@@ -423,14 +438,16 @@ class UserQuestionService:
     def _check(self, request: AskUserQuestionRequest) -> None:
         """Check the request, then its caller, then the request's own rules.
 
-        In this order: the signal has not aborted (``ASK_ABORTED``), there are questions
-        (``EMPTY_QUESTIONS``); the caller (`_check_caller`); `rules.check_request`, whose
-        verdict on a tuple of questions is kept. A request's questions are a tuple of frozen
-        items, and the rules read nothing else, so a tuple that passed once passes again: a
-        request asked again (a harness re-asking, a scripted evaluation loop) skips the rules'
-        label work, the biggest cost of an ask. The last few tuples are kept, held so that
-        their ids stay theirs.
+        In this order: the context has not closed (``CONTEXT_CLOSED``), the signal has not aborted
+        (``ASK_ABORTED``), there are questions (``EMPTY_QUESTIONS``); the caller (`_check_caller`);
+        `rules.check_request`, whose verdict on a tuple of questions is kept. A request's questions
+        are a tuple of frozen items, and the rules read nothing else, so a tuple that passed once
+        passes again: a request asked again (a harness re-asking, a scripted evaluation loop) skips
+        the rules' label work, the biggest cost of an ask. The last few tuples are kept, held so
+        that their ids stay theirs.
         """
+        if self._shut:
+            raise UserQuestionError.asked_after_close()
         signal = request.signal
         if signal is not None and signal.aborted:
             raise UserQuestionError.aborted_by(signal)

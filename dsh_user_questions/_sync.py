@@ -6,8 +6,9 @@
 - on the service's **question loop**, an event loop in a daemon thread the service starts on
   the first synchronous ask and keeps while it lives (stopped and closed once the service is
   garbage-collected), so every synchronous ask of a context runs on one loop, whichever thread
-  asked and whether or not that thread runs a loop of its own. The caller's thread waits (its
-  own loop, if it runs one, is blocked meanwhile but never needed: no deadlock);
+  asked. The caller's thread waits; a thread that runs an event loop is refused with a
+  `RuntimeError` (as ``asyncio.run()`` refuses it), since waiting would stop that loop until
+  the human answers: it awaits ``ask()`` instead. No adapter asks from such a thread;
 - from the question loop's own thread (a provider or tool running there asking synchronously),
   which must not block itself: on a fresh loop in a helper thread, which the caller waits for.
 
@@ -19,6 +20,7 @@ withdraws the question.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import threading
 import weakref
@@ -89,6 +91,7 @@ class QuestionLoop:
         """
         if self.in_own_thread():
             return _run_in_helper_thread(make)
+        _refuse_a_running_loop()
         return _wait(self.submit(make))
 
     async def arun(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -106,6 +109,21 @@ class QuestionLoop:
         if not self._loop.is_closed():
             with contextlib.suppress(RuntimeError):  # closed meanwhile
                 self._loop.call_soon_threadsafe(self._loop.stop)
+
+
+def _refuse_a_running_loop() -> None:
+    """As ``asyncio.run()`` does: a thread running an event loop must not wait here, or that
+    loop (its other tasks, its servers, a web provider it runs) stands still until the human
+    answers."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # no loop runs in this thread: waiting blocks nothing else
+        return
+    raise RuntimeError(
+        "ask_sync() cannot be called from a running event loop's thread: it would block that"
+        " loop until the human answers; use `await service.ask(request)` there (or call"
+        " ask_sync from another thread, e.g. `await asyncio.to_thread(service.ask_sync, request)`)"
+    )
 
 
 async def _call(make: Callable[[], Awaitable[T]]) -> T:
@@ -138,13 +156,30 @@ def _run_in_helper_thread(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
 
 
 def question_loop(owner: object) -> QuestionLoop:
-    """``owner``'s question loop (a service's, or a context's), started on first use."""
+    """``owner``'s question loop (a service's, or a context's), started on first use.
+
+    It stops once ``owner`` is garbage-collected, or at exit after every exit callback
+    registered since this module was imported (`_stop_at_exit`), so an exit callback closing
+    a context (`close_sync`) still finds its loop running.
+    """
     with _loops_lock:
         found = _loops.get(owner)
         if found is None:
             found = _loops[owner] = QuestionLoop()
-            weakref.finalize(owner, found.stop)
+            # Not at exit: a finalizer's exit hook may be registered after a caller's
+            # close_sync, and exit callbacks run last registered first.
+            weakref.finalize(owner, found.stop).atexit = False
         return found
+
+
+@atexit.register
+def _stop_at_exit() -> None:
+    """Stop every question loop still running: registered at import, so it runs after the
+    exit callbacks registered later (``atexit.register(close_sync, ctx)``)."""
+    with _loops_lock:
+        running = list(_loops.values())
+    for found in running:
+        found.stop()
 
 
 def run_sync(owner: object, make: Callable[[], Coroutine[Any, Any, T]]) -> T:

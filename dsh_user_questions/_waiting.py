@@ -13,10 +13,13 @@ import contextvars
 import functools
 import math
 import sys
+import threading
 import time
 import types
 from collections.abc import Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from ._abort import AbortSignal, LoopWaker
 from .errors import UserQuestionError
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NOT_TAKEN",
     "Deadline",
+    "Filing",
     "Flight",
     "Receipt",
     "Ticket",
@@ -44,6 +48,8 @@ __all__ = [
 ]
 
 _NO_CONTEXT = contextvars.Context()
+_is_str = attrs.validators.instance_of(str)
+_FILINGS_LOCK = threading.Lock()
 
 
 def start_provider(awaitable: Awaitable[Any]) -> asyncio.Future[Any]:
@@ -190,6 +196,25 @@ class Deadline(AbortSignal):
 # Asks in flight: receipts and withdrawal -------------------------------------------------------
 
 
+@attrs.frozen
+class Filing:
+    """Where a provider that keeps questions (an inbox) filed one, for the asker to tell its
+    human: `Receipt.file` by the provider, `Receipt.when_filed` for the asker.
+
+    ``question_id``: the provider's id of the question; ``link``: a page that answers it, when
+    one is served; ``answer_command``: a shell command that answers it (e.g.
+    ``dsh-inbox answer ID``).
+    """
+
+    question_id: str = attrs.field(validator=attrs.validators.instance_of(str))
+    link: str | None = attrs.field(
+        default=None, kw_only=True, validator=attrs.validators.optional(_is_str)
+    )
+    answer_command: str | None = attrs.field(
+        default=None, kw_only=True, validator=attrs.validators.optional(_is_str)
+    )
+
+
 class Receipt:
     """Whether the answer a provider returned was handed to the asker: "a receipt means taken".
 
@@ -201,11 +226,14 @@ class Receipt:
     callback added from an event loop runs on that loop.
     """
 
-    __slots__ = ("_settled", "_taken")
+    __slots__ = ("_filed", "_settled", "_taken")
 
     def __init__(self) -> None:
         self._settled = AbortSignal()
         self._taken: bool | None = None
+        # Aborted with the `Filing` once the provider files it; made on first use, so that a
+        # receipt nobody files on costs no more than before.
+        self._filed: AbortSignal | None = None
 
     @property
     def taken(self) -> bool | None:
@@ -228,9 +256,34 @@ class Receipt:
     def __await__(self) -> Generator[Any, None, bool]:
         return self.wait().__await__()
 
-    def __repr__(self) -> str:
-        state = "pending" if self._taken is None else f"taken={self._taken}"
-        return f"<Receipt {state}>"
+    def file(self, filing: Filing) -> None:
+        """The provider says where the question waits (its id, a link, the command that
+        answers it), so that an asker can tell its human at once. Only the first filing
+        counts; from any thread."""
+        if not isinstance(filing, Filing):
+            raise TypeError(f"Receipt.file() takes a Filing, not {type(filing).__name__}")
+        self._filings()._abort(filing)
+
+    @property
+    def filing(self) -> Filing | None:
+        """The `Filing` the provider gave `file`, or ``None`` while it has given none."""
+        filed = self._filed
+        return filed.reason if filed is not None and filed.aborted else None  # type: ignore[return-value]
+
+    def when_filed(self, callback: Callable[[Filing], object]) -> Callable[[], None]:
+        """Call ``callback(filing)`` once the provider files the question (at once if it has;
+        never if it does not); returns a remover. From an event loop, it runs on that loop."""
+        filed = self._filings()
+        return filed.add_listener(lambda: callback(filed.reason))  # type: ignore[arg-type]
+
+    def _filings(self) -> AbortSignal:
+        filed = self._filed
+        if filed is None:
+            with _FILINGS_LOCK:  # the provider and the asker may come from two threads
+                filed = self._filed
+                if filed is None:
+                    filed = self._filed = AbortSignal()
+        return filed
 
     def _tell(self, callback: Callable[[bool], object]) -> None:
         callback(self._taken is True)

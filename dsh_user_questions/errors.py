@@ -11,7 +11,7 @@ The hierarchy::
                +-- NotInteractiveError     NOT_INTERACTIVE
                +-- InvalidRequestError     EMPTY_QUESTIONS, BAD_INTENT, BAD_QUESTION, INVALID_ARGS
                +-- BadAnswerError          BAD_ANSWER
-               +-- ProviderSetupError      NO_PROVIDER, DUPLICATE_PROVIDER
+               +-- ProviderSetupError      NO_PROVIDER, DUPLICATE_PROVIDER, CONTEXT_CLOSED
                +-- CallerRefusedError      CALLER_NOT_LIVE, DELEGATED_CALLER
                +-- StoreError              STORE_UNUSABLE
 
@@ -63,6 +63,7 @@ class UserQuestionErrorCode(str, enum.Enum):
     BAD_QUESTION = "BAD_QUESTION"
     NOT_INTERACTIVE = "NOT_INTERACTIVE"
     STORE_UNUSABLE = "STORE_UNUSABLE"
+    CONTEXT_CLOSED = "CONTEXT_CLOSED"
 
     def __str__(self) -> str:
         return self.value
@@ -121,6 +122,7 @@ _NOT_INTERACTIVE = (
 )
 _STORE = "the user-questions store is unusable"
 _CLOSED = "the harness context closed"
+_CONTEXT_CLOSED = "the harness context is closed, so ask_user_question cannot reach the user"
 
 
 def is_timeout(signal: AbortSignal | None) -> bool:
@@ -179,6 +181,14 @@ class UserQuestionError(HarnessError):
         context closed``.
         """
         return cls.aborted(_CLOSED)
+
+    @classmethod
+    def asked_after_close(cls) -> UserQuestionError:
+        """``CONTEXT_CLOSED``: an ask of a harness context that has closed (``aclose()``).
+
+        Raised before anything else is checked; no provider is called.
+        """
+        return cls(_CONTEXT_CLOSED, UserQuestionErrorCode.CONTEXT_CLOSED)
 
     @classmethod
     def timed_out(cls) -> UserQuestionError:
@@ -403,7 +413,8 @@ class BadAnswerError(UserQuestionError):
 
 @attrs.define(auto_exc=True, init=False)
 class ProviderSetupError(UserQuestionError):
-    """No provider or more than one: ``NO_PROVIDER``, ``DUPLICATE_PROVIDER``."""
+    """No provider or more than one (``NO_PROVIDER``, ``DUPLICATE_PROVIDER``), or none any more:
+    the context has closed (``CONTEXT_CLOSED``)."""
 
 
 @attrs.define(auto_exc=True, init=False)
@@ -483,6 +494,7 @@ _ROWS = (
     ),
     Outcome(_C.NOT_INTERACTIVE, NotInteractiveError, _NOT_INTERACTIVE, 3, "error", False, False),
     Outcome(_C.STORE_UNUSABLE, StoreError, f"{_STORE}: <reason>", 1, "error", True, False),
+    Outcome(_C.CONTEXT_CLOSED, ProviderSetupError, _CONTEXT_CLOSED, 1, "error", True, False),
 )
 
 OUTCOMES: Mapping[str, Outcome] = MappingProxyType({str(row.code): row for row in _ROWS})

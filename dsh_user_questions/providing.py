@@ -1,9 +1,12 @@
 """Helpers for provider authors: receipts ("a receipt means taken") and shared providers.
 
 `receipt` tells a provider whether the answer it returned reached the asker, so a surface says
-"accepted" only then. `SharedProvider` is the base of a provider plugin that one process
-registers in many harness contexts (an inbox, a web page): it tracks those contexts weakly,
-hears when each opens and closes, and releases what it shares when the last one closes.
+"accepted" only then. A provider that keeps questions (an inbox) also files each one on its
+receipt (`Receipt.file` with a `Filing`: the question's id, a link, the command that answers
+it), so an asker waiting on it (``dsh-ask``) can tell its human at once where to answer.
+`SharedProvider` is the base of a provider plugin that one process registers in many harness
+contexts (an inbox, a web page): it tracks those contexts weakly, hears when each opens and
+closes, and releases what it shares when the last one closes.
 
 Example: a page that confirms an answer only once the harness has it::
 
@@ -27,19 +30,25 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from ._markers import hookimpl
-from ._waiting import Receipt, receipt_for
+from ._waiting import Filing, Receipt, flight_of, receipt_for
 
 if TYPE_CHECKING:
     from ._payloads import AskUserQuestionRequest
     from .harness import HarnessContext
 
-__all__ = ["Receipt", "SharedProvider", "receipt"]
+__all__ = ["Filing", "Receipt", "SharedProvider", "receipt"]
 
 
-def receipt(request: AskUserQuestionRequest) -> Receipt:
+@overload
+def receipt(request: AskUserQuestionRequest) -> Receipt: ...
+@overload
+def receipt(request: AskUserQuestionRequest, *, make: bool) -> Receipt | None: ...
+
+
+def receipt(request: AskUserQuestionRequest, *, make: bool = True) -> Receipt | None:
     """The `Receipt` of the ask whose provider was given ``request``.
 
     Call it from the provider while it answers (best: first thing in its ``ask``), with the
@@ -48,8 +57,16 @@ def receipt(request: AskUserQuestionRequest) -> Receipt:
     cancelled as the answer landed, the answer was refused (``BAD_ANSWER``), or the ask was
     aborted, timed out or withdrawn by ``aclose()``. For a request that is not in flight in any
     service of this process (a provider driven without the service) it is already ``False``.
+
+    ``make=False``: the receipt only if someone (the asker, through a hook wrapper of
+    ``dsh_user_questions_ask``, or the provider) has already taken it, else ``None``; a
+    provider that files its questions (`Receipt.file`) asks so, and spends nothing on a
+    filing nobody waits for.
     """
-    return receipt_for(request)
+    if make:
+        return receipt_for(request)
+    flight = flight_of(request, make=False)
+    return None if flight is None else flight.receipt
 
 
 class SharedProvider:

@@ -44,6 +44,7 @@ END_TO_END = frozenset(
         "mcp/test_mcp_http.py",
         "mcp/test_mcp_node_client.py",
         "mcp/test_mcp_server.py",
+        "project/test_extras_groups.py",
         "project/test_install_commands.py",
         "project/test_scripts.py",
         "testing/test_conformance.py",

@@ -10,6 +10,7 @@ the protocol. Its script is a JSON list of steps, one per ask: ``{"answer": <wir
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import select
@@ -25,6 +26,11 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 from tool_cli_env import pip_install_to
+
+from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, plugin
+from dsh_user_questions.harness import HarnessContext
+from dsh_user_questions.mcp import serve_http
+from dsh_user_questions.providing import receipt
 
 TIMEOUT = 60
 PROVIDER = "mcpscripted"
@@ -238,3 +244,61 @@ def serving_http(provider_dir: Path, folder: Path, steps: list[dict[str, Any]]) 
             process.kill()
             process.wait(TIMEOUT)
         process.stderr.close()
+
+
+class Page:
+    """A provider that shows each question until it is answered or withdrawn, as a page does.
+
+    `answer` is the human's answer on the page: ``"gone"`` when the question is no longer
+    shown (withdrawn), ``"accepted"`` only when its asker took the answer (the ask's receipt),
+    else ``"not taken"``. ``asked`` and ``withdrawn`` list the question ids as it goes.
+    """
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+        self.withdrawn: list[str] = []
+        self._shown: dict[str, tuple[asyncio.Future[Any], Any]] = {}
+
+    async def ask(self, request: AskUserQuestionRequest) -> Any:
+        question_id = request.questions[0].id
+        taken = receipt(request)
+        answered: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._shown[question_id] = (answered, taken)
+        self.asked.append(question_id)
+        try:
+            return await answered
+        except asyncio.CancelledError:
+            self.withdrawn.append(question_id)
+            raise
+        finally:
+            del self._shown[question_id]
+
+    async def answer(self, question_id: str, answer: dict[str, Any]) -> str:
+        shown = self._shown.get(question_id)
+        if shown is None:
+            return "gone"
+        answered, taken = shown
+        answered.set_result(AskUserQuestionAnswer.from_dict(answer))
+        with anyio.fail_after(TIMEOUT):
+            return "accepted" if await taken else "not taken"
+
+
+async def until(check: Callable[[], object], seconds: float = 10) -> None:
+    """Poll ``check()`` until it is true, for at most ``seconds`` (then `TimeoutError`)."""
+    with anyio.fail_after(seconds):
+        while not check():  # noqa: ASYNC110 (another process acts: polling is how we hear)
+            await anyio.sleep(0.05)
+
+
+@asynccontextmanager
+async def serving_in_process(provider: object) -> AsyncIterator[str]:
+    """`serve_http` on a free loopback port, asking through ``provider``; yields its URL."""
+    ctx = HarnessContext()
+    ctx.register(plugin)
+    ctx.user_questions.register_provider(provider)
+    async with anyio.create_task_group() as group:
+        url: str = await group.start(serve_http, ctx, "127.0.0.1", 0)
+        try:
+            yield url
+        finally:
+            group.cancel_scope.cancel()

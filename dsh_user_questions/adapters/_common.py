@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import attrs
 
 from .. import tool
-from ..errors import OUTCOMES, UserQuestionError, UserQuestionErrorCode
+from ..errors import OUTCOMES, UserQuestionError
 
 T = TypeVar("T")
 
@@ -32,13 +32,6 @@ def hand_secrets(result: tool.ToolResult, name: str | None, on_secrets: OnSecret
     """Give ``result``'s secret answers to the harness's hook (nothing without one)."""
     if on_secrets is not None and result.secrets:
         on_secrets(name or "", result.secrets)
-
-
-def is_invalid_arguments(result: tool.ToolResult) -> bool:
-    """The call failed because the model's arguments broke the schema (``INVALID_ARGS``)."""
-    return (
-        result.error is not None and result.error.get("code") == UserQuestionErrorCode.INVALID_ARGS
-    )
 
 
 def missing_framework(adapter: str, extra: str, err: ImportError) -> ImportError:

@@ -15,27 +15,41 @@ reach the host through this callback:
   (`dsh_user_questions.plan_review`): approve allows the call; keep planning denies it with
   the human's feedback as the message; talk instead (``ASK_CANCELLED``) denies it saying the
   user wants to talk first. A plan that does not start with a level-1 heading gets one.
+  Without a plan (Claude Code sends ``{}`` while its plan file is not written yet; an empty
+  plan alike) there is nothing to review, so the human is asked plainly whether Claude may
+  leave plan mode, the question saying no plan was written (``Approve`` / ``Keep planning``,
+  no plan-review intent: that is for a plan to show); the answers mean what they mean for a
+  plan. Never denied unasked.
 - Every other tool goes to ``then`` (your own callback). Without ``then`` it is **denied**:
   that is what the SDK does without a callback, where Claude Code denies a call that would
   need the user's permission, rather than allowing it.
 
 A failed ask is a `PermissionResultDeny` whose message is the tool's ``Error: ...`` text
-(`tool.ToolResult.from_error`), as a model reads it from ``ask_user_question``.
+(`tool.ToolResult.from_error`) in Claude's terms: the tool Claude called (``AskUserQuestion``,
+``ExitPlanMode``) instead of ours, and a question by its number in Claude's list (``question
+1``) instead of the id this adapter gave it (Claude's questions have none).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
 import attrs
 
 from .. import plan_review
-from .._payloads import AskUserQuestionRequest, WireFormatError
+from .._payloads import (
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+    WireFormatError,
+)
+from .._review import Review
 from .._tool_schema import MAX_HEADER_LENGTH
 from ..errors import HarnessError, UserQuestionError
 from ..rules import reserved_label
-from ..tool import ToolResult
+from ..tool import NAME, ToolResult
 from ._common import missing_framework
 
 try:
@@ -66,7 +80,7 @@ def can_use_tool(ctx: Any, *, then: CanUseTool | None = None) -> CanUseTool:
     ) -> PermissionResultAllow | PermissionResultDeny:
         if tool_name == "AskUserQuestion":
             return await _ask(ctx, tool_input)
-        if tool_name == "ExitPlanMode" and isinstance(tool_input.get("plan"), str):
+        if tool_name == "ExitPlanMode":
             return await _review(ctx, tool_input)
         if then is not None:
             return await then(tool_name, tool_input, context)
@@ -82,7 +96,7 @@ async def _ask(
         request, offered = _read(tool_input)
         answer = await _service(ctx).ask(request)
     except HarnessError as err:
-        return PermissionResultDeny(message=ToolResult.from_error(err).content)
+        return _deny(err, "AskUserQuestion")
     answers: dict[str, str] = {}
     for question, (text, labels) in zip(request.questions, offered, strict=True):
         for item in answer.answers:
@@ -92,6 +106,17 @@ async def _ask(
                 if words:
                     answers[text] = ", ".join(words)
     return PermissionResultAllow(updated_input={**tool_input, "answers": answers})
+
+
+_OUR_ID = re.compile(r'(?:question )?"q([1-9][0-9]*)"')
+"""An id `_question` gave a question of Claude's, as the core's messages quote it."""
+
+
+def _deny(err: HarnessError, claude_tool: str) -> PermissionResultDeny:
+    """The tool's ``Error: ...`` text for ``err``, in Claude's terms: ``claude_tool`` where
+    the text names our tool, and ``question N`` (its place in Claude's list) for our id."""
+    text = ToolResult.from_error(err).content.replace(NAME, claude_tool)
+    return PermissionResultDeny(message=_OUR_ID.sub(r"question \1", text))
 
 
 def _read(tool_input: Mapping[str, Any]) -> tuple[AskUserQuestionRequest, list[Any]]:
@@ -152,30 +177,60 @@ def _option(option: object) -> object:
     }
 
 
+_NO_PLAN = Review(
+    question_id="leave-plan-mode",
+    header="Plan mode",
+    kind=plan_review.PLAN_REVIEW_INTENT,  # unused: the question below declares no intent
+    approve=AskUserQuestionOption(
+        plan_review.APPROVE, "Leave plan mode; Claude starts working without a written plan."
+    ),
+    reject=AskUserQuestionOption(
+        plan_review.KEEP_PLANNING, "Stay in plan mode; your words go back to Claude."
+    ),
+    outcome=plan_review.PlanReviewOutcome,
+)
+_NO_PLAN_QUESTION = AskUserQuestionItem(
+    id=_NO_PLAN.question_id,
+    header=_NO_PLAN.header,
+    question="Claude wants to leave plan mode but wrote no plan. Let it leave plan mode?",
+    detail="Claude Code asked to leave plan mode without a plan (its plan file is not written"
+    " yet), so there is no plan to review. Approve lets Claude leave plan mode and start"
+    " working; Keep planning keeps it in plan mode (say what it should plan, if you like).",
+    options=(_NO_PLAN.approve, _NO_PLAN.reject),
+)
+
+
 async def _review(
     ctx: Any, tool_input: dict[str, Any]
 ) -> PermissionResultAllow | PermissionResultDeny:
-    plan: str = tool_input["plan"]
-    if not plan.strip():
-        return PermissionResultDeny(message="Error: the plan is empty; there is nothing to review")
+    plan = tool_input.get("plan")
+    reviewed = isinstance(plan, str) and bool(plan.strip())
     try:
-        try:
-            plan_review.plan_review_question(plan)
-        except ValueError:  # not a plan under a level-1 heading: give it one
-            plan = f"# Plan\n\n{plan}"
-        outcome = await plan_review.review_plan(_service(ctx), plan)
+        if not isinstance(plan, str) or not reviewed:  # nothing to review: ask plainly
+            outcome = await _NO_PLAN.ask(_service(ctx), _NO_PLAN_QUESTION, agent=None, signal=None)
+        else:
+            try:
+                plan_review.plan_review_question(plan)
+            except ValueError:  # not a plan under a level-1 heading: give it one
+                plan = f"# Plan\n\n{plan}"
+            outcome = await plan_review.review_plan(_service(ctx), plan)
     except HarnessError as err:
-        return PermissionResultDeny(message=ToolResult.from_error(err).content)
+        return _deny(err, "ExitPlanMode")
     if outcome.approved:
         return PermissionResultAllow(updated_input=dict(tool_input))
+    about = "about the plan " if reviewed else ""
     if outcome.talk_instead:
         return PermissionResultDeny(
-            message="The user wants to talk about the plan first: stop and wait for their"
+            message=f"The user wants to talk {about}first: stop and wait for their"
             " next message (still in plan mode)."
         )
-    return PermissionResultDeny(
-        message=outcome.feedback or "The user did not approve the plan: keep planning."
+    rejected = (
+        "The user did not approve the plan: keep planning."
+        if reviewed
+        else "The user did not let you leave plan mode without a plan: keep planning, and"
+        " write the plan first."
     )
+    return PermissionResultDeny(message=outcome.feedback or rejected)
 
 
 def _service(ctx: Any) -> Any:

@@ -9,9 +9,11 @@ unvalidated, and the tool takes them whole (so an argument named ``config``, ``r
 or ``callbacks`` is the model's, not LangChain's) and checks them itself. Every failure raises
 `ToolException`, which the tool handles (``handle_tool_error=True``): the run goes on with a
 ``ToolMessage`` of ``status="error"`` whose content is ``Error: <message>``; for
-``INVALID_ARGS`` it lists every problem so the model can call again. The tool is asynchronous
-(``ainvoke``): asking a human means awaiting. Cancelling the task running the chain or graph
-cancels the pending ask.
+``INVALID_ARGS`` it lists every problem so the model can call again. The tool runs from
+``ainvoke`` (the ask awaited on the run's loop) and from ``invoke`` (a synchronous chain or
+``graph.invoke``: the same ask runs on the service's question loop, the calling thread
+waiting, as `UserQuestionService.ask_sync` does). Cancelling the task running the chain or
+graph (or interrupting the thread waiting in ``invoke``) cancels the pending ask.
 
 For a LangGraph graph that must survive a restart, use `dsh_user_questions.adapters.langgraph`.
 """
@@ -20,7 +22,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._common import Live, OnSecrets, missing_framework
+from .. import tool
+from .._sync import owner_of, run_sync
+from ._common import Live, OnSecrets, context_of, missing_framework
 from ._langchain_tool import whole_arguments_tool
 
 try:
@@ -56,9 +60,25 @@ def ask_user_question_tool(
     ) -> str:
         configurable = dsh_run_config.get("configurable") or {}
         harness = configurable.get("harness")
-        result = await live.run(arguments, tool_call_id, harness, configurable.get)
-        if result.is_error:
-            raise ToolException(result.content)
-        return result.content
+        return _content(await live.run(arguments, tool_call_id, harness, configurable.get))
 
-    return whole_arguments_tool(coroutine=ask_user_question)
+    def ask_user_question_sync(
+        arguments: object, tool_call_id: str | None, *, dsh_run_config: RunnableConfig
+    ) -> str:
+        configurable = dsh_run_config.get("configurable") or {}
+        harness = configurable.get("harness")
+        ctx_of_run = live.ctx if live.ctx is not None else context_of(harness, _HOW)
+        result = run_sync(
+            owner_of(ctx_of_run),
+            lambda: live.run(arguments, tool_call_id, harness, configurable.get),
+        )
+        return _content(result)
+
+    return whole_arguments_tool(coroutine=ask_user_question, func=ask_user_question_sync)
+
+
+def _content(result: tool.ToolResult) -> str:
+    """The model's text of a call's result; an error raises `ToolException` (handled)."""
+    if result.is_error:
+        raise ToolException(result.content)
+    return result.content

@@ -4,6 +4,9 @@ One line: ``ToolCallingAgent(tools=[AskUserQuestionTool(ctx)], model=...)`` (or 
 ``CodeAgent``, which calls it as ``ask_user_question(questions=[...])``). The tool's inputs are
 the tool's own JSON Schema; its output is the tool's own text: the answer JSON, or
 ``Error: <message>`` (invalid arguments list every problem, so the model can call again).
+smolagents checks the top level of a call first, in its own words (a missing ``questions``,
+another argument, ``questions`` not an array), before any tool runs; everything inside
+``questions`` is the tool's ``Error: invalid arguments: ...``.
 smolagents calls tools synchronously (in worker threads for parallel calls): each ask runs on
 the context's question loop (see `UserQuestionService.ask_sync`).
 """

@@ -30,7 +30,12 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from .._payloads import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest
+from .._payloads import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+)
 from ..errors import UserQuestionError
 from ..rules import inert_text
 from ..view import QuestionView, request_view
@@ -116,17 +121,24 @@ def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, 
     return "\n\n".join(lines), {"type": "object", "properties": properties}
 
 
-def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUserQuestionAnswer:
-    """The answer in the accepted form ``content``; the service then checks it against the request.
-
-    A value of the wrong type, or a field that was not asked, is ``BAD_ANSWER`` naming it:
-    a client's reply is never half read. ``null`` means the field was left empty.
-    """
+def _expected(request: AskUserQuestionRequest) -> dict[str, type]:
+    """The form's field names and the type each value must have (``list`` or ``str``)."""
     expected: dict[str, type] = {}
     for question in request.questions:
         expected[question.id] = list if question.options and question.multi_select else str
         if question.options and question.allow_other:
             expected[question.id + OTHER_SUFFIX] = str
+    return expected
+
+
+def _fits(value: object, kind: type) -> bool:
+    if kind is list:
+        return isinstance(value, list) and all(isinstance(entry, str) for entry in value)
+    return isinstance(value, str)
+
+
+def _content_problems(expected: Mapping[str, type], content: Mapping[str, Any]) -> list[str]:
+    """Every field that was not asked, then every value of the wrong type, in a sentence each."""
     problems = [
         f"the MCP client answered {json.dumps(name)}, which was not asked"
         for name in content
@@ -134,36 +146,45 @@ def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUse
     ]
     for name, kind in expected.items():
         value = content.get(name)
-        if value is None:
-            continue
-        if kind is list:
-            fits = isinstance(value, list) and all(isinstance(entry, str) for entry in value)
-        else:
-            fits = isinstance(value, str)
-        if not fits:
+        if value is not None and not _fits(value, kind):
             wanted = "a list of option labels" if kind is list else "a string"
             problems.append(f"the MCP client's {json.dumps(name)} is not {wanted}")
+    return problems
+
+
+def _own_words(value: object) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _answer_item(
+    question: AskUserQuestionItem, content: Mapping[str, Any]
+) -> AskUserQuestionAnswerItem | None:
+    """The answer to ``question`` in the (type-checked) ``content``; ``None`` when left empty."""
+    value = content.get(question.id)
+    if not question.options:
+        custom = _own_words(value)
+        return None if custom is None else AskUserQuestionAnswerItem(id=question.id, custom=custom)
+    other = content.get(question.id + OTHER_SUFFIX) if question.allow_other else None
+    custom = _own_words(other)
+    selected: tuple[str, ...] = (value,) if isinstance(value, str) else tuple(value or ())
+    if not question.multi_select and custom is not None:
+        selected = ()  # a single select's own words replace the choice
+    if not selected and custom is None:
+        return None
+    return AskUserQuestionAnswerItem(id=question.id, selected=selected, custom=custom)
+
+
+def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUserQuestionAnswer:
+    """The answer in the accepted form ``content``; the service then checks it against the request.
+
+    A value of the wrong type, or a field that was not asked, is ``BAD_ANSWER`` naming it:
+    a client's reply is never half read. ``null`` means the field was left empty.
+    """
+    problems = _content_problems(_expected(request), content)
     if problems:
         raise UserQuestionError.bad_answer("; ".join(problems))
-    items = []
-    for question in request.questions:
-        value = content.get(question.id)
-        has_other = question.options and question.allow_other
-        other = content.get(question.id + OTHER_SUFFIX) if has_other else None
-        custom = other.strip() or None if isinstance(other, str) else None
-        selected: tuple[str, ...] = ()
-        if not question.options:
-            custom = value.strip() or None if isinstance(value, str) else None
-        elif isinstance(value, str):
-            selected = (value,)
-        elif isinstance(value, list):
-            selected = tuple(value)
-        if question.options and not question.multi_select and custom is not None:
-            selected = ()  # a single select's own words replace the choice
-        if selected or custom is not None:
-            item = AskUserQuestionAnswerItem(id=question.id, selected=selected, custom=custom)
-            items.append(item)
-    return AskUserQuestionAnswer(answers=tuple(items))
+    items = (_answer_item(question, content) for question in request.questions)
+    return AskUserQuestionAnswer(answers=tuple(item for item in items if item is not None))
 
 
 class ElicitationProvider:

@@ -7,6 +7,9 @@ instead). A successful call's result is the JSON text and the same value as
 `VERDICT_SCHEMA`) describes; a failed call is the ``Error: ...`` text with ``isError``.
 Each call asks through ``ctx.user_questions``; a request the client cancels
 (``notifications/cancelled``) cancels the pending ask, and with it the provider's question.
+Over Streamable HTTP (`serve_http`), so does a call whose HTTP request is over before its
+answer (the client closed the stream, went away, or its session ended): there is no event
+store, so no client could ever receive that answer.
 A question marked ``secret`` is refused (``NOT_INTERACTIVE``): a tool result goes into the
 model's context, so there is nowhere to keep the answer out of it.
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import math
 import os
 import socket
@@ -33,6 +37,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import __version__, tool
 from ..errors import HarnessError, UserQuestionError
@@ -213,6 +218,98 @@ def _shown(name: str) -> str:
 
 _T = TypeVar("_T")
 
+_log = logging.getLogger("dsh_user_questions.mcp")
+_EXCHANGE: Final = "dsh_user_questions.mcp.exchange"
+"""The key, in an HTTP request's ASGI ``state``, of its `_Exchange`."""
+
+
+class _Exchange:
+    """One POST's HTTP exchange: over once the client disconnects or the response ends.
+
+    The tool calls waiting on it are cancelled when it is over (their answer could no longer
+    reach the client); a call that starts after that is cancelled at once.
+    """
+
+    def __init__(self) -> None:
+        self.over = False
+        self._waiting: set[anyio.CancelScope] = set()
+
+    def end(self) -> None:
+        self.over = True
+        for scope in self._waiting:
+            scope.cancel()
+
+    @contextlib.contextmanager
+    def cancels(self, scope: anyio.CancelScope) -> Iterator[None]:
+        """Cancel ``scope`` when the exchange is over, while in this block."""
+        if self.over:
+            scope.cancel()
+        self._waiting.add(scope)
+        try:
+            yield
+        finally:
+            self._waiting.discard(scope)
+
+
+class _WatchRequests:
+    """ASGI middleware: each POST gets an `_Exchange`, ended once its HTTP exchange is over.
+
+    Over when the client disconnects (the server hears ``http.disconnect``) or the response
+    ends, whichever comes first. A tool call's handler finds it through the request the SDK
+    hands it (``rctx.request``, a Starlette ``Request`` on this ASGI scope).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        exchange = _Exchange()
+        scope.setdefault("state", {})[_EXCHANGE] = exchange
+
+        async def watched() -> Message:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                exchange.end()
+            return message
+
+        try:
+            await self.app(scope, watched, send)
+        finally:
+            exchange.end()
+
+
+def _exchange_of(rctx: Any) -> _Exchange | None:
+    """The `_Exchange` `_WatchRequests` gave this call's HTTP request; ``None`` off HTTP."""
+    scope = getattr(getattr(rctx, "request", None), "scope", None)
+    state = scope.get("state") if isinstance(scope, dict) else None
+    exchange = state.get(_EXCHANGE) if isinstance(state, dict) else None
+    return exchange if isinstance(exchange, _Exchange) else None
+
+
+async def _while_connected(
+    rctx: Any, work: Callable[[], Awaitable[types.CallToolResult]]
+) -> types.CallToolResult:
+    """Await ``work()`` unless the call's HTTP exchange is over first: then cancel it.
+
+    Cancelling the work cancels the pending ask, exactly as ``notifications/cancelled`` does
+    (the SDK cancels the handler then): the provider withdraws the question and its receipt
+    is ``False``, so no surface tells the human "accepted" for an answer nobody receives.
+    """
+    exchange = _exchange_of(rctx)
+    if exchange is None:
+        return await work()
+    with anyio.CancelScope() as scope, exchange.cancels(scope):
+        return await work()
+    _log.warning(
+        "MCP request %s: the client went away before the user answered; its question was withdrawn",
+        getattr(rctx, "request_id", "?"),
+    )
+    # Written to a stream nobody reads any more; the SDK drops it.
+    return _text("Error: the client closed the request before the user answered", is_error=True)
+
 
 async def _waiting(rctx: Any, interval: float, work: Callable[[], Awaitable[_T]]) -> _T:
     """Await ``work()``, telling the client every ``interval`` seconds that the call still waits.
@@ -266,9 +363,14 @@ def build_server(ctx: Any, *, progress_interval: float = PROGRESS_INTERVAL) -> S
     async def call_tool(_rctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = params.arguments or {}
         if params.name == tool.NAME:
-            return await _waiting(_rctx, progress_interval, lambda: _ask(ctx, arguments))
+            return await _while_connected(
+                _rctx, lambda: _waiting(_rctx, progress_interval, lambda: _ask(ctx, arguments))
+            )
         if params.name == REVIEW_PLAN:
-            return await _waiting(_rctx, progress_interval, lambda: _review(ctx, arguments))
+            return await _while_connected(
+                _rctx,
+                lambda: _waiting(_rctx, progress_interval, lambda: _review(ctx, arguments)),
+            )
         raise MCPError(
             types.INVALID_PARAMS,
             f"unknown tool {params.name!r}; this server has {tool.NAME} and {REVIEW_PLAN}",
@@ -320,18 +422,23 @@ async def serve_http(
     """Serve `build_server` over MCP Streamable HTTP at ``http://HOST:PORT/mcp`` until cancelled.
 
     The SDK's own Streamable HTTP app (sessions, SSE streams, ``DELETE`` to end a session),
-    run by uvicorn on asyncio. Bound to a loopback address (the default), the SDK's DNS
-    rebinding protection admits only loopback ``Host`` and ``Origin`` headers; bound to any
-    other address, anyone who reaches the port can ask the human, so put it behind what
-    guards your network. Port ``0`` picks a free port. Started with ``task_group.start``, the
-    start value is the endpoint's URL once the socket listens. Raises `OSError` when the
-    address cannot be bound. ``progress_interval`` is as for `serve_stdio`.
+    run by uvicorn on asyncio. A call whose HTTP request is over before the human answered
+    (the client closed its stream or went away, its session ended) is cancelled at once, as
+    ``notifications/cancelled`` cancels it: the provider withdraws the question. There is no
+    event store, so a client cannot resume a call's stream; it calls again.
+
+    Bound to a loopback address (the default), the SDK's DNS rebinding protection admits only
+    loopback ``Host`` and ``Origin`` headers; bound to any other address, anyone who reaches the
+    port can ask the human, so put it behind what guards your network. Port ``0`` picks a free port.
+    Started with ``task_group.start``, the start value is the endpoint's URL once the socket
+    listens. Raises `OSError` when the address cannot be bound. ``progress_interval`` is as for
+    `serve_stdio`.
     """
     import uvicorn  # the SDK's dependency for its HTTP transports; loaded only here
 
     interval = _interval_from_environment() if progress_interval is None else progress_interval
     server = build_server(ctx, progress_interval=interval)
-    app = server.streamable_http_app(host=host, streamable_http_path=HTTP_PATH)
+    app = _WatchRequests(server.streamable_http_app(host=host, streamable_http_path=HTTP_PATH))
     sock = _listening_socket(host, port)
     bound_port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host

@@ -235,10 +235,11 @@ class TestAskEdges:
         assert result.updated_input == {**tool_input, "answers": {"Go?": "No"}}
 
     async def test_a_cancelled_ask_is_a_deny_with_the_tools_text(self, ctx: HarnessContext) -> None:
-        """The human closing the question denies the call with the tool's Error text."""
+        """The human closing the question denies the call with the tool's Error text, naming
+        the tool Claude called (AskUserQuestion), not ours."""
         tool_input = {"questions": [claude_question("Go?", "Go", "Yes", "No")]}
         result, _ = await ask(ctx, tool_input, UserQuestionError.cancelled())
-        assert result == PermissionResultDeny(message="Error: the user cancelled ask_user_question")
+        assert result == PermissionResultDeny(message="Error: the user cancelled AskUserQuestion")
 
     async def test_no_provider_is_a_deny_with_the_tools_text(self, ctx: HarnessContext) -> None:
         """Without a provider the call is denied with NO_PROVIDER's text."""
@@ -260,15 +261,18 @@ class TestAskEdges:
         assert requests == []
 
     async def test_look_alike_labels_are_a_deny(self, ctx: HarnessContext) -> None:
-        """Two labels that look the same are refused before the human sees them."""
+        """Two labels that look the same are refused before the human sees them; the deny
+        names the question by its place in Claude's list (Claude sent no id, so no "q2")."""
         tool_input = {
-            "questions": [claude_question("Which pod?", "Pod", "pop", "\u0440\u043e\u0440")]
+            "questions": [
+                claude_question("Go?", "Go", "Yes", "No"),
+                claude_question("Which pod?", "Pod", "pop", "\u0440\u043e\u0440"),
+            ]
         }
         result, requests = await ask(ctx, tool_input)
         assert isinstance(result, PermissionResultDeny)
-        assert result.message.startswith(
-            'Error: question "q1" option 1 "\\u0440\\u043e\\u0440" looks'
-        )
+        assert result.message.startswith('Error: question 2 option 1 "\\u0440\\u043e\\u0440" looks')
+        assert '"q' not in result.message
         assert requests == []
 
 
@@ -314,12 +318,61 @@ class TestExitPlanMode:
         assert request.questions[0].detail == "# Plan\n\n1. Do it"
         assert result == PermissionResultAllow(updated_input={"plan": "1. Do it"})
 
-    async def test_an_empty_plan_is_a_deny_asking_nobody(self, ctx: HarnessContext) -> None:
-        """A plan of nothing but spaces is denied with the reason; the human is not asked."""
-        result, requests = await ask(ctx, {"plan": "  "}, tool="ExitPlanMode")
-        assert isinstance(result, PermissionResultDeny)
-        assert result.message.startswith("Error: ")
-        assert requests == []
+
+class TestExitPlanModeWithoutAPlan:
+    """Claude Code sends ExitPlanMode with ``{}`` while its plan file is not written yet: the
+    human is asked plainly whether Claude may leave plan mode, never denied unasked.
+
+    Each of these failed on main: ``{}`` was denied "permission to use ExitPlanMode was not
+    granted" and an empty plan "Error: the plan is empty", the human asked nothing.
+    """
+
+    @pytest.mark.parametrize("tool_input", [{}, {"plan": "  "}, {"plan": None}])
+    async def test_the_human_is_asked_saying_no_plan_was_written(
+        self, ctx: HarnessContext, tool_input: dict[str, Any]
+    ) -> None:
+        """The question says no plan was written; it has Approve and Keep planning, no intent."""
+        result, [request] = await ask(
+            ctx, tool_input, picks(**{"leave-plan-mode": ["Approve"]}), tool="ExitPlanMode"
+        )
+        [question] = request.questions
+        assert question.intent is None
+        assert [option.label for option in question.options] == ["Approve", "Keep planning"]
+        assert "no plan" in question.question
+        assert question.detail is not None
+        assert "no plan to review" in question.detail
+        assert result == PermissionResultAllow(updated_input=tool_input)
+
+    async def test_keep_planning_denies_with_the_humans_words(self, ctx: HarnessContext) -> None:
+        """Keep planning with words: the deny's message is the human's words."""
+        answer = {"answers": [{"id": "leave-plan-mode", "custom": "Plan the migration first."}]}
+        result, _ = await ask(ctx, {}, answer, tool="ExitPlanMode")
+        assert result == PermissionResultDeny(message="Plan the migration first.")
+
+    async def test_keep_planning_alone_says_to_write_the_plan(self, ctx: HarnessContext) -> None:
+        """Keep planning without words: the deny says to keep planning and write the plan."""
+        result, _ = await ask(
+            ctx, {}, picks(**{"leave-plan-mode": ["Keep planning"]}), tool="ExitPlanMode"
+        )
+        assert result == PermissionResultDeny(
+            message="The user did not let you leave plan mode without a plan: keep planning,"
+            " and write the plan first."
+        )
+
+    async def test_closing_the_question_is_talk_instead(self, ctx: HarnessContext) -> None:
+        """Closing it (ASK_CANCELLED) denies saying the user wants to talk first."""
+        result, _ = await ask(ctx, {}, UserQuestionError.cancelled(), tool="ExitPlanMode")
+        assert result == PermissionResultDeny(
+            message="The user wants to talk first: stop and wait for their next message"
+            " (still in plan mode)."
+        )
+
+    async def test_no_provider_is_a_deny_with_the_tools_text(self, ctx: HarnessContext) -> None:
+        """A failed ask is denied with the tool's Error text, as for a plan."""
+        result = await can_use_tool(ctx)("ExitPlanMode", {}, ToolPermissionContext())
+        assert result == PermissionResultDeny(
+            message=f"Error: {UserQuestionError.no_provider().message}"
+        )
 
 
 class TestOtherTools:

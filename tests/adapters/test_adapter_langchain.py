@@ -184,3 +184,88 @@ async def test_an_aborted_signal_is_an_error_result(
     (message,) = _tool_messages(await asyncio.wait_for(run, 30))
     assert message.status == "error"
     assert message.content == f"Error: {UserQuestionError.aborted().message}"
+
+
+# From invoke: a synchronous chain or graph ------------------------------------------------------
+
+
+class _AgentModel(GenericFakeChatModel):
+    """LangChain's fake chat model, taking the tools an agent binds (it calls from its script)."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+
+def _agent_model(*calls: dict[str, Any]) -> _AgentModel:
+    return _AgentModel(messages=_model(*calls).messages)
+
+
+def _sync_loop(
+    model: GenericFakeChatModel, made: BaseTool, config: RunnableConfig | None = None
+) -> list[BaseMessage]:
+    """`_loop` with ``invoke``: what a synchronous chain does."""
+    history: list[BaseMessage] = [HumanMessage("Set up the project")]
+    while True:
+        reply = model.invoke(history, config)
+        history.append(reply)
+        if not isinstance(reply, AIMessage) or not reply.tool_calls:
+            return history
+        for call in reply.tool_calls:
+            history.append(made.invoke(call, config))
+
+
+class TestInvoke:
+    """The tool works from ``invoke`` as from ``ainvoke``: the ask runs on the service's
+    question loop (the core's sync path), the calling thread waiting.
+
+    Each failed on main: LangChain's bare NotImplementedError ("StructuredTool does not
+    support sync invocation"), the human never asked.
+    """
+
+    def test_an_answer_reaches_the_model(
+        self, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+    ) -> None:
+        """A sync tool-call loop: asked through the provider, the answer JSON in the message."""
+        scripted_provider.push(ANSWER)
+        history = _sync_loop(_model(GOOD), ask_user_question_tool(dsh_context))
+        (message,) = _tool_messages(history)
+        assert message.status == "success"
+        assert json.loads(str(message.content)) == ANSWER
+        assert scripted_provider.requests[0].questions[0].id == "pkg"
+
+    def test_a_bad_call_and_a_cancel_are_error_results(
+        self, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+    ) -> None:
+        """INVALID_ARGS and ASK_CANCELLED come back as error ToolMessages, as from ainvoke."""
+        scripted_provider.push(UserQuestionError.cancelled())
+        history = _sync_loop(_model(BAD, GOOD), ask_user_question_tool(dsh_context))
+        first, second = _tool_messages(history)
+        assert first.status == "error"
+        assert str(first.content).startswith("Error: invalid arguments: ")
+        assert second.status == "error"
+        assert second.content == "Error: the user cancelled ask_user_question"
+
+    def test_create_agent_invoke_with_the_context_from_the_run_config(
+        self, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+    ) -> None:
+        """langchain's create_agent run with graph.invoke; the harness comes from the config."""
+        from langchain.agents import create_agent
+
+        scripted_provider.push(ANSWER)
+        agent = create_agent(_agent_model(GOOD), [ask_user_question_tool()])
+        config: RunnableConfig = {"configurable": {"harness": dsh_context}}
+        final = agent.invoke({"messages": [HumanMessage("Set up the project")]}, config)
+        (message,) = _tool_messages(final["messages"])
+        assert message.status == "success"
+        assert json.loads(str(message.content)) == ANSWER
+        assert final["messages"][-1].content == "done"
+
+    async def test_invoke_from_a_thread_while_a_loop_runs(
+        self, dsh_context: HarnessContext, scripted_provider: ScriptedProvider
+    ) -> None:
+        """invoke in a worker thread of an async app: the same ask, the app's loop free."""
+        scripted_provider.push(ANSWER)
+        made = ask_user_question_tool(dsh_context)
+        history = await asyncio.to_thread(_sync_loop, _model(GOOD), made)
+        (message,) = _tool_messages(history)
+        assert json.loads(str(message.content)) == ANSWER

@@ -124,9 +124,10 @@ class TestPause:
         assert final["messages"][-1].content == "nothing"
         assert scripted_provider.requests == []
 
-    def test_a_sync_graph_pauses_and_resumes(self) -> None:
+    @each_graph
+    def test_a_sync_graph_pauses_and_resumes(self, kind: str) -> None:
         """graph.invoke (no event loop) works too: the tool is synchronous underneath."""
-        graph, model = _graph("tool_node", GOOD)
+        graph, model = _graph(kind, GOOD)
         graph.invoke(START_INPUT, _config())
         (pending,) = graph.get_state(_config()).interrupts
         graph.invoke(Command(resume={pending.id: ANSWER}), _config())

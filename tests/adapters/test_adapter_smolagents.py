@@ -93,13 +93,38 @@ class TestToolCallingAgent:
         assert questions["items"] == schema["properties"]["questions"]["items"]
 
     def test_invalid_arguments_come_back_as_the_tools_error(self) -> None:
-        """Arguments breaking the schema are the tool's ``Error:`` text, nobody asked."""
+        """Questions breaking the schema are the tool's ``Error: invalid arguments`` text,
+        nobody asked (as docs/adapters.md says)."""
         ctx, provider = scripted()
         try:
-            final, _ = run_agent(ctx, {"questions": []})
+            _, model = run_agent(ctx, {"questions": []})
         finally:
             closing(ctx)
-        assert "Error: " in final
+        assert (
+            "Error: invalid arguments: questions: must have at least 1 item"
+            in (model.observations[-1])
+        )
+        assert provider.requests == []
+
+    @pytest.mark.parametrize(
+        ("arguments", "words"),
+        [
+            ({}, "Argument questions is required"),
+            ({"questions": "x"}, "Argument questions has type 'string' but should be 'array'"),
+        ],
+    )
+    def test_the_top_level_is_checked_by_smolagents_in_its_words(
+        self, arguments: Any, words: str
+    ) -> None:
+        """smolagents checks the call's top level before any tool runs (docs/adapters.md says
+        so): its own retry text, not the tool's, and nobody asked."""
+        ctx, provider = scripted()
+        try:
+            _, model = run_agent(ctx, arguments)
+        finally:
+            closing(ctx)
+        assert words in model.observations[-1]
+        assert "invalid arguments" not in model.observations[-1]
         assert provider.requests == []
 
     def test_called_directly_it_asks_like_user_input_tool(self) -> None:

@@ -475,15 +475,19 @@ class TestProviderChoice:
         )
 
     def test_two_providers_exit_1_naming_both_and_how_to_choose(self, cli_two: Cli) -> None:
-        """Two installed providers are a DUPLICATE_PROVIDER error naming both and --provider."""
+        """Two installed providers are a DUPLICATE_PROVIDER error naming both, the variable and
+        --provider, saying "choose one" once."""
         result = cli_two(stdin=PKG_ARGS, steps=[{"answer": PKG_ANSWER}])
         assert (result.returncode, result.stdout) == (1, "")
         assert result.stderr.startswith("Error: a user-questions provider is already registered: ")
         assert "alpha (from dsh-tool-test-provider-alpha 1.0)" in result.stderr
         assert "beta (from dsh-tool-test-provider-beta 1.0)" in result.stderr
         assert result.stderr.endswith(
-            "; choose one with --provider NAME (dsh-ask --list-providers)\n"
+            "; choose one with DSH_USER_QUESTIONS_PROVIDER=alpha or"
+            " DSH_USER_QUESTIONS_PROVIDER=beta, or uninstall the others (or dsh-ask --provider"
+            " NAME; dsh-ask --list-providers lists them)\n"
         )
+        assert result.stderr.count("choose one") == 1
         assert cli_two.asked() == []
 
     def test_provider_option_chooses_among_installed(self, cli_two: Cli) -> None:

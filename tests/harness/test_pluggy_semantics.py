@@ -109,3 +109,16 @@ def test_load_entrypoints_records_the_distributions_as_pluggy_does() -> None:
     ours = described(ctx.plugin_manager)
     assert ours == described(pm)
     assert (plugin, metadata.distribution("dsh-user-questions").metadata["Name"]) in ours
+
+
+def test_a_plugin_registered_by_hand_is_not_loaded_again() -> None:
+    """``ctx.register(plugin)`` then ``ctx.load_entrypoints()``: the core plugin, installed
+    under its entry point too, stays registered once (no pluggy "already registered" error),
+    the other installed plugins load, and the service answers."""
+    ctx = HarnessContext()
+    ctx.register(plugin)
+    names = ctx.load_entrypoints()
+    assert "user_questions" not in names
+    assert [item for item in ctx.plugin_manager.get_plugins() if item is plugin] == [plugin]
+    assert not ctx.plugin_manager.is_blocked("user_questions")
+    assert ctx.get("user_questions") is not None

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from importlib import metadata
@@ -28,10 +30,13 @@ from mcp_helpers import (
     PKG_ARGS,
     PLAN,
     TIMEOUT,
+    Page,
     Server,
     command_line,
     install_provider,
     serving_http,
+    serving_in_process,
+    until,
 )
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -48,27 +53,13 @@ MCP_EXTRA = ("mcp>=2.3", "email-validator", "jsonschema[format-nongpl]", "uvicor
 """The ``mcp`` extra's requirements (setup.cfg), for a site with the SDK and no provider."""
 
 
-@asynccontextmanager
-async def _serving(provider: ScriptedProvider) -> AsyncIterator[str]:
-    """`serve_http` on a free loopback port, asking through ``provider``; yields its URL."""
-    ctx = HarnessContext()
-    ctx.register(plugin)
-    ctx.user_questions.register_provider(provider)
-    async with anyio.create_task_group() as group:
-        url: str = await group.start(serve_http, ctx, "127.0.0.1", 0)
-        try:
-            yield url
-        finally:
-            group.cancel_scope.cancel()
-
-
 class TestServeHttp:
     """The server of `build_server` over Streamable HTTP, driven by the SDK's HTTP client."""
 
     async def test_both_tools_are_listed_with_their_output_schemas(self) -> None:
         """tools/list over HTTP: the tool's own input schema, and an output schema for each."""
         with anyio.fail_after(TIMEOUT):
-            async with _serving(ScriptedProvider()) as url, Client(url) as client:
+            async with serving_in_process(ScriptedProvider()) as url, Client(url) as client:
                 listed = {t.name: t for t in (await client.list_tools()).tools}
         assert url.startswith("http://127.0.0.1:")
         assert url.endswith(HTTP_PATH)
@@ -80,7 +71,7 @@ class TestServeHttp:
         """A call's answer is the tool's compact JSON and the same value as structuredContent."""
         provider = ScriptedProvider(ANSWER)
         with anyio.fail_after(TIMEOUT):
-            async with _serving(provider) as url, Client(url) as client:
+            async with serving_in_process(provider) as url, Client(url) as client:
                 result = await client.call_tool("ask_user_question", PKG_ARGS)
         assert not result.is_error
         assert result.structured_content == ANSWER
@@ -92,7 +83,7 @@ class TestServeHttp:
         """review_plan's verdict is its JSON text and the same value as structuredContent."""
         feedback = {"answers": [{"id": "plan-review", "selected": [], "custom": "add docs"}]}
         with anyio.fail_after(TIMEOUT):
-            async with _serving(ScriptedProvider(feedback)) as url, Client(url) as client:
+            async with serving_in_process(ScriptedProvider(feedback)) as url, Client(url) as client:
                 result = await client.call_tool("review_plan", {"plan": PLAN})
         verdict = {"decision": "keep-planning", "feedback": "add docs"}
         assert result.structured_content == verdict
@@ -102,7 +93,7 @@ class TestServeHttp:
         """A failure is the tool's Error text with isError, and no structured value."""
         provider = ScriptedProvider(UserQuestionError.cancelled())
         with anyio.fail_after(TIMEOUT):
-            async with _serving(provider) as url, Client(url) as client:
+            async with serving_in_process(provider) as url, Client(url) as client:
                 result = await client.call_tool("ask_user_question", PKG_ARGS)
         assert result.is_error
         assert result.structured_content is None
@@ -114,7 +105,7 @@ class TestServeHttp:
         body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
         headers = {"Origin": "http://evil.example", "Accept": "application/json"}
         with anyio.fail_after(TIMEOUT):
-            async with _serving(ScriptedProvider()) as url, httpx2.AsyncClient() as http:
+            async with serving_in_process(ScriptedProvider()) as url, httpx2.AsyncClient() as http:
                 response = await http.post(url, json=body, headers=headers)
         assert response.status_code == 403
 
@@ -128,6 +119,131 @@ class TestServeHttp:
             ctx.register(plugin)
             with anyio.fail_after(TIMEOUT), pytest.raises(OSError, match="in use"):
                 await serve_http(ctx, "127.0.0.1", port)
+
+
+# A client that goes away: its question is withdrawn at once ------------------------------------
+
+_KILLED_CLIENT = """\
+import json, sys
+import anyio
+from mcp import Client
+
+async def main():
+    async with Client(sys.argv[1], mode=sys.argv[2]) as client:
+        await client.call_tool("ask_user_question", json.loads(sys.argv[3]))
+
+anyio.run(main)
+"""
+_HANDSHAKE = "2025-11-25"
+_SSE = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@asynccontextmanager
+async def _raw_session(url: str) -> AsyncIterator[tuple[httpx2.AsyncClient, dict[str, str]]]:
+    """A handshake-era session opened by hand; yields the HTTP client and the session's headers."""
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": _HANDSHAKE,
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    async with httpx2.AsyncClient(timeout=TIMEOUT) as http:
+        opened = await http.post(url, json=hello, headers=_SSE)
+        assert opened.status_code == 200, opened.text
+        headers = {
+            **_SSE,
+            "Mcp-Session-Id": opened.headers["mcp-session-id"],
+            "Mcp-Protocol-Version": _HANDSHAKE,
+        }
+        ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert (await http.post(url, json=ready, headers=headers)).status_code == 202
+        yield http, headers
+
+
+def _call(request_id: int) -> dict[str, object]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": "ask_user_question", "arguments": PKG_ARGS},
+    }
+
+
+class TestAClientGone:
+    """A call whose HTTP client is gone is withdrawn at once: the provider hears the abort,
+    and the human's answer afterwards is refused, never "accepted" for nobody."""
+
+    @pytest.mark.parametrize("mode", ["legacy", "auto"])
+    async def test_a_client_killed_mid_call(self, mode: str) -> None:
+        """The Python SDK's streamable HTTP client, killed -9 while the human has the question.
+
+        Failed on main in legacy mode (the handshake era): the question stayed on the page
+        until the SDK's 30-minute session idle timeout and the answer was "accepted".
+        """
+        page = Page()
+        async with serving_in_process(page) as url:
+            command = [sys.executable, "-c", _KILLED_CLIENT, url, mode, json.dumps(PKG_ARGS)]
+            async with await anyio.open_process(command, stdout=None, stderr=None) as client:
+                await until(lambda: page.asked, TIMEOUT)
+                client.send_signal(signal.SIGKILL)
+                assert await client.wait() == -signal.SIGKILL
+            await until(lambda: page.withdrawn)
+            assert await page.answer("pkg", ANSWER) == "gone"
+        assert page.withdrawn == ["pkg"]
+
+    async def test_a_request_stream_closed_by_its_client(self) -> None:
+        """A client that closes the call's SSE stream (its session still open) withdraws it.
+
+        Failed on main: nothing heard the stream close.
+        """
+        page = Page()
+        async with serving_in_process(page) as url, _raw_session(url) as (http, headers):
+            async with http.stream("POST", url, json=_call(2), headers=headers) as response:
+                assert response.status_code == 200
+                await until(lambda: page.asked, TIMEOUT)
+            await until(lambda: page.withdrawn)
+            assert await page.answer("pkg", ANSWER) == "gone"
+
+    async def test_a_session_ended_with_delete(self) -> None:
+        """DELETE ends the session while its call waits: the question is withdrawn too."""
+        page = Page()
+        async with serving_in_process(page) as url, _raw_session(url) as (http, headers):
+            async with anyio.create_task_group() as group:
+
+                async def call() -> None:
+                    async with http.stream("POST", url, json=_call(2), headers=headers) as r:
+                        async for _ in r.aiter_bytes():
+                            pass
+
+                group.start_soon(call)
+                await until(lambda: page.asked, TIMEOUT)
+                assert (await http.delete(url, headers=headers)).status_code == 200
+                await until(lambda: page.withdrawn)
+                group.cancel_scope.cancel()
+            assert await page.answer("pkg", ANSWER) == "gone"
+
+    async def test_an_answer_while_connected_is_accepted(self) -> None:
+        """The other side: a client still waiting gets the answer, and the page says accepted."""
+        page = Page()
+        results: list[object] = []
+        async with (
+            serving_in_process(page) as url,
+            Client(url, mode="legacy") as client,
+            anyio.create_task_group() as group,
+        ):
+
+            async def call() -> None:
+                results.append(await client.call_tool("ask_user_question", PKG_ARGS))
+
+            group.start_soon(call)
+            await until(lambda: page.asked, TIMEOUT)
+            assert await page.answer("pkg", ANSWER) == "accepted"
+        assert page.withdrawn == []
+        assert results[0].structured_content == ANSWER  # type: ignore[attr-defined]
 
 
 # dsh-ask mcp --http, as a command ------------------------------------------------------------

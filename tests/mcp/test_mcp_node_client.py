@@ -8,6 +8,9 @@ npm, or when npm cannot install, the tests are skipped saying so; under ``CI=tru
 - ``client.mjs`` drives ``dsh-ask mcp`` with the SDK's ``Client`` and ``StdioClientTransport``:
   list, call, an invalid call, cancel, and a wait longer than the client's request timeout,
   kept open by the server's progress notifications (``resetTimeoutOnProgress``).
+- ``http_close.mjs`` calls `serve_http` over Streamable HTTP with the SDK's
+  ``StreamableHTTPClientTransport`` and ends with a plain ``client.close()``, no
+  ``terminateSession()``: the question is withdrawn at once.
 - ``ajv_check.mjs`` checks values with the SDK's own ``AjvJsonSchemaValidator``: every value
   our checks accept for an MCP format (hypothesis draws them), ajv accepts too.
 - ``validating_server.mjs`` elicits through the SDK's ``Server.elicitInput``, which validates
@@ -30,6 +33,7 @@ from typing import Any
 
 import anyio
 import pytest
+from anyio.streams.buffered import BufferedByteReceiveStream
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.provisional import urls
@@ -37,7 +41,7 @@ from hypothesis.provisional import urls
 pytest.importorskip("mcp", reason="the MCP tests need the mcp extra")
 
 from mcp import Client, StdioServerParameters
-from mcp_helpers import TIMEOUT, Server, install_provider
+from mcp_helpers import PKG_ARGS, TIMEOUT, Page, Server, install_provider, serving_in_process, until
 
 import dsh_user_questions
 from dsh_user_questions import UserQuestionError, plugin, tool
@@ -150,6 +154,42 @@ def _text(result: dict[str, Any]) -> str:
 
 
 # dsh-ask mcp driven by the TypeScript SDK client ----------------------------------------------
+
+
+async def test_node_client_closed_over_http_withdraws_its_question(node_dir: Path) -> None:
+    """The TypeScript SDK's plain close() over Streamable HTTP withdraws the pending question.
+
+    The session is not ended (no terminateSession()) and the node process stays alive: only
+    the call's stream closes. Failed on main: the question stayed until the SDK's 30-minute
+    session idle timeout, and the human's answer was "accepted" with no asker to take it.
+    """
+    page = Page()
+    async with serving_in_process(page) as url:
+        config = json.dumps({"url": url, "arguments": PKG_ARGS})
+        command = ["node", str(node_dir / "http_close.mjs"), config]
+        async with await anyio.open_process(command, stderr=None) as client:
+            assert client.stdin is not None
+            assert client.stdout is not None
+            said = BufferedByteReceiveStream(client.stdout)
+
+            async def line() -> dict[str, Any]:
+                with anyio.fail_after(TIMEOUT):
+                    text = await said.receive_until(b"\n", 1 << 20)
+                entry: dict[str, Any] = json.loads(text)
+                return entry
+
+            assert (await line())["calling"] is True
+            await until(lambda: page.asked, TIMEOUT)
+            await client.stdin.send(b"close\n")
+            closed = await line()
+            assert closed["closed"] is True
+            assert "error" in closed["call"]  # the SDK ends the call it closed
+            await until(lambda: page.withdrawn)  # node still runs: only the close() did it
+            assert await page.answer("pkg", ANSWER) == "gone"
+            await client.stdin.aclose()
+            assert await line() == {"done": True}
+            assert await client.wait() == 0
+        assert page.withdrawn == ["pkg"]
 
 
 @pytest.mark.flaky(reruns=2)

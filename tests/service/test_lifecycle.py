@@ -13,14 +13,16 @@ from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionRequest,
+    ProviderSetupError,
     UserQuestionError,
     UserQuestionErrorCode,
     hookimpl,
     plugin,
+    tool,
 )
 from dsh_user_questions.harness import AbortController, HarnessContext
 from dsh_user_questions.providing import SharedProvider
-from dsh_user_questions.testing import make_request
+from dsh_user_questions.testing import ScriptedProvider, make_request
 
 PNPM = AskUserQuestionAnswer([AskUserQuestionAnswerItem(id="pkg", selected=("pnpm",))])
 
@@ -144,6 +146,79 @@ class TestAclose:
         await ctx.aclose()
         with pytest.raises(asyncio.CancelledError):
             await asking
+
+
+class TestClosedContext:
+    """A context that has closed refuses every ask with CONTEXT_CLOSED; no provider is called."""
+
+    async def test_ask_after_async_with_is_refused_without_calling_the_provider(self) -> None:
+        """After ``async with HarnessContext()`` exits, ask() raises ProviderSetupError."""
+        provider = ScriptedProvider(PNPM)
+        async with HarnessContext() as ctx:
+            ctx.register(plugin)
+            ctx.user_questions.register_provider(provider)
+        with pytest.raises(ProviderSetupError) as info:
+            await ctx.user_questions.ask(make_request())
+        assert info.value.code == UserQuestionErrorCode.CONTEXT_CLOSED
+        assert str(info.value) == (
+            "the harness context is closed, so ask_user_question cannot reach the user"
+        )
+        assert info.value.outcome.keeps_pending
+        assert provider.requests == []
+
+    async def test_ask_sync_after_aclose_is_refused(self) -> None:
+        """ask_sync (from a thread of its own) is refused the same way after aclose()."""
+        provider = ScriptedProvider(PNPM)
+        ctx = _context(provider)
+        await ctx.aclose()
+        with pytest.raises(ProviderSetupError) as info:
+            await asyncio.to_thread(ctx.user_questions.ask_sync, make_request())
+        assert info.value.code == UserQuestionErrorCode.CONTEXT_CLOSED
+        assert provider.requests == []
+
+    async def test_the_tool_gives_the_error_result(self) -> None:
+        """tool.run on a closed context is the Error text of CONTEXT_CLOSED, nothing asked."""
+        provider = ScriptedProvider(PNPM)
+        ctx = _context(provider)
+        await ctx.aclose()
+        result = await tool.run(ctx, {"questions": [{"id": "pkg", "question": "Which?"}]})
+        assert result.is_error
+        assert result.content == (
+            "Error: the harness context is closed, so ask_user_question cannot reach the user"
+        )
+        assert result.error == {"name": "ProviderSetupError", "code": "CONTEXT_CLOSED"}
+        assert provider.requests == []
+
+    async def test_resume_after_aclose_is_refused(self) -> None:
+        """resume() waits for no question once the context has closed."""
+        ctx = _context(ScriptedProvider())
+        await ctx.aclose()
+        with pytest.raises(ProviderSetupError) as info:
+            await ctx.user_questions.resume("q-1")
+        assert info.value.code == UserQuestionErrorCode.CONTEXT_CLOSED
+
+    async def test_a_plugin_registered_after_close_does_not_reopen_it(self) -> None:
+        """The service of a plugin registered on a closed context refuses asks too."""
+        ctx = HarnessContext()
+        await ctx.aclose()
+        ctx.register(plugin)
+        provider = ScriptedProvider(PNPM)
+        ctx.user_questions.register_provider(provider)
+        with pytest.raises(ProviderSetupError) as info:
+            await ctx.user_questions.ask(make_request())
+        assert info.value.code == UserQuestionErrorCode.CONTEXT_CLOSED
+        assert provider.requests == []
+
+    async def test_an_ask_pending_at_close_is_still_aborted(self) -> None:
+        """The ask in flight when aclose() begins is withdrawn (ASK_ABORTED), as before."""
+        provider = DurableProvider()
+        ctx = _context(provider)
+        asking = asyncio.ensure_future(ctx.user_questions.ask(make_request()))
+        await provider.started.wait()
+        await ctx.aclose()
+        with pytest.raises(UserQuestionError) as info:
+            await asking
+        assert info.value.code == UserQuestionErrorCode.ASK_ABORTED
 
 
 class Shared(SharedProvider):

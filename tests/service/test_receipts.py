@@ -15,7 +15,7 @@ from dsh_user_questions import (
     UserQuestionErrorCode,
     UserQuestionService,
 )
-from dsh_user_questions.harness import AbortController
+from dsh_user_questions.harness import AbortController, HarnessContext
 from dsh_user_questions.providing import Receipt, receipt
 from dsh_user_questions.testing import make_request
 
@@ -130,3 +130,64 @@ async def test_receipt_callbacks_and_the_service_method(
     user_questions.register_provider(Instant())
     assert await user_questions.ask(make_request()) == PNPM
     assert heard == [True]
+
+
+class TestFiling:
+    """A provider that keeps questions files where one waits; the asker hears it at once."""
+
+    async def test_an_asker_hears_the_filing_before_the_answer(
+        self, dsh_context: HarnessContext
+    ) -> None:
+        """A hook wrapper of the asker takes the receipt; the provider files on it only when it
+        is taken (``receipt(request, make=False)``); the filing arrives while the ask waits."""
+        from dsh_user_questions import hookimpl
+        from dsh_user_questions.providing import Filing
+
+        heard: list[Filing] = []
+        answer: asyncio.Future[AskUserQuestionAnswer] = asyncio.Future()
+
+        class Keeping:
+            @hookimpl
+            async def dsh_user_questions_ask(self, request: AskUserQuestionRequest) -> Any:
+                taken = receipt(request, make=False)
+                assert taken is not None  # the asker's wrapper took it first
+                taken.file(Filing("q-7", link="https://x.example/q-7", answer_command="answer q-7"))
+                return await answer
+
+        class Asker:
+            @hookimpl(wrapper=True)
+            def dsh_user_questions_ask(self, request: AskUserQuestionRequest) -> Any:
+                receipt(request).when_filed(heard.append)
+                return (yield)
+
+        dsh_context.register(Keeping(), name="keeping")
+        dsh_context.register(Asker(), name="asker")
+        asking = asyncio.ensure_future(dsh_context.user_questions.ask(make_request()))
+        for _ in range(100):
+            if heard:
+                break
+            await asyncio.sleep(0)
+        assert heard == [Filing("q-7", link="https://x.example/q-7", answer_command="answer q-7")]
+        assert not asking.done()
+        answer.set_result(PNPM)
+        assert await asking == PNPM
+
+    async def test_nobody_listening_costs_no_receipt(
+        self, user_questions: UserQuestionService
+    ) -> None:
+        """Without an asker's receipt, ``receipt(request, make=False)`` is None."""
+        seen: list[object] = []
+
+        class Instant:
+            def ask(self, request: AskUserQuestionRequest) -> Any:
+                seen.append(receipt(request, make=False))
+                return PNPM
+
+        user_questions.register_provider(Instant())
+        assert await user_questions.ask(make_request()) == PNPM
+        assert seen == [None]
+
+    def test_only_a_filing_is_filed(self) -> None:
+        """Receipt.file() refuses anything but a Filing, naming what it got."""
+        with pytest.raises(TypeError, match="takes a Filing, not dict"):
+            Receipt().file({"question_id": "q"})  # type: ignore[arg-type]

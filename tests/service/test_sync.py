@@ -53,11 +53,16 @@ class TestWhereTheAskRuns:
         assert answer.answers[0].selected == ("pnpm",)
         assert threads[0].name == "dsh-user-questions"
 
-    async def test_a_running_loops_thread_does_not_deadlock(self, ctx: HarnessContext) -> None:
-        """Called on a running loop's thread, the ask runs on the question loop, not this one."""
+    async def test_a_running_loops_thread_is_refused(self, ctx: HarnessContext) -> None:
+        """Called on a running loop's thread, ask_sync raises at once, as ``asyncio.run()``
+        does, instead of blocking that loop until the human answers; nothing is asked."""
         threads: list[threading.Thread] = []
-        ctx.user_questions.register_provider(ScriptedProvider(answered_in(threads)))
-        answer = ctx.user_questions.ask_sync(make_request())
+        provider = ScriptedProvider(answered_in(threads))
+        ctx.user_questions.register_provider(provider)
+        with pytest.raises(RuntimeError, match=r"running event loop's thread.*await"):
+            ctx.user_questions.ask_sync(make_request())
+        assert threads == []
+        answer = await asyncio.to_thread(ctx.user_questions.ask_sync, make_request())
         assert answer.answers[0].selected == ("pnpm",)
         assert threads == [question_loop(ctx.user_questions).thread]
 
@@ -162,3 +167,34 @@ class TestTheLoopsLife:
         gc.collect()
         thread.join(30)
         assert not thread.is_alive()
+
+
+EXITING = """
+import atexit
+from dsh_user_questions import plugin
+from dsh_user_questions._sync import close_sync
+from dsh_user_questions.harness import HarnessContext
+from dsh_user_questions.testing import ScriptedProvider, make_request
+
+ctx = HarnessContext()
+ctx.register(plugin)
+atexit.register(close_sync, ctx)  # what the llm plugin does for the context it makes
+ctx.user_questions.register_provider(ScriptedProvider({PNPM!r}))
+print(ctx.user_questions.ask_sync(make_request()).to_dict()["answers"][0]["selected"][0])
+"""
+
+
+def test_closing_at_exit_finds_the_question_loop_running() -> None:
+    """A context closed by an exit callback registered before its first synchronous ask (the
+    llm plugin's) closes on its question loop: no "Exception ignored in atexit callback"."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", EXITING.replace("{PNPM!r}", repr(PNPM))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "pnpm\n", "")

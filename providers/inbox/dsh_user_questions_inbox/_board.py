@@ -17,9 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dsh_user_questions import BadAnswerError, UserQuestionError
-from dsh_user_questions_web import BoardEvent, Settlement
-from dsh_user_questions_web.answers import problems_of
-from dsh_user_questions_web.board import Outcome
+from dsh_user_questions_web import BoardEvent, Outcome, Settlement, problems_of
 
 from ._record import QuestionRecord, State
 from ._store import Inbox

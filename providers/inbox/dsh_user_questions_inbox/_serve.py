@@ -63,16 +63,17 @@ def _hosts(
     host: str, port: int, extra: Collection[str], public_url: str | None = None
 ) -> frozenset[str]:
     """The Host values served: the bound names with the port, and by name with any port or
-    none the ``--allowed-host`` names and the public URL's host (see
-    `dsh_user_questions._links.host_allowed`)."""
-    from dsh_user_questions._links import public_host
+    none the ``--allowed-host`` names and the public URL's host, whose browser requests come
+    from the public URL's origin only (see `dsh_user_questions._links.host_allowed` and
+    `origin_allowed`)."""
+    from dsh_user_questions._links import public_host, public_origin
 
     names = {*(_LOOPBACK if host in ("127.0.0.1", "localhost", "::1") else ())}
     names.add(f"[{host}]" if ":" in host else host)
     hosts = {f"{name.lower()}:{port}" for name in names if name}
     hosts.update(name.strip().lower() for name in extra if name.strip())
     if public_url is not None:
-        hosts.add(public_host(public_url))
+        hosts.update((public_host(public_url), public_origin(public_url)))
     return frozenset(hosts)
 
 

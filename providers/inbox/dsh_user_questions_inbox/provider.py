@@ -30,16 +30,17 @@ from dsh_user_questions import (
     is_timeout,
 )
 from dsh_user_questions.harness import AbortSignal
-from dsh_user_questions.providing import Receipt, receipt
+from dsh_user_questions.providing import Filing, Receipt, receipt
 
 from ._lease import new_holder
-from ._notices import QuestionNotifier
+from ._link_page import link_for
+from ._notices import Notices, QuestionNotifier
 from ._record import QuestionRecord, State
 from ._seal import Sealer, register_seal
 from ._store import Inbox, new_question_id, open_inbox, pending_record
 from ._watcher import Watcher, settle
 
-__all__ = ["ENV_HARNESS", "AlreadyDelivered", "InboxProvider", "default_harness_label"]
+__all__ = ["ENV_HARNESS", "InboxProvider", "default_harness_label"]
 
 ENV_HARNESS = "DSH_USER_QUESTIONS_INBOX_HARNESS"
 _log = logging.getLogger(__name__)
@@ -143,6 +144,7 @@ class InboxProvider:
         self._closed = False
         # DSH_USER_QUESTIONS_NOTIFY: a bad URL fails here, when the provider starts.
         self._notices = QuestionNotifier.from_env(self.inbox)
+        self._link_notices: Notices | None = None  # made for the first filing that needs it
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         """Record the question, then wait for its final state (see the module's docstring).
@@ -183,6 +185,7 @@ class InboxProvider:
             if taken is not None and taken.done():
                 taken = None
             self._announce(question_id, added)
+            await self._file(request, question_id, added)
             del added  # not held while waiting
             if deadline is None:
                 record = await future
@@ -226,6 +229,7 @@ class InboxProvider:
         del one
         assert record is not None  # a keyed ask's outcome is the key's record
         self._announce(record.id, record)
+        await self._file(request, record.id, record)
         if taken is not None and taken.done():
             taken = None
         # A pending question is waited for by its id alone (see _final).
@@ -250,6 +254,27 @@ class InboxProvider:
         )
         if self._notices is not None and record is not None:
             self._notices.question_waiting(record)
+
+    async def _file(
+        self, request: AskUserQuestionRequest, question_id: str, record: QuestionRecord | None
+    ) -> None:
+        """File a pending question on the ask's receipt (`Receipt.file`): its id, its link when
+        a ``dsh-inbox serve --public-url`` serves links, and the command that answers it. Only
+        when the asker waits for that (``dsh-ask`` does): otherwise nothing is read."""
+        heard = receipt(request, make=False)
+        if heard is None or (record is not None and record.state is not State.PENDING):
+            return
+        if record is None:
+            record = await self._read(question_id)
+        link = None
+        if record is not None:
+            if self._link_notices is None:
+                self._link_notices = await asyncio.to_thread(Notices, self.inbox)
+            settings = await asyncio.to_thread(self._link_notices.link_settings)
+            if settings is not None:
+                link = link_for(settings[0], settings[1], record)
+        command = f"dsh-inbox answer {question_id}"
+        heard.file(Filing(question_id, link=link, answer_command=command))
 
     async def _write_outcome(self, one: _Queued) -> QuestionRecord | Exception | None:
         """For an ask cancelled while its row was queued or being written: the outcome of the

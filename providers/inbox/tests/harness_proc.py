@@ -18,8 +18,8 @@ import sys
 from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, hookimpl
 from dsh_user_questions.harness import HarnessContext
 
+from dsh_user_questions_inbox import AlreadyDelivered
 from dsh_user_questions_inbox.plugin import get_provider
-from dsh_user_questions_inbox.provider import AlreadyDelivered
 
 REQUEST = {
     "questions": [

@@ -50,7 +50,7 @@ from prompt_toolkit.widgets import TextArea
 
 from ._abort import AbortRelay
 from ._drawing import SEP, STYLE, boxed, continuation, join, mark_cut, recap, wrap_parts
-from ._keys import LAST_KEY, form_bindings
+from ._keys import DISCARD, LAST_KEY, TALK, form_bindings
 from ._markdown import Line
 from ._page import RECOMMENDED, Page, TextPurpose
 from ._questions import (
@@ -109,6 +109,8 @@ class Form:
         self.text_purpose: TextPurpose | None = None
         self.feedback_label = ""
         self.confirming = False
+        # What a pending confirmation asks ("y" does it, any other key keeps the form).
+        self.confirm_prompt = DISCARD
         self.notice = ""
         self.read_first = False  # Enter on Approve before the whole plan was drawn
         self.digits = ""
@@ -220,8 +222,8 @@ class Form:
         page.cursor = row_index
         row = page.rows[row_index]
         item = page.item
-        if row.kind == "talk":
-            self.app.exit(exception=UserQuestionError.cancelled())
+        if row.kind == "talk":  # it closes the question: asked first, as the page asks
+            self.confirm(TALK)
         elif row.kind == "skip":
             page.checked.clear()
             page.other_checked = False
@@ -318,6 +320,11 @@ class Form:
         else:
             self.stop_text()
         return True
+
+    def confirm(self, prompt: str) -> None:
+        """Ask ``prompt`` before cancelling: ``y`` cancels, any other key keeps the form."""
+        self.confirm_prompt = prompt
+        self.confirming = True
 
     def cancel(self) -> None:
         if not self.app.is_done:
@@ -703,10 +710,7 @@ class Form:
         if text:
             lines = wrap_line([("class:notice", text)], width) + lines
         if self.confirming:
-            return wrap_line(
-                [("class:notice", "Discard your answers and cancel? y discard \u00b7 n keep")],
-                width,
-            )
+            return wrap_line([("class:notice", self.confirm_prompt)], width)
         if not self.armed:  # keys do not count yet: the hint shows once they do
             return [[] for _ in lines]
         return lines

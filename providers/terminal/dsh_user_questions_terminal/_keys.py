@@ -13,7 +13,12 @@ from prompt_toolkit.keys import Keys
 if TYPE_CHECKING:
     from ._interactive import Form
 
-__all__ = ["LAST_KEY", "form_bindings"]
+__all__ = ["DISCARD", "LAST_KEY", "TALK", "form_bindings"]
+
+DISCARD = "Discard your answers and cancel? y discard \u00b7 n keep"
+"""What Esc asks once something is answered."""
+TALK = "Talk instead? This closes the question. y talk \u00b7 n keep"
+"""What Talk instead asks: it closes the question (``ASK_CANCELLED``), as a page's close does."""
 
 LAST_KEY = [float("-inf")]
 """When any form of the process last saw a key (monotonic): a recent one means the human is
@@ -47,7 +52,7 @@ def form_bindings(form: Form) -> KeyBindings:
     @kb.add("escape", filter=listing, eager=True)
     def _(event: KeyPressEvent) -> None:
         if form.has_answers():
-            form.confirming = True
+            form.confirm(DISCARD)
         else:
             form.cancel()
 
@@ -73,13 +78,22 @@ def form_bindings(form: Form) -> KeyBindings:
     def _(event: KeyPressEvent) -> None:
         form.move(+1)
 
+    # With a detail taller than its room, Home and End go to its start and its end and leave
+    # the pointer where it is (End never lands on a row such as Talk instead); otherwise they
+    # go to the first and the last row.
     @kb.add("home", filter=listing)
     def _(event: KeyPressEvent) -> None:
-        form.move(-(10**6), wrap=False)
+        if form.last.scrolls:
+            form.scroll_detail(-(10**6))
+        else:
+            form.move(-(10**6), wrap=False)
 
     @kb.add("end", filter=listing)
     def _(event: KeyPressEvent) -> None:
-        form.move(10**6, wrap=False)
+        if form.last.scrolls:
+            form.scroll_detail(10**6)
+        else:
+            form.move(10**6, wrap=False)
 
     @kb.add("pagedown", filter=listing)
     def _(event: KeyPressEvent) -> None:

@@ -3,11 +3,12 @@
 A provider for the dsh-user-questions service: `WebProvider` serves a page from the harness's
 own event loop; installing the distribution registers it through the ``dsh`` entry points.
 
-The page and its HTTP/SSE protocol work over any `QuestionBoard` (module
-`dsh_user_questions_web.board`): ``dsh_user_questions_web.app.create_app(board, token=...,
-allowed_hosts=...)`` builds the ASGI app and `dsh_user_questions_web.server.start_server`
-serves it with the connection bounds of `Limits`. Those two modules load Starlette and uvicorn,
-so they are not imported here.
+The page and its HTTP/SSE protocol work over any `QuestionBoard`:
+``dsh_user_questions_web.app.create_app(board, token=..., allowed_hosts=...)`` builds the ASGI
+app and `dsh_user_questions_web.server.start_server` serves it with the connection bounds of
+`Limits`. Those two modules load Starlette and uvicorn, so they are not imported here. Every
+other public name is imported from this package, and from nowhere else (the modules defining
+them are private).
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .answers import MAX_CUSTOM_CHARS, check_page_answer
-    from .board import BoardEvent, QuestionBoard, Settlement
-    from .limits import Limits
-    from .provider import (
+    from ._answers import check_page_answer, problems_of
+    from ._board import BoardEvent, Outcome, QuestionBoard, Settlement, SettlementStatus
+    from ._limits import Limits
+    from ._provider import (
         ENV_ALLOWED_HOSTS,
         ENV_HOST,
         ENV_PORT,
+        ENV_PUBLIC_URL,
         ENV_TOKEN,
         WebProvider,
         WebProviderWarning,
@@ -30,34 +32,40 @@ if TYPE_CHECKING:
 # Each public name and the module that defines it: loaded on first use, so that loading the
 # plugin (which imports this package) costs no more than the core does.
 _HOMES = {
-    "MAX_CUSTOM_CHARS": "answers",
-    "check_page_answer": "answers",
-    "BoardEvent": "board",
-    "QuestionBoard": "board",
-    "Settlement": "board",
-    "Limits": "limits",
-    "ENV_ALLOWED_HOSTS": "provider",
-    "ENV_HOST": "provider",
-    "ENV_PORT": "provider",
-    "ENV_TOKEN": "provider",
-    "WebProvider": "provider",
-    "WebProviderWarning": "provider",
+    "check_page_answer": "_answers",
+    "problems_of": "_answers",
+    "BoardEvent": "_board",
+    "Outcome": "_board",
+    "QuestionBoard": "_board",
+    "Settlement": "_board",
+    "SettlementStatus": "_board",
+    "Limits": "_limits",
+    "ENV_ALLOWED_HOSTS": "_provider",
+    "ENV_HOST": "_provider",
+    "ENV_PORT": "_provider",
+    "ENV_PUBLIC_URL": "_provider",
+    "ENV_TOKEN": "_provider",
+    "WebProvider": "_provider",
+    "WebProviderWarning": "_provider",
 }
 
 __all__ = [
     "ENV_ALLOWED_HOSTS",
     "ENV_HOST",
     "ENV_PORT",
+    "ENV_PUBLIC_URL",
     "ENV_TOKEN",
-    "MAX_CUSTOM_CHARS",
     "BoardEvent",
     "Limits",
+    "Outcome",
     "QuestionBoard",
     "Settlement",
+    "SettlementStatus",
     "WebProvider",
     "WebProviderWarning",
     "__version__",
     "check_page_answer",
+    "problems_of",
 ]
 
 __version__ = "0.1.0.dev0"

@@ -25,8 +25,8 @@ import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions.providing import Receipt
 
-from .answers import check_page_answer, problems_of
-from .board import BoardEvent, Outcome, Settlement
+from ._answers import check_page_answer, problems_of
+from ._board import BoardEvent, Outcome, Settlement
 
 _log = logging.getLogger(__name__)
 

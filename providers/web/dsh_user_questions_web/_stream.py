@@ -28,8 +28,8 @@ from dsh_user_questions.rules import inert_text
 from dsh_user_questions.view import question_view
 from starlette.types import Message, Receive, Scope, Send
 
-from .board import BoardEvent, QuestionBoard
-from .limits import Limits
+from ._board import BoardEvent, QuestionBoard
+from ._limits import Limits
 
 __all__ = ["EventHub", "encode"]
 

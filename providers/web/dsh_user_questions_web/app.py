@@ -37,10 +37,10 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ._board import QuestionBoard, Settlement
 from ._guard import Guard
+from ._limits import Limits
 from ._stream import EventHub, encode
-from .board import QuestionBoard, Settlement
-from .limits import Limits
 from .server import ConnectionTable
 
 __all__ = ["PageApp", "create_app", "under_prefix"]

@@ -20,7 +20,7 @@ from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, ho
 from dsh_user_questions.providing import SharedProvider
 
 if TYPE_CHECKING:
-    from .provider import WebProvider
+    from ._provider import WebProvider
 
 __all__ = ["WebPlugin", "get_provider", "plugin"]
 
@@ -31,7 +31,7 @@ def get_provider() -> WebProvider:
     """The provider this plugin asks through (made from the environment on first use)."""
     global _provider
     if _provider is None:
-        from .provider import WebProvider  # loaded with the first ask, not with the plugin
+        from ._provider import WebProvider  # loaded with the first ask, not with the plugin
 
         _provider = WebProvider.from_env()
     return _provider

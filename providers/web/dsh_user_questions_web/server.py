@@ -22,7 +22,7 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .limits import Limits
+from ._limits import Limits
 
 __all__ = ["ConnectionTable", "RunningServer", "bind_socket", "start_server"]
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
+import socket
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -96,9 +100,58 @@ async def test_one_reminder_while_still_pending(
     assert inbox.get(pending.id).state is State.PENDING  # type: ignore[union-attr]
 
 
-async def test_a_dead_receiver_never_fails_the_caller(inbox: Inbox) -> None:
-    """A receiver nobody listens on is logged; question_waiting returns at once either way."""
-    notifier = QuestionNotifier(inbox, Notifier(["json://127.0.0.1:9/"], timeout=2))
-    notifier.question_waiting(inbox.add(waiting(), harness="h"))
+@pytest.fixture
+def silent_receiver() -> Iterator[tuple[int, threading.Event, threading.Event]]:
+    """A receiver on 127.0.0.1 that takes a connection and never answers: its port, an event
+    set once a sender connected, and one to set to drop the connection unanswered."""
+    server = socket.create_server(("127.0.0.1", 0))
+    connected, drop = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        server.settimeout(60)
+        try:
+            connection, _ = server.accept()
+        except OSError:  # nobody came (the test failed first) or the server closed
+            return
+        connected.set()
+        drop.wait(120)
+        connection.close()  # unanswered: the sender sees the connection end
+
+    thread = threading.Thread(target=hold, daemon=True)
+    thread.start()
+    try:
+        yield server.getsockname()[1], connected, drop
+    finally:
+        drop.set()
+        server.close()
+        thread.join(10)
+
+
+async def test_a_dead_receiver_never_fails_the_caller(
+    inbox: Inbox,
+    silent_receiver: tuple[int, threading.Event, threading.Event],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A receiver that never answers is logged; question_waiting returns at once either way.
+
+    The receiver answers nothing until the test drops it, and the notifier would wait an hour
+    for it: question_waiting has returned before the receiver even holds the request (it got
+    it only afterwards), so it never waited on the send. The failed send is then a warning
+    naming the target and the notification; the caller gets no error."""
+    port, connected, drop = silent_receiver
+    notifier = QuestionNotifier(inbox, Notifier([f"json://127.0.0.1:{port}/"], timeout=3600))
+    caplog.set_level(logging.WARNING, logger="dsh_user_questions.notify")
+    notifier.question_waiting(inbox.add(waiting(), harness="h"))  # returns: nothing raised
+    assert not connected.is_set()  # the send has not even reached the receiver yet
+    assert await asyncio.to_thread(connected.wait, 60), "the notification was never sent"
+    drop.set()  # the receiver goes away without an answer
     await settle_tasks(notifier)
     await notifier.aclose()
+    warned = [r.getMessage() for r in caplog.records if r.name == "dsh_user_questions.notify"]
+    assert len(warned) == 1, warned
+    assert re.fullmatch(
+        rf"(sending a notification to json://127\.0\.0\.1:{port}.* failed: \w+"
+        rf"|the notification target json://127\.0\.0\.1:{port}.* refused"
+        r" 'A question is waiting: Database')",
+        warned[0],
+    ), warned[0]

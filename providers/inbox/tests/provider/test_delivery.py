@@ -15,8 +15,8 @@ from _requests import PKG, pick
 from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, UserQuestionService
 from dsh_user_questions.harness import HarnessContext
 
-from dsh_user_questions_inbox import Inbox, State
-from dsh_user_questions_inbox.provider import AlreadyDelivered, InboxProvider
+from dsh_user_questions_inbox import AlreadyDelivered, Inbox, State
+from dsh_user_questions_inbox.provider import InboxProvider
 
 
 def answers_of(harness: Harness, count: int) -> dict[str, object]:

@@ -82,7 +82,7 @@ async def test_the_page_and_the_store_refuse_exactly_what_the_rules_refuse(
     rules.check_answer refuses, with its problems (paths as the page names them): no rule of
     their own."""
     from dsh_user_questions.rules import check_answer
-    from dsh_user_questions_web.answers import problems_of
+    from dsh_user_questions_web import problems_of
 
     from dsh_user_questions_inbox._board import InboxBoard
 

@@ -117,6 +117,8 @@ class PtyDriver:
         await self._until(question.question, LIST_HINT)
         if isinstance(reply, TalkInstead):
             self.press(other)  # the row after the plan's options
+            await self._until("Talk instead? This closes the question.")
+            self.press("y")
         elif isinstance(reply, Approve) and question.intent is not None:
             self.press(digit[question.intent.approve])
         elif isinstance(reply, KeepPlanning) and question.intent is not None:

@@ -70,3 +70,21 @@ def test_the_plan_stays_in_the_scrollback_after_the_answer(terminal):
     assert "Approve this plan and leave plan mode?" in result["screen"]
     assert "Switch CI to pnpm install" in result["screen"]
     assert "Approve" in result["screen"].split("leave plan mode?", 1)[1]
+
+
+def test_end_jumps_to_the_end_of_a_long_plan_at_40x12(terminal):
+    """At 40x12 a 40-step plan: End shows its last step at once and leaves the pointer on its
+    row (no button is pressed by a following Enter: Approve, still unread, scrolls instead of
+    approving); Home goes back to its first lines."""
+    term = terminal(long_plan(40), size=(12, 40))
+    screen = term.wait_for("\u276f 1.", HINT)
+    assert "Drop the production database" not in screen
+    term.press("end")
+    screen = term.wait_for("Drop the production")
+    assert "\u276f 1." in screen  # the pointer stayed on Approve, not on Talk instead
+    term.press("enter")
+    assert "ANSWER" not in term.settle(0.5)  # not approved: lines 4-39 were never drawn
+    term.press("home")
+    term.wait_until(lambda s: "Drop the production" not in s, "back at the plan's start")
+    term.press("esc")
+    assert term.outcome().get("error") == "ASK_CANCELLED"

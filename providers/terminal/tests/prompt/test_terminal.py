@@ -176,13 +176,30 @@ def test_plan_review_keep_planning_without_feedback(terminal):
 
 
 def test_plan_review_talk_instead_cancels(terminal):
-    """Talk instead closes the question with ASK_CANCELLED."""
+    """Talk instead asks first, as the page asks before a close: y closes the question with
+    ASK_CANCELLED."""
     term = terminal({"questions": [plan_review()]})
     term.wait_for("Talk instead", HINT)
     term.press("3")
+    term.wait_for("Talk instead? This closes the question. y talk")
+    term.press("y")
     result = term.outcome()
     assert result["error"] == "ASK_CANCELLED"
     assert result["tty"] == "restored"
+
+
+def test_talk_instead_kept_by_any_other_key(terminal):
+    """Enter on Talk instead (End then Enter, a slip) only asks; n keeps the card, whose
+    Approve then still answers."""
+    term = terminal({"questions": [plan_review()]})
+    term.wait_for("Talk instead", HINT)
+    term.press("3")
+    term.wait_for("Talk instead? This closes the question.")
+    term.press("n")
+    term.wait_until_gone("This closes the question")
+    assert "ERROR" not in term.settle(0.3)
+    term.press("1")
+    assert term.outcome()["answer"] == {"answers": [{"id": "plan-review", "selected": ["Approve"]}]}
 
 
 def test_escape_cancels(terminal):

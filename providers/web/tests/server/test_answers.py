@@ -87,7 +87,7 @@ def test_the_page_script_never_parses_html() -> None:
 
 def test_the_readme_documents_every_environment_variable() -> None:
     """Each DSH_USER_QUESTIONS_WEB_* variable the code reads is in the README, and no other."""
-    from dsh_user_questions_web import provider
+    from dsh_user_questions_web import _provider as provider
 
     readme = set(re.findall(r"DSH_USER_QUESTIONS_WEB_[A-Z_]+", README.read_text()))
     code = set(re.findall(r"DSH_USER_QUESTIONS_WEB_[A-Z_]+", Path(provider.__file__).read_text()))

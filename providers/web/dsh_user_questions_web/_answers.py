@@ -15,9 +15,9 @@ import json
 from collections.abc import Sequence
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionItem, UserQuestionError
-from dsh_user_questions.rules import MAX_CUSTOM_CHARS, check_answer
+from dsh_user_questions.rules import check_answer
 
-__all__ = ["MAX_CUSTOM_CHARS", "check_page_answer", "problems_of"]
+__all__ = ["check_page_answer", "problems_of"]
 
 
 def check_page_answer(
