@@ -3,7 +3,8 @@
 A provider that sends notifications (the inbox's ``dsh-inbox serve --public-url``, the web
 provider's ``public_url``) serves ``/q/<token>`` with `link_routes`; the token
 (`dsh_user_questions._links`) is a capability for exactly one question, signed with the server's
-link secret and expiring with the question. The page is server-rendered HTML with no script: the
+link secret and expiring with the question. The page is server-rendered HTML with no script
+(but one, allowed by its hash, on a date-and-time question: it picks the browser's UTC offset): the
 question as the core's view shows it (`dsh_user_questions.view`): header, text and options
 (shown label, description, preview) as escaped inert text; a detail's markdown as HTML of a
 fixed list of elements (links only to ``http``, ``https`` and ``mailto``), every text escaped; a
@@ -23,7 +24,9 @@ provider builds the routes.
 
 from __future__ import annotations
 
+import base64
 import contextvars
+import hashlib
 import html
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import Any
@@ -31,6 +34,7 @@ from typing import Any
 import attrs
 
 from ._i18n import ENGLISH, N_, for_language, html_lang, language_from_accept, review_text
+from ._input_text import describe_input, value_from_text
 from ._links import (
     LinkError,
     cross_origin_refusal,
@@ -90,6 +94,12 @@ blockquote{margin:0;padding-left:.8rem;border-left:3px solid #d8d8d2}
 .diff>span{display:block;min-height:1.45em}.diff .file{font-weight:600}
 .diff .hunk{color:#0b6e85}.diff .add{background:#e3f3e6}.diff .del{background:#fbe6e3}
 details.preview{margin:0 0 .4rem 1.6rem}
+
+.hint{color:#55554f;font-size:.9rem;margin:.2rem 0}
+input[type=number],input[type=date],input[type=time],input[type=datetime-local],
+input[type=search],input[type=file],select{font:inherit;padding:.35rem;max-width:100%}
+.files{max-height:50vh;overflow:auto;border:1px solid #d8d8d2;border-radius:.4rem;padding:0 .5rem}
+.files label{padding:.2rem 0;font-family:ui-monospace,monospace;font-size:.9rem}
 """
 
 _OTHER = "other"
@@ -193,7 +203,9 @@ def _page(title: str, body: str, status: int = 200) -> Any:
         status_code=status,
         headers={
             "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline';"
-            " form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+            # The one script, only on a page that carries it (a date-and-time question).
+            + (f" script-src 'sha256-{_OFFSET_HASH}';" if _OFFSET_SCRIPT in body else "")
+            + " form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
             "Cache-Control": "no-store",
             "X-Content-Type-Options": "nosniff",
             # Not no-referrer: under it a browser sends "Origin: null" with the form's post,
@@ -281,6 +293,10 @@ def _question_html(index: int, question: QuestionView, form: _Form) -> str:
         )
     parts.append(f"<h2>{html.escape(_review(question.kind, question.question))}</h2>")
     parts.append(_detail_html(question))
+    if question.input is not None:  # a typed answer: its field only
+        parts.append(_input_html(name, question, form))
+        parts.append("</section>")
+        return "".join(parts)
     kind = "checkbox" if question.multi_select else "radio"
     for position, option in enumerate(question.options):
         parts.append(
@@ -301,12 +317,133 @@ def _form_html(linked: LinkedQuestion, form: _Form | None = None) -> str:
         _("A question for review asked by {asker}") if review else _("A question asked by {asker}")
     )
     cards = "".join(_question_html(i, view, form or {}) for i, view in enumerate(views))
+    kinds = {view.input.type for view in views if view.input is not None}
+    # Files go as multipart (the browser shows its own progress as they are sent).
+    encoding = " enctype=multipart/form-data" if "upload" in kinds else ""
+    filters = "".join(
+        _filter_html(i, view, form or {})
+        for i, view in enumerate(views)
+        if view.input is not None and view.input.type == "files"
+    )
+    script = f"<script>{_OFFSET_SCRIPT}</script>" if "datetime" in kinds else ""
     return (
-        f'<p class="header">{lead.format(asker=_text(linked.asker))}</p>'
-        f"<form method=post>{cards}<button type=submit name=action value=answer>"
-        f"{_('Send answer')}</button>"
+        f'<p class="header">{lead.format(asker=_text(linked.asker))}</p>{filters}'
+        f"<form method=post{encoding}>{cards}"
+        f"<button type=submit name=action value=answer>{_('Send answer')}</button>"
         "<button class=secondary type=submit name=action value=cancel>"
-        f"{_('Close without answering')}</button></form>"
+        f"{_('Close without answering')}</button></form>{script}"
+    )
+
+
+_FILES_SHOWN = 200
+"""The most files a file question lists at once; its filter (a search) narrows the rest."""
+
+_INPUT_TYPES = {"number": "number", "date": "date", "time": "time", "datetime": "datetime-local"}
+
+# The one script of the page (allowed by its hash): it picks the browser's UTC offset for the
+# date and time chosen, so a local time is sent with its offset. Without it the human picks.
+_OFFSET_SCRIPT = (
+    'for(const s of document.querySelectorAll("select[data-offset-for]")){'
+    "const f=document.getElementById(s.dataset.offsetFor);"
+    "const set=()=>{const d=f.value?new Date(f.value):new Date();if(isNaN(d))return;"
+    "const m=-d.getTimezoneOffset(),a=Math.abs(m);"
+    'const v=(m<0?"-":"+")+String(Math.floor(a/60)).padStart(2,"0")+":"'
+    '+String(a%60).padStart(2,"0");'
+    "if([...s.options].some(o=>o.value===v))s.value=v;};"
+    'set();f.addEventListener("change",set);}'
+)
+_OFFSET_HASH = base64.b64encode(hashlib.sha256(_OFFSET_SCRIPT.encode()).digest()).decode()
+_OFFSETS = [
+    f"{'-' if minutes < 0 else '+'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+    for minutes in range(-12 * 60, 14 * 60 + 1, 15)
+]
+
+
+def _attr(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _input_html(name: str, question: QuestionView, form: _Form) -> str:
+    """The field of a typed answer: a native number, date, time or date-and-time input, a
+    file list with checkboxes (narrowed by the filter above the form), or a file picker."""
+    field = question.input
+    assert field is not None, "only a typed question has a field"
+    words = html.escape(inert_text(describe_input(field)))
+    hint = f'<p class="hint" id="{name}-hint">{words[:1].upper()}{words[1:]}</p>'
+    kind = field.type
+    if kind in _INPUT_TYPES:
+        extra = ""
+        if kind == "number":
+            for key in ("min", "max"):
+                value = getattr(field, key, None)
+                if value is not None:
+                    extra += f' {key}="{_attr(value)}"'
+            step = getattr(field, "step", None)
+            extra += f' step="{_attr(step if step is not None else "any")}"'
+        typed = _attr(form.get(f"{name}-value", [""])[-1])
+        out = (
+            f'<label for="{name}-value">Your answer</label>'
+            f'<input type={_INPUT_TYPES[kind]} id="{name}-value" name="{name}-value"'
+            f' value="{typed}" aria-describedby="{name}-hint"{extra}>{hint}'
+        )
+        if kind == "datetime":
+            chosen = form.get(f"{name}-offset", ["+00:00"])[-1]
+            options = "".join(
+                f"<option{' selected' if offset == chosen else ''}>{offset}</option>"
+                for offset in _OFFSETS
+            )
+            out += (
+                f'<label for="{name}-offset">Time zone (UTC offset)</label>'
+                f'<select id="{name}-offset" name="{name}-offset"'
+                f' data-offset-for="{name}-value">{options}</select>'
+            )
+        return out
+    if kind == "files":
+        candidates = field.candidates
+        needle = form.get(f"{name}-filter", [""])[-1].strip().lower()
+        ticked = set(form.get(f"{name}-file", []))
+        shown = [
+            (path, text)
+            for path, text in zip(candidates, field.shown, strict=True)
+            if not needle or needle in path.lower()
+        ]
+        rows = "".join(
+            f'<label><input type=checkbox name="{name}-file" value="{_attr(path)}"'
+            f"{' checked' if path in ticked else ''}><span>{html.escape(text)}</span></label>"
+            for path, text in shown[:_FILES_SHOWN]
+        )
+        more = (
+            f"{len(shown)} files match; the first {_FILES_SHOWN} are listed: filter to narrow."
+            if len(shown) > _FILES_SHOWN
+            else f"{len(shown)} of {len(candidates)} files listed."
+        )
+        return (
+            f'{hint}<p class="hint">{more}</p>'
+            f'<fieldset class="files"><legend class="hint">Files</legend>{rows}</fieldset>'
+        )
+    if kind == "upload":
+        accept = getattr(field, "accept", None) or ()
+        accepting = f' accept="{_attr(",".join(accept))}"' if accept else ""
+        count = getattr(field, "max_count", None)
+        several = "" if count == 1 else " multiple"
+        return (
+            f'<label for="{name}-upload">Choose {"a file" if count == 1 else "files"}</label>'
+            f'<input type=file id="{name}-upload" name="{name}-upload"{accepting}{several}'
+            f' aria-describedby="{name}-hint">{hint}'
+        )
+    return f"<p>{words}</p>"
+
+
+def _filter_html(index: int, question: QuestionView, form: _Form) -> str:
+    """The search that narrows a file question's list (a GET of the same page)."""
+    name = f"q{index}"
+    typed = _attr(form.get(f"{name}-filter", [""])[-1])
+    title = html.escape(question.header or question.question.split("\n", 1)[0])
+    return (
+        f'<form method=get class="card" role="search"><label for="{name}-filter">Filter the'
+        f" files of \u201c{title}\u201d</label>"
+        f'<input type=search id="{name}-filter" name="{name}-filter" value="{typed}">'
+        "<button type=submit class=secondary>Filter</button></form>"
     )
 
 
@@ -340,11 +477,16 @@ def _answer_from_form(request: AskUserQuestionRequest, form: _Form) -> dict[str,
     """The wire answer of a posted form; `UserQuestionError` (``BAD_ANSWER``) listing what
     the page refuses before the rules see it: nothing given at all, a single-select pick
     beside typed words, "Other" chosen without words."""
-    items = []
-    problems = []
+    items: list[dict[str, Any]] = []
+    problems: list[str] = []
     given = False
     for index, question in enumerate(request_view(request)):
         name = question.header or question.question
+        if question.input is not None:
+            typed_item = _value_item(index, question, form)
+            given = given or "value" in typed_item
+            items.append(typed_item)
+            continue
         raw_picks = form.get(f"q{index}", [])
         chosen = [
             question.options[int(raw)]
@@ -380,12 +522,38 @@ def _answer_from_form(request: AskUserQuestionRequest, form: _Form) -> dict[str,
     return {"answers": items}
 
 
+def _value_item(index: int, question: QuestionView, form: _Form) -> dict[str, Any]:
+    """The answer item of a typed question from the posted form (no value: a skip)."""
+    field = question.input
+    assert field is not None, "only a typed question has a value"
+    key = f"q{index}"
+    item: dict[str, Any] = {"id": question.id, "selected": []}
+    if field.type == "files":
+        paths = form.get(f"{key}-file", [])
+        if paths:
+            item["value"] = paths
+    elif field.type == "upload":
+        tokens = form.get(f"{key}-upload", [])
+        if tokens:
+            item["value"] = [{"upload": token} for token in tokens]
+    else:
+        raw = form.get(f"{key}-value", [""])[-1].strip()
+        if raw and field.type == "datetime":
+            if len(raw) == 16:  # the browser's YYYY-MM-DDTHH:MM
+                raw += ":00"
+            raw += form.get(f"{key}-offset", ["+00:00"])[-1]
+        if raw:
+            item["value"] = value_from_text(field, raw)
+    return item
+
+
 def link_routes(
     *,
     secret: Callable[[], bytes],
     get: Callable[[str], Awaitable[LinkedQuestion | None]],
     answer: Callable[[str, dict[str, Any]], Awaitable[str | None]],
     cancel: Callable[[str], Awaitable[object]],
+    upload: Callable[[str, str, str, str | None], Any] | None = None,
 ) -> list[Any]:
     """The Starlette routes of ``/q/{token}`` over a provider's questions.
 
@@ -393,6 +561,10 @@ def link_routes(
     wire_answer)`` hands an answer over and returns ``None`` when it was taken, else why not
     (shown as "Your answer was not used (why)."), raising ``BAD_ANSWER`` as a
     `UserQuestionError` for an answer the rules refuse; ``cancel(question_id)`` closes it.
+    ``upload(question_id, item_id, name, media_type)`` opens a sink for a file the form
+    carries (``write``/``finish`` giving the token the answer names it by/``abort``; raising
+    `dsh_user_questions._uploads.UploadRefused` or `LookupError`); without it a form with files
+    is refused.
     """
     from urllib.parse import parse_qs
 
@@ -410,10 +582,22 @@ def link_routes(
             return _page(_("Question gone"), _card(_("This question is gone.")), 410)
         note = None
         if request.method == "POST" and linked.outcome is None and linked.request is not None:
-            body = await request.body()
-            if len(body) > _MAX_FORM_BYTES:
-                return _page(_("Answer too long"), _card(_("That answer is too long.")), 413)
-            form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
+            kind = request.headers.get("content-type", "")
+            if kind.lower().startswith("multipart/form-data"):
+                try:
+                    form = await _multipart(request, kind, linked.request, question_id, upload)
+                except _Refused as refused:
+                    return _page(
+                        _("Your file was not taken"),
+                        f'<section class="card problems" role="alert"><p>{_text(str(refused))}'
+                        " " + _("Nothing of it was kept.") + "</p></section>" + _form_html(linked),
+                        refused.status,
+                    )
+            else:
+                body = await request.body()
+                if len(body) > _MAX_FORM_BYTES:
+                    return _page(_("Answer too long"), _card(_("That answer is too long.")), 413)
+                form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
             action = form.get("action", ["answer"])[-1]
             if action == "cancel":  # asked once more: one tap must not decline for good
                 return _page(_("Close without answering?"), _confirm_close_html())
@@ -440,10 +624,135 @@ def link_routes(
                 )
             linked = await get(question_id) or linked
         if linked.outcome is None and linked.request is not None:
-            return _page(_("A question is waiting"), _form_html(linked))
+            shown = parse_qs(request.url.query) if request.method == "GET" else {}
+            return _page(_("A question is waiting"), _form_html(linked, shown))
         return _page(_("Question settled"), _outcome_html(linked, note))
 
     return [Route("/q/{token}", open_link, methods=["GET", "POST"])]
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+async def _multipart(
+    request: Any,
+    content_type: str,
+    asked: AskUserQuestionRequest,
+    question_id: str,
+    upload: Callable[[str, str, str, str | None], Any] | None,
+) -> _Form:
+    """A multipart form, its files streamed into ``upload`` sinks as they arrive (each file
+    part of a field ``q<N>-upload`` becomes its token in the form); `_Refused` (nothing of the
+    refused file kept) for a file over its question's limit, of a refused type or with a bad
+    name, or for fields over the form's size limit."""
+    from python_multipart.multipart import MultipartParser, parse_options_header
+
+    from ._uploads import UploadRefused
+
+    _, options = parse_options_header(content_type)
+    boundary = options.get(b"boundary")
+    if not boundary:
+        raise _Refused("The form was sent without its boundary.", 400)
+    ids = [item.id for item in asked.questions]
+    form: _Form = {}
+    state: dict[str, Any] = {"headers": {}, "field": b"", "value": b"", "sink": None, "text": 0}
+    failure: list[_Refused] = []
+
+    def header_field(data: bytes, start: int, end: int) -> None:
+        state["field"] += data[start:end]
+
+    def header_value(data: bytes, start: int, end: int) -> None:
+        state["value"] += data[start:end]
+
+    def header_end() -> None:
+        state["headers"][state["field"].decode("latin-1").lower()] = state["value"]
+        state["field"] = state["value"] = b""
+
+    def part_begin() -> None:
+        state.update(headers={}, sink=None, name=None, data=bytearray())
+
+    def headers_done() -> None:
+        _, disposition = parse_options_header(state["headers"].get("content-disposition", b""))
+        name = disposition.get(b"name", b"").decode("utf-8", "replace")
+        state["name"] = name
+        filename = disposition.get(b"filename")
+        if filename is None or failure:
+            return
+        state["name"] = None  # a file part is no text field
+        label = filename.decode("utf-8", "replace")
+        index = name[1:].split("-", 1)[0] if name.startswith("q") else ""
+        if not label or not name.endswith("-upload") or not index.isdigit():
+            return  # no file chosen (an empty part), or not an upload field: ignored
+        if upload is None or int(index) >= len(ids):
+            failure.append(_Refused("This page cannot take files for that question.", 400))
+            return
+        media = state["headers"].get("content-type", b"").decode("latin-1") or None
+        try:
+            state["sink"] = upload(question_id, ids[int(index)], label, media)
+        except UploadRefused as refused:
+            failure.append(_Refused(f"{refused}.", refused.status))
+        except LookupError as missing:
+            failure.append(_Refused(f"{missing}.", 409))
+        else:
+            state["sink_field"] = name
+
+    def part_data(data: bytes, start: int, end: int) -> None:
+        sink = state["sink"]
+        if sink is not None:
+            try:
+                sink.write(data[start:end])
+            except UploadRefused as refused:
+                state["sink"] = None
+                failure.append(_Refused(f"{refused}.", refused.status))
+        elif state["name"] is not None:
+            state["text"] += end - start
+            if state["text"] > _MAX_FORM_BYTES:
+                state["name"] = None
+                failure.append(_Refused("That answer is too long.", 413))
+            else:
+                state["data"] += data[start:end]
+
+    def part_end() -> None:
+        sink = state["sink"]
+        if sink is not None:
+            state["sink"] = None
+            try:
+                form.setdefault(state["sink_field"], []).append(sink.finish())
+            except LookupError as missing:
+                failure.append(_Refused(f"{missing}.", 409))
+        elif state["name"] is not None:
+            text = bytes(state["data"]).decode("utf-8", "replace").replace("\r\n", "\n")
+            form.setdefault(state["name"], []).append(text)
+
+    parser = MultipartParser(
+        boundary,
+        {
+            "on_part_begin": part_begin,
+            "on_header_field": header_field,
+            "on_header_value": header_value,
+            "on_header_end": header_end,
+            "on_headers_finished": headers_done,
+            "on_part_data": part_data,
+            "on_part_end": part_end,
+        },
+    )
+    try:
+        async for chunk in request.stream():
+            parser.write(chunk)
+            if failure:
+                break
+        parser.finalize()
+    except ValueError as error:  # the parser's own complaint: a malformed body
+        failure.append(_Refused(f"The form could not be read ({type(error).__name__}).", 400))
+    finally:
+        if state.get("sink") is not None:
+            state["sink"].abort()
+    if failure:
+        raise failure[0]
+    return form
 
 
 def with_links(app: Any, routes: list[Any], hosts: Callable[[], Collection[str]]) -> Any:

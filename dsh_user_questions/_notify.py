@@ -39,6 +39,7 @@ from typing import Any
 import attrs
 
 from ._i18n import _, for_language, review_text
+from ._input_text import describe_input
 from ._payloads import AskUserQuestionRequest
 from .rules import inert_text
 from .view import request_view
@@ -113,7 +114,9 @@ def notification_for(
 
     ``asker`` names who asks (a harness label, with the agent when there is one). The words are
     the core's view of each question (`dsh_user_questions.view.request_view`): inert text, put
-    on one line and shortened; the detail (a plan, a diff) is left out: the link shows it.
+    on one line and shortened; a typed answer says what it asks for in brackets (``[a number
+    between 1 and 10]``, ``[pick files]``); the detail (a plan, a diff) is left out: the link
+    shows it.
     The frame's words are in ``language`` (default: `DSH_USER_QUESTIONS_LANG`, else the locale).
     """
     tr = for_language(language)
@@ -127,6 +130,8 @@ def notification_for(
     lines = [tr("{asker} asks:").format(asker=_clip(inert_text(asker), _MAX_TITLE))]
     for view in views:
         text = _clip(review_text(view.kind, view.question, language), _MAX_QUESTION)
+        if view.input is not None:  # what is asked for, in plain words: "a number between 1 and 10"
+            text += f" [{_clip(inert_text(describe_input(view.input)), _MAX_TITLE)}]"
         header = review_text(view.kind, view.header, language) if view.header else ""
         lines.append(f"- {_clip(header, 40)}: {text}" if header else f"- {text}")
     return Notification(title=title, body="\n".join(lines), link=link)

@@ -23,6 +23,7 @@ from ._notices import LINKS_RENEW_EVERY, Notices
 from ._record import State
 from ._retention import retention_seconds
 from ._store import Inbox
+from ._uploads import open_upload, resolve_uploads
 from ._url import default_sqlite_path
 
 __all__ = ["DEFAULT_PORT", "ENV_TOKEN", "serve", "token_from"]
@@ -209,9 +210,12 @@ def _with_links(
     routes = link_routes(
         secret=lambda: secret,
         get=inbox.get,
-        answer=lambda qid, answer: inbox.answer(qid, answer, surface=f"{surface}-link"),
+        answer=lambda qid, answer: inbox.answer(
+            qid, resolve_uploads(inbox, qid, answer), surface=f"{surface}-link"
+        ),
         cancel=lambda qid: inbox.settle(qid, State.CANCELLED, surface=f"{surface}-link"),
         to_thread=asyncio.to_thread,
+        upload=lambda *file: open_upload(inbox, *file),
     )
     return with_links(app, routes, hosts)
 

@@ -536,13 +536,17 @@ class Inbox:
             "DELETE FROM dsh_inbox_leases WHERE beat < :cutoff",
             {"cutoff": now - _LEASE_ROWS_KEPT},
         )
-        return self._engine.write(
+        pruned = self._engine.write(
             "DELETE FROM dsh_inbox_questions WHERE state <> 'pending'"
             " AND settled_at < :cutoff AND (late_at IS NULL OR late_at < :cutoff)"
             " AND (state <> 'answered' OR delivered_at IS NOT NULL)"
             " AND (late_answer IS NULL OR late_delivered_at IS NOT NULL)",
             {"cutoff": now - older_than},
         )
+        from ._uploads import prune_uploads  # uploaded files go with their records
+
+        prune_uploads(self)
+        return pruned
 
     # Reading -----------------------------------------------------------------------------------
 

@@ -19,18 +19,23 @@ import asyncio
 import contextlib
 import sys
 import time
-from typing import Literal, TextIO
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation
+from typing import Any, Literal, TextIO
 
 from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionRequest,
+    AskUserQuestionUpload,
     UserQuestionError,
 )
 from dsh_user_questions._i18n import review_text
+from dsh_user_questions._input_text import value_from_text
+from dsh_user_questions._uploads import UploadRefused, copy_file, discard_upload
 from dsh_user_questions.rules import inert_text
 from prompt_toolkit.application import Application, create_app_session
 from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import DynamicCompleter, PathCompleter
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import create_input
@@ -54,11 +59,12 @@ from ._drawing import SEP, STYLE, boxed, continuation, join, mark_cut, recap, wr
 from ._i18n import N_, _
 from ._keys import DISCARD, LAST_KEY, TALK, form_bindings
 from ._markdown import Line
-from ._page import RECOMMENDED, Page, TextPurpose
+from ._page import FILES_SHOWN, RECOMMENDED, Page, TextPurpose
 from ._questions import (
     SECRET_GIVEN,
     answer_problem,
     describe_answer,
+    describe_value,
     one_line,
     title,
     unusable_stream,
@@ -83,6 +89,10 @@ TOO_SMALL = N_("Window too small: make it larger to answer")
 _PREVIEW_SOURCE = -1_000_000  # the source number of a preview's lines (never a review card's)
 
 _DIGIT_PAUSE = 1.0  # seconds within which a second digit continues a number (1 then 2: row 12)
+
+# The field a typed answer is entered in, by the kind of input (a number, date or time: "value").
+_INPUT_PURPOSE: dict[str, TextPurpose] = {"files": "filter", "upload": "path"}
+_PATHS = PathCompleter(expanduser=True)
 
 
 class _Frame:
@@ -125,6 +135,10 @@ class Form:
         self.text = TextArea(
             multiline=True,
             accept_handler=self._guarded_accept,
+            # Tab completes a path (no completion while typing: Tab's own would be dropped
+            # while one runs).
+            complete_while_typing=False,
+            completer=DynamicCompleter(lambda: _PATHS if self.text_purpose == "path" else None),
             wrap_lines=True,
             height=self._field_height,
             read_only=Condition(lambda: not self.armed),
@@ -136,6 +150,7 @@ class Form:
                 )
             ],
         )
+        self.text.buffer.on_text_changed += self._typed
         self.body_control = FormattedTextControl(self._body, focusable=True, show_cursor=False)
         self.app: Application[AskUserQuestionAnswer] = Application(
             layout=Layout(self._container(), focused_element=self.body_control),
@@ -179,7 +194,9 @@ class Form:
         if self.summary:
             return
         page = self.current
-        if not page.view.options and page.answer is None:
+        if page.input is not None:
+            self._start_text(_INPUT_PURPOSE.get(page.input_type or "", "value"))
+        elif not page.view.options and page.answer is None:
             self._start_text("free")
         else:
             self.stop_text()
@@ -188,7 +205,12 @@ class Form:
         self.text_purpose = purpose
         self.feedback_label = label
         page = self.current
-        self.text.text = page.custom if purpose != "feedback" else ""
+        if purpose == "filter":
+            self.text.text = page.filter_text
+        elif purpose == "path":
+            self.text.text = ""
+        else:
+            self.text.text = page.custom if purpose != "feedback" else ""
         self.text.buffer.cursor_position = len(self.text.text)
         self.app.layout.focus(self.text)
 
@@ -230,14 +252,20 @@ class Form:
             page.checked.clear()
             page.other_checked = False
             self._record(AskUserQuestionAnswerItem(id=item.id))
+        elif row.kind == "other" and page.input is not None:
+            self._start_text(_INPUT_PURPOSE.get(page.input_type or "", "value"))
         elif row.kind == "other":
             self._start_text("free" if not page.view.options else "other")
+        elif page.input_type == "files":
+            if not page.chosen:
+                self.toggle(row_index)
+            self.confirm_files()
         elif page.plan and row.approves:
             if self._plan_unread(page):
                 self.scroll_detail(+1)
                 self.read_first = True  # said until the whole plan has been drawn
                 return
-            self._record(AskUserQuestionAnswerItem(id=item.id, selected=[row.label]))
+            self._record(AskUserQuestionAnswerItem(id=item.id, selected=(row.label,)))
         elif page.plan:
             self._start_text("feedback", row.label)
         elif page.view.multi_select:
@@ -245,7 +273,7 @@ class Form:
                 page.checked.add(row.index)
             self.confirm_multi()
         else:
-            self._record(AskUserQuestionAnswerItem(id=item.id, selected=[row.label]))
+            self._record(AskUserQuestionAnswerItem(id=item.id, selected=(row.label,)))
 
     def toggle(self, row_index: int) -> None:
         page = self.current
@@ -254,7 +282,9 @@ class Form:
             return
         page.cursor = row_index
         row = page.rows[row_index]
-        if row.kind == "option":
+        if row.kind == "option" and page.input_type == "files":
+            self.toggle_file(row.label)
+        elif row.kind == "option":
             page.checked ^= {row.index}
             page.touched = True
         elif row.kind == "other":
@@ -272,12 +302,99 @@ class Form:
         page.checked = set() if page.checked == everything else everything
         page.touched = True
 
+    def toggle_file(self, path: str) -> None:
+        """Tick or untick a file of a file question (at most its ``max_count``)."""
+        page = self.current
+        if path in page.chosen:
+            page.chosen.remove(path)
+            self.notice = ""
+            return
+        assert page.input is not None, "a file question has its input"
+        limit = page.input.max_count
+        if limit is not None and len(page.chosen) >= limit:
+            self.notice = f"At most {limit} file{'s' if limit != 1 else ''}: untick one first."
+            return
+        page.chosen.append(path)
+        self.notice = ""
+
+    def confirm_files(self) -> None:
+        """Send the ticked files of a file question (the rules judge them first)."""
+        page = self.current
+        if not page.chosen:
+            self.notice = "Tick at least one file (Space), or choose Skip."
+            return
+        self._record_value(list(page.chosen))
+
+    def _record_value(self, value: Any) -> bool:
+        """Record ``value`` for the current question if the core's rules take it; else say
+        why (the notice) and keep the field as typed."""
+        page = self.current
+        item = page.item
+        answer = AskUserQuestionAnswerItem(id=item.id, value=value)
+        problem = answer_problem(item, answer)
+        if problem is not None:
+            self.notice = f"Not taken: {problem}"
+            return False
+        self.notice = ""
+        self._record(answer)
+        return True
+
+    def step_number(self, direction: int) -> None:
+        """Up/Down in a number field: one ``step`` (else 1) up or down, kept within range."""
+        page = self.current
+        field = page.input
+        assert field is not None, "a number question has its input"
+        step = Decimal(str(field.step)) if field.step is not None else Decimal(1)
+        low = None if field.min is None else Decimal(str(field.min))
+        high = None if field.max is None else Decimal(str(field.max))
+        try:
+            now = Decimal(self.text.text.strip())
+        except InvalidOperation:
+            now = None
+        if now is None or not now.is_finite():
+            new = low if low is not None else Decimal(0)
+        else:
+            # To the next point of the grid (counted from min, else 0) that way.
+            base = low if low is not None else Decimal(0)
+            steps = (now - base) / step
+            if direction > 0:
+                new = base + (steps.to_integral_value(rounding=ROUND_FLOOR) + 1) * step
+            else:
+                new = base + (steps.to_integral_value(rounding=ROUND_CEILING) - 1) * step
+        if low is not None and new < low:
+            new = low
+        if high is not None and new > high:
+            new = high
+        text = format(new.normalize(), "f") if new != 0 else "0"
+        self.text.text = text
+        self.text.buffer.cursor_position = len(text)
+
+    def _typed(self, _buffer: Buffer) -> None:
+        """As the field changes: a file question's rows follow the filter; a typed value is
+        checked by the rules, and their objection shown at once (nothing is recorded)."""
+        if self.summary:
+            return
+        page = self.current
+        if self.text_purpose == "filter":
+            page.refilter(self.text.text)
+            self.visible = range(0)
+        elif self.text_purpose == "value":
+            words = self.text.text.strip()
+            if not words:
+                self.notice = ""
+                return
+            value = value_from_text(page.input, words)
+            problem = answer_problem(
+                page.item, AskUserQuestionAnswerItem(id=page.item.id, value=value)
+            )
+            self.notice = "" if problem is None else f"Not yet: {problem}"
+
     def confirm_multi(self) -> None:
         page = self.current
         item = page.item
         selected = [r.label for r in page.rows if r.kind == "option" and r.index in page.checked]
         custom = page.custom.strip() if page.other_checked and page.custom.strip() else None
-        self._record(AskUserQuestionAnswerItem(id=item.id, selected=selected, custom=custom))
+        self._record(AskUserQuestionAnswerItem(id=item.id, selected=tuple(selected), custom=custom))
 
     def _guarded_accept(self, buffer: Buffer) -> bool:
         try:
@@ -292,6 +409,19 @@ class Form:
         value = buffer.text.strip()
         item = page.item
         purpose = self.text_purpose
+        if purpose == "value":
+            page.custom = value
+            if not value:
+                self.notice = "Type an answer, or press Esc and choose Skip."
+                return True
+            self._record_value(value_from_text(page.input, value))
+            return True
+        if purpose == "filter":
+            self.confirm_files()
+            return True
+        if purpose == "path":
+            self._take_path(value)
+            return True
         if value:
             # What the core's answer rules would refuse (too long, control characters pasted)
             # is not taken: the text stays in the field to be edited.
@@ -306,7 +436,7 @@ class Form:
             if value:
                 self._record(AskUserQuestionAnswerItem(id=item.id, custom=value))
             else:
-                self._record(AskUserQuestionAnswerItem(id=item.id, selected=[self.feedback_label]))
+                self._record(AskUserQuestionAnswerItem(id=item.id, selected=(self.feedback_label,)))
         elif purpose == "free":
             page.custom = value
             self._record(
@@ -324,6 +454,40 @@ class Form:
         else:
             self.stop_text()
         return True
+
+    def _take_path(self, typed: str) -> None:
+        """Enter on an upload question's path: copy that file into the uploads folder (its
+        size, type and name checked as it goes); Enter on an empty path sends the files taken."""
+        page = self.current
+        field = page.input
+        assert field is not None, "an upload question has its input"
+        if not typed:
+            if page.uploads:
+                if not self._record_value(list(page.uploads)):
+                    return
+            else:
+                self.notice = "Type the path of a file (Tab completes), or press Esc and Skip."
+            return
+        limit = field.max_count
+        if limit is not None and len(page.uploads) >= limit:
+            self.notice = f"At most {limit} file{'s' if limit != 1 else ''}: press Enter to send."
+            return
+        try:
+            record = copy_file(typed, max_bytes=field.max_bytes, accept=field.accept)
+        except UploadRefused as refused:
+            self.notice = f"Not taken: {inert_text(str(refused))}"
+            return
+        except OSError as error:
+            self.notice = f"Not taken: {inert_text(error.strerror or str(error))}"
+            return
+        page.uploads.append(AskUserQuestionUpload.from_dict(record))
+        self.text.text = ""
+        taken = describe_value(page.uploads)
+        if limit == 1:
+            if not self._record_value(list(page.uploads)):
+                discard_upload(page.uploads.pop().to_dict())
+            return
+        self.notice = f"Taken: {taken}. Another path, or Enter to send."
 
     def confirm(self, prompt: str) -> None:
         """Ask ``prompt`` before cancelling: ``y`` cancels, any other key keeps the form."""
@@ -648,17 +812,23 @@ class Form:
         if self.summary:
             return self._summary_lines(width)
         page = self.current
-        multi = page.view.multi_select
+        files = page.input_type == "files"
+        multi = page.view.multi_select or files
         digits = len(str(len(page.rows)))
         out: list[list[Line]] = []
         for i, row in enumerate(page.rows):
-            here = i == page.cursor and self.text_purpose is None
+            here = i == page.cursor and self.text_purpose in (None, "filter")
             fragments: Line = [
                 ("class:pointer", "\u276f " if here else "  "),
                 ("class:number", f"{i + 1:>{digits}}. "),
             ]
             if multi and row.kind in ("option", "other"):
-                on = row.index in page.checked if row.kind == "option" else page.other_checked
+                if files:
+                    on = row.label in page.chosen
+                elif row.kind == "option":
+                    on = row.index in page.checked
+                else:
+                    on = page.other_checked
                 fragments.append(("class:checkbox", "[x] " if on else "[ ] "))
             indent = sum(get_cwidth(text) for _, text in fragments)
             fragments.append(("class:current" if here else "", row.shown))
@@ -714,6 +884,25 @@ class Form:
         return out
 
     def _text_label(self) -> StyleAndTextTuples:
+        page = self.current
+        if self.text_purpose == "filter":
+            shown = min(page.matches, FILES_SHOWN)
+            more = f", first {shown} shown" if page.matches > shown else ""
+            return [
+                ("class:question", "  Filter:"),
+                (
+                    "class:hint",
+                    f" {page.matches:,} of {len(page.files):,} files match{more};"
+                    f" {len(page.chosen)} ticked",
+                ),
+            ]
+        if self.text_purpose == "path":
+            return [
+                ("class:question", "  Path of the file:"),
+                ("class:hint", f" {page.input_words}"),
+            ]
+        if self.text_purpose == "value":
+            return [("class:question", "  Your answer:"), ("class:hint", f" {page.input_words}")]
         if self.text_purpose == "feedback":
             return [("class:question", "  " + _("What should change?"))]
         if not self.summary and self.current.secret:
@@ -754,6 +943,18 @@ class Form:
             label = page.shown_labels.get(self.feedback_label, "")
             text = _("Enter send (empty: {label} without feedback) \u00b7 Esc back to choices")
             text = text.format(label=label)
+        elif self.text_purpose == "value":
+            steps = " \u00b7 \u2191\u2193 " + _("step") if page.input_type == "number" else ""
+            text = _("Enter send") + steps + " \u00b7 " + _("Esc more choices")
+        elif self.text_purpose == "filter":
+            text = _(
+                "type to filter \u00b7 \u2191\u2193 move \u00b7 Space tick"
+                " \u00b7 Enter send the ticked files \u00b7 Esc more choices"
+            )
+        elif self.text_purpose == "path":
+            text = _(
+                "Tab completes \u00b7 Enter take the file (empty: send) \u00b7 Esc more choices"
+            )
         elif self.text_purpose == "free" and not page.view.options:
             text = _("Enter send (empty: skip) \u00b7 Esc more choices")
         elif self.text_purpose is not None:

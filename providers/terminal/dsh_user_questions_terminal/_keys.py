@@ -62,6 +62,48 @@ def form_bindings(form: Form) -> KeyBindings:
     def _(event: KeyPressEvent) -> None:
         form.stop_text()
 
+    def typing_for(kind: str) -> Condition:
+        return Condition(lambda: form.text_purpose is not None and _input(form) == kind)
+
+    stepping = Condition(lambda: form.text_purpose == "value") & typing_for("number")
+    filtering = Condition(lambda: form.text_purpose == "filter")
+
+    @kb.add("up", filter=stepping)
+    def _(event: KeyPressEvent) -> None:
+        form.step_number(+1)
+
+    @kb.add("down", filter=stepping)
+    def _(event: KeyPressEvent) -> None:
+        form.step_number(-1)
+
+    @kb.add("up", filter=filtering)
+    def _(event: KeyPressEvent) -> None:
+        form.move(-1)
+
+    @kb.add("down", filter=filtering)
+    def _(event: KeyPressEvent) -> None:
+        form.move(+1)
+
+    @kb.add("pagedown", filter=filtering)
+    def _(event: KeyPressEvent) -> None:
+        form.move(form.page_rows(), wrap=False)
+
+    @kb.add("pageup", filter=filtering)
+    def _(event: KeyPressEvent) -> None:
+        form.move(-form.page_rows(), wrap=False)
+
+    @kb.add("space", filter=filtering)
+    def _(event: KeyPressEvent) -> None:
+        form.toggle(form.current.cursor)
+
+    @kb.add("tab", filter=Condition(lambda: form.text_purpose == "path"))
+    def _(event: KeyPressEvent) -> None:
+        buffer = form.text.buffer
+        if buffer.complete_state:
+            buffer.complete_next()
+        else:
+            buffer.start_completion(select_first=True)
+
     @kb.add("enter", filter=typing)
     def _(event: KeyPressEvent) -> None:
         form.text.buffer.validate_and_handle()
@@ -157,6 +199,10 @@ def form_bindings(form: Form) -> KeyBindings:
     for binding in kb.bindings:
         binding.handler = _guarded(form, binding.handler, binding.keys)
     return kb
+
+
+def _input(form: Form) -> str | None:
+    return None if form.summary else form.current.input_type
 
 
 def _guarded(

@@ -28,9 +28,12 @@ from dsh_user_questions import (
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
     AskUserQuestionRequest,
+    AskUserQuestionUpload,
     UserQuestionError,
 )
 from dsh_user_questions._i18n import review_text
+from dsh_user_questions._input_text import describe_input, value_from_text
+from dsh_user_questions._uploads import UploadRefused, copy_file, discard_upload
 from dsh_user_questions.harness import AbortSignal
 from dsh_user_questions.rules import inert_text
 from dsh_user_questions.view import QuestionView, question_view
@@ -47,6 +50,7 @@ _PICKS = re.compile(r"\d+(?:\s*[,\s]\s*\d+)*")
 # it is refused rather than taken as the human's own words.
 _NUMBERISH = re.compile(r"[\d\s.,;:#()\[\]+\-]*\d[\d\s.,;:#()\[\]+\-]*")
 _APPROVE_WORDS = frozenset({"approve", "a", "yes", "y"})
+_FILES_LISTED = 50  # the files line mode lists of a file question (the rest counted)
 LABEL_PREFIX = "="
 """``=LABEL`` picks the option labelled LABEL, also when LABEL is a number (``=2``)."""
 
@@ -130,6 +134,8 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
     text = line.strip()
     if not text:
         return AskUserQuestionAnswerItem(id=item.id)
+    if view.input is not None:
+        return _typed_value(item, view, text)
     if not view.options:
         return AskUserQuestionAnswerItem(id=item.id, custom=text)
     if text.startswith(LABEL_PREFIX):
@@ -138,10 +144,10 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
         if label is None:
             said = json.dumps(inert_text(wanted), ensure_ascii=False)
             raise _Refused(f"no option is labelled {said} ({LABEL_PREFIX}LABEL picks by label)")
-        return AskUserQuestionAnswerItem(id=item.id, selected=[label])
+        return AskUserQuestionAnswerItem(id=item.id, selected=(label,))
     approve = _approve_label(view)
     if approve is not None and text.casefold() in _APPROVE_WORDS:
-        return AskUserQuestionAnswerItem(id=item.id, selected=[approve])
+        return AskUserQuestionAnswerItem(id=item.id, selected=(approve,))
     label = _matching_label(view, text)
     if _PICKS.fullmatch(text):
         try:
@@ -152,9 +158,9 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
             picks = [label]  # no reading as rows: the label it is
         if label is not None and picks != [label] and re.search(r"[\s,]", text):
             raise _Refused(_readings(view, text, picks, label)) from None
-        return AskUserQuestionAnswerItem(id=item.id, selected=picks)
+        return AskUserQuestionAnswerItem(id=item.id, selected=tuple(picks))
     if label is not None:
-        return AskUserQuestionAnswerItem(id=item.id, selected=[label])
+        return AskUserQuestionAnswerItem(id=item.id, selected=(label,))
     own = view.other or view.kind != "question"  # a review card's text is feedback
     if _NUMBERISH.fullmatch(text) or not own:
         count = len(view.options)
@@ -164,6 +170,28 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
             raise _Refused(f"{text!r} is not one of the options: type {how} or a label")
         raise _Refused(f"{text!r} is not an answer: type {how}, a label, or your own words")
     return AskUserQuestionAnswerItem(id=item.id, custom=text)
+
+
+def _typed_value(
+    item: AskUserQuestionItem, view: QuestionView, text: str
+) -> AskUserQuestionAnswerItem:
+    """A typed question's line: the value (files: paths separated by commas); an upload's line
+    is the path of a local file, copied into the uploads folder (several: commas)."""
+    field = view.input
+    assert field is not None
+    if field.type != "upload":
+        return AskUserQuestionAnswerItem(id=item.id, value=value_from_text(field, text))
+    records = []
+    try:
+        for path in (part.strip() for part in text.split(",") if part.strip()):
+            records.append(copy_file(path, max_bytes=field.max_bytes, accept=field.accept))
+    except (UploadRefused, OSError) as error:
+        for record in records:
+            discard_upload(record)
+        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise _Refused(f"the file is not taken: {inert_text(why)}") from None
+    value = tuple(AskUserQuestionUpload.from_dict(record) for record in records)
+    return AskUserQuestionAnswerItem(id=item.id, value=value)
 
 
 def _approve_label(view: QuestionView) -> str | None:
@@ -332,6 +360,22 @@ def _show(out: TextIO, view: QuestionView, index: int, total: int) -> None:
 
 
 def _how_to_answer(view: QuestionView) -> str:
+    field = view.input
+    if field is not None:
+        if field.type == "files":
+            listed = "\n".join(f"    {path}" for path in field.shown[:_FILES_LISTED])
+            more = len(field.shown) - _FILES_LISTED
+            listed += f"\n    ... and {more} more" if more > 0 else ""
+            return (
+                f"{listed}\nAnswer: {describe_input(field)}: the paths, separated by commas;"
+                " an empty line skips."
+            )
+        if field.type == "upload":
+            return (
+                f"Answer: {describe_input(field)}: the path of each file, separated by commas;"
+                " an empty line skips."
+            )
+        return f"Answer: {describe_input(field)}; an empty line skips."
     count = len(view.options)
     approve = _approve_label(view)
     if approve is not None:

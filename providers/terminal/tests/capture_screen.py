@@ -265,21 +265,71 @@ def svg(screen: Any, title: str) -> str:
 
 
 def picture(
-    request: dict[str, Any], ready: str, size: tuple[int, int], title: str, **env: str
+    request: dict[str, Any],
+    ready: str,
+    size: tuple[int, int],
+    title: str,
+    *,
+    keys: tuple[str, ...] = (),
+    after: str = "",
+    **env: str,
 ) -> str:
-    """The screen once ``ready`` shows, drawn as SVG (``env``: the driver's extra environment)."""
+    """The screen once ``ready`` shows (then ``keys`` typed one by one, each once the last
+    was drawn, until ``after`` shows), as SVG; ``env``: the driver's extra environment."""
     with tempfile.TemporaryDirectory() as tmp:
         term = Terminal(request, Path(tmp), size=size, **env)
         try:
             term.wait_for(ready)
+            for key in keys:
+                term.press(key)
+                term.settle(0.3)
+            if after:
+                term.wait_for(after)
             return svg(term.screen, title)
         finally:
             term.close()
 
 
+NUMBER: dict[str, Any] = {
+    "questions": [
+        {
+            "id": "workers",
+            "header": "Workers",
+            "question": "How many test workers should CI run?",
+            "input": {"type": "number", "min": 1, "max": 16, "step": 1, "unit": "workers"},
+        }
+    ]
+}
+
+# A file question's candidates as the asker lists them (its root is never shown).
+FILES: dict[str, Any] = {
+    "questions": [
+        {
+            "id": "read",
+            "header": "Context",
+            "question": "Which files should I read before changing the parser?",
+            "input": {
+                "type": "files",
+                "root": "/",
+                "max_count": 3,
+                "candidates": [
+                    "README.md",
+                    "docs/parser.md",
+                    "src/lexer.py",
+                    "src/parser.py",
+                    "src/tokens.py",
+                    "tests/test_lexer.py",
+                    "tests/test_parser.py",
+                ],
+            },
+        }
+    ]
+}
+
+
 def pictures() -> dict[str, str]:
     """The docs' pictures of the terminal form, by file name: the repository's
-    examples/package-manager.json at 80x24 and at 40x12."""
+    examples/package-manager.json at 80x24 and at 40x12, a number and a file question."""
     example = json.loads(EXAMPLE.read_text(encoding="utf-8"))
     title = "The terminal form asking which package manager the project should use"
     return {
@@ -292,6 +342,17 @@ def pictures() -> dict[str, str]:
             "The terminal form in Simplified Chinese (LANG=zh_CN.UTF-8, 80x24)",
             LC_ALL="",
             LANG="zh_CN.UTF-8",
+        ),
+        "terminal-number.svg": picture(
+            NUMBER, "Esc more choices", (12, 80), "The terminal's number field with its range"
+        ),
+        "terminal-files.svg": picture(
+            FILES,
+            "Esc more choices",
+            (16, 80),
+            "The terminal's file list with its filter and checkboxes",
+            keys=("src", " ", "\x1b[B", " ", "\x1b[A"),
+            after="2 ticked",
         ),
     }
 

@@ -32,7 +32,8 @@ class Guard:
     be ``http`` or ``https`` on one of them (a TLS proxy in front), or the public URL's own
     origin for its name (`dsh_user_questions._links.cross_origin_refusal`, the check the link
     page makes too); the token is
-    the first path segment of every route. A refused request's connection is closed after
+    the first path segment of every route; the ``streamed`` paths bound their own bodies. A
+    refused request's connection is closed after
     its answer; ``on_trusted(client)`` is told of each request that passed (the server then
     keeps that connection over ones that never showed the token).
     """
@@ -44,9 +45,13 @@ class Guard:
         token: str,
         allowed_hosts: Callable[[], Collection[str]],
         max_body_bytes: int,
+        streamed: Collection[str] = (),
         on_trusted: Callable[[object], None] | None = None,
     ) -> None:
         self._app = app
+        # Routes that read their body as a stream and bound it themselves (an upload, up to
+        # its question's max_bytes): the post size limit does not apply to them.
+        self._streamed = frozenset(streamed)
         self._on_trusted = on_trusted
         self._prefix = f"/{token}".encode()
         self._allowed_hosts = allowed_hosts
@@ -94,6 +99,8 @@ class Guard:
         if refusal is not None:
             return PlainTextResponse(refusal, status_code=403)
         length = headers.get("content-length")
+        if scope["path"] in self._streamed:
+            return None
         if length is not None and (not length.isdigit() or int(length) > self._max_body_bytes):
             return PlainTextResponse("request body too large", status_code=413)
         return None

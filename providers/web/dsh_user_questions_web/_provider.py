@@ -277,6 +277,7 @@ class WebProvider:
                 get=self._linked,
                 answer=self._answer_linked,
                 cancel=lambda ask_id: self._board.cancel(ask_id, by="link"),
+                upload=lambda *file: self._board.open_upload(*file),
             )
             served = with_links(app, routes, lambda: self._allowed)
         if self._public_url is not None:

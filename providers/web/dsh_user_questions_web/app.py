@@ -39,6 +39,7 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ._board import QuestionBoard, Settlement
+from ._files import candidates, receive
 from ._guard import Guard
 from ._i18n import for_language, localize_page
 from ._limits import Limits
@@ -224,6 +225,19 @@ def create_app(
             return bad.response
         return settlement_response(await board.cancel(data["id"]), request)
 
+    async def files(request: Request) -> Response:
+        ask_id = request.query_params.get("ask", "")
+        question_id = request.query_params.get("question", "")
+        if not (_ID.fullmatch(ask_id) and _ID.fullmatch(question_id)):
+            return _invalid("ask, question: must be ids (letters, digits and . _ : -)")
+        listed = await candidates(board, ask_id, question_id)
+        if listed is None:
+            return _json({"status": "not-found", "message": "no such pending file question"}, 404)
+        return Response(listed, media_type="application/json")
+
+    async def upload(request: Request) -> Response:
+        return await receive(board, request, limits)
+
     app = Starlette(
         routes=[
             Route(base, to_index, methods=["GET"]),
@@ -235,6 +249,8 @@ def create_app(
             Route(f"{base}/answer", answer, methods=["POST"]),
             Route(f"{base}/cancel", cancel, methods=["POST"]),
             Route(f"{base}/alive", alive, methods=["POST"]),
+            Route(f"{base}/files", files, methods=["GET"]),
+            Route(f"{base}/upload", upload, methods=["POST"]),
         ]
     )
     guard = Guard(
@@ -242,6 +258,7 @@ def create_app(
         token=token,
         allowed_hosts=allowed_hosts,
         max_body_bytes=limits.max_body_bytes,
+        streamed=(f"{base}/upload",),
         on_trusted=connections.trust if connections is not None else None,
     )
     return PageApp(guard, hub)

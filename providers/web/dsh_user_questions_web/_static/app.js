@@ -470,7 +470,8 @@
   // A page takes the focus on its recommended option when it has one (focused, never checked),
   // else on its question.
   function focusPage(page) {
-    const target = page.recommended && !page.recommended.disabled ? page.recommended : page.section.querySelector(".question-text");
+    const field = page.field && page.field();
+    const target = field && !field.disabled ? field : page.recommended && !page.recommended.disabled ? page.recommended : page.section.querySelector(".question-text");
     target.focus();
   }
 
@@ -610,6 +611,33 @@
       else detail.textContent = visible(question.detail_text);
       fieldset.append(detail);
     }
+    if (question.input && typeof question.input === "object") {
+      // A typed answer (the view's input): a number, a date, a time, files of the workspace or
+      // files to upload. The value goes to the server as it is; the core's rules judge it and
+      // a refusal comes back naming the rule.
+      const field = typedField(ask, question, saved, page);
+      fieldset.append(...field.nodes);
+      page.choices = () => [];
+      page.read = field.read;
+      page.snapshot = field.snapshot;
+      page.summary = () => {
+        const item = page.read();
+        return item.error ? "Not answered yet" : field.summary();
+      };
+      page.field = field.focus;
+      const nextText = last ? (total > 1 ? "Review answers" : "Submit") : "Next";
+      section.append(
+        error,
+        nav(
+          back,
+          button("Skip", "skip", () => page.onSkip()),
+          el("span", { className: "spacer" }),
+          button(closeText, "quiet close", () => page.onClose()),
+          button(nextText, "primary next", null, "submit"),
+        ),
+      );
+      return page;
+    }
     const options = question.options;
     const multi = Boolean(question.multi_select);
     const kind = multi ? "checkbox" : "radio";
@@ -731,6 +759,272 @@
       ),
     );
     return page;
+  }
+
+  // ---- typed answers: number, date, time, datetime, files, upload ----
+  const FILES_SHOWN = 200; // rows drawn at once in a file list; the filter narrows the rest
+  const pad2 = (n) => String(n).padStart(2, "0");
+  function sizeText(bytes) {
+    if (!Number.isFinite(bytes)) return "";
+    if (bytes < 1024) return `${bytes} bytes`;
+    const units = ["KB", "MB", "GB"];
+    let value = bytes / 1024;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
+    return `${value >= 10 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
+  }
+  // A page's local date and time with the browser's offset at that moment: RFC 3339.
+  function withOffset(local) {
+    const date = new Date(local);
+    if (!local || Number.isNaN(date.getTime())) return null;
+    const minutes = -date.getTimezoneOffset();
+    const sign = minutes >= 0 ? "+" : "-";
+    const off = Math.abs(minutes);
+    const seconds = local.length === 16 ? `${local}:00` : local;
+    return `${seconds}${sign}${pad2(Math.floor(off / 60))}:${pad2(off % 60)}`;
+  }
+  function offsetText() {
+    const minutes = -new Date().getTimezoneOffset();
+    const off = Math.abs(minutes);
+    return `UTC${minutes >= 0 ? "+" : "-"}${pad2(Math.floor(off / 60))}:${pad2(off % 60)}`;
+  }
+  function numberHint(input) {
+    const parts = [];
+    const has = (key) => typeof input[key] === "number";
+    if (has("min") && has("max")) parts.push(`A number between ${input.min} and ${input.max}`);
+    else if (has("min")) parts.push(`A number of at least ${input.min}`);
+    else if (has("max")) parts.push(`A number of at most ${input.max}`);
+    else parts.push("A number");
+    if (has("step")) parts.push(`in steps of ${input.step}`);
+    return `${parts.join(", ")}${input.unit ? ` (${input.unit})` : ""}. Up and Down arrows step it.`;
+  }
+
+  function typedField(ask, question, saved, page) {
+    const input = question.input;
+    const fieldId = nextId("value");
+    const hintId = nextId("hint");
+    const label = (text) => el("label", { className: "field-label", for: fieldId, text });
+    const hint = (text) => el("p", { id: hintId, className: "hint", text });
+    if (input.type === "files") return filesField(ask, question, saved, fieldId, hintId);
+    if (input.type === "upload") return uploadField(ask, question, saved, fieldId, hintId);
+    const kinds = { number: "number", date: "date", time: "time", datetime: "datetime-local" };
+    const type = kinds[input.type];
+    if (!type) {
+      // A kind this page does not know: said, never guessed at.
+      return {
+        nodes: [el("p", { className: "hint", text: `This question asks for a kind of answer this page cannot take (${input.type}). Skip it, or answer it elsewhere.` })],
+        read: () => ({ error: "This page cannot answer this question: press Skip." }),
+        snapshot: () => ({}),
+        summary: () => "",
+        focus: () => null,
+      };
+    }
+    const box = el("input", {
+      id: fieldId, type, className: `value-field ${input.type}`, "aria-describedby": hintId,
+      min: typeof input.min === "number" || typeof input.min === "string" ? String(input.min) : null,
+      max: typeof input.max === "number" || typeof input.max === "string" ? String(input.max) : null,
+      step: typeof input.step === "number" ? String(input.step) : input.type === "number" ? "any" : null,
+      inputmode: input.type === "number" ? "decimal" : null,
+    });
+    if (typeof saved.value === "string") box.value = saved.value;
+    const words = {
+      number: ["Your answer", numberHint(input)],
+      date: ["Date", "A date (year, month, day)."],
+      time: ["Time", "A time of day (hours and minutes)."],
+      datetime: ["Date and time", `A date and a time, in your time zone (${offsetText()}); it is sent with that offset.`],
+    }[input.type];
+    const unit = input.type === "number" && input.unit ? el("span", { className: "unit", "aria-hidden": "true", text: input.unit }) : null;
+    const read = () => {
+      const raw = box.value.trim();
+      if (box.validity && box.validity.badInput) return { error: `${words[0]}: that is not a valid ${input.type === "number" ? "number" : input.type}.` };
+      if (!raw) return { error: `Fill in the ${words[0].toLowerCase()}, or press Skip.` };
+      let value = raw;
+      if (input.type === "number") value = Number(raw);
+      if (input.type === "datetime") value = withOffset(raw);
+      if (value === null || (typeof value === "number" && !Number.isFinite(value))) return { error: `${words[0]}: that is not a valid ${input.type}.` };
+      return { id: question.id, selected: [], value };
+    };
+    return {
+      nodes: [label(words[0]), el("div", { className: "value-row" }, box, unit), hint(words[1])],
+      read,
+      snapshot: () => ({ value: box.value }),
+      summary: () => {
+        const item = read();
+        return input.type === "number" && input.unit ? `${item.value} ${input.unit}` : String(item.value);
+      },
+      focus: () => box,
+    };
+  }
+
+  function filesField(ask, question, saved, fieldId, hintId) {
+    const input = question.input;
+    const max = Number.isInteger(input.max_count) ? input.max_count : null;
+    const chosen = new Set(Array.isArray(saved.files) ? saved.files.filter((f) => typeof f === "string") : []);
+    let all = null; // the candidates, once fetched
+    let shownOf = new Map(); // each candidate as inert text, for display
+    const filter = el("input", { id: fieldId, type: "search", className: "files-filter", "aria-describedby": hintId, autocomplete: "off", spellcheck: "false" });
+    const status = el("p", { className: "hint files-status", role: "status", "aria-live": "polite", text: "Loading the file list\u2026" });
+    const list = el("div", { className: "files-list", role: "group", "aria-label": "Files" });
+    const picked = el("ul", { className: "files-chosen", "aria-label": "Chosen files" });
+    const count = typeof input.candidate_count === "number" ? input.candidate_count : null;
+    const limitText = max ? `Pick up to ${max} ${max === 1 ? "file" : "files"}` : "Pick files";
+    const where = input.pattern ? ` matching ${input.pattern}` : "";
+    const drawChosen = () => {
+      picked.replaceChildren(
+        ...[...chosen].map((path) =>
+          el("li", {}, el("span", { className: "path", text: shownOf.get(path) || path }),
+            button("Remove", "quiet remove", () => { chosen.delete(path); draw(); list.dispatchEvent(new Event("change", { bubbles: true })); })),
+        ),
+      );
+      picked.hidden = chosen.size === 0;
+    };
+    const draw = () => {
+      drawChosen();
+      if (all === null) return;
+      const term = filter.value.trim().toLowerCase();
+      const rows = [];
+      let matches = 0;
+      for (const path of all) {
+        if (term && !path.toLowerCase().includes(term)) continue;
+        matches += 1;
+        if (rows.length < FILES_SHOWN) rows.push(path);
+      }
+      list.replaceChildren(
+        ...rows.map((path) => {
+          const shown = shownOf.get(path) || path;
+          const cut = shown.lastIndexOf("/");
+          const box = el("input", { type: "checkbox", className: "file-choice", value: path, checked: chosen.has(path) });
+          box.addEventListener("change", () => {
+            if (box.checked && max !== null && chosen.size >= max) {
+              box.checked = false;
+              status.textContent = `At most ${max} ${max === 1 ? "file" : "files"}: remove one first.`;
+              return;
+            }
+            if (box.checked) chosen.add(path);
+            else chosen.delete(path);
+            drawChosen();
+          });
+          return el("label", { className: "file-row" }, box,
+            el("span", { className: "dir", text: cut >= 0 ? shown.slice(0, cut + 1) : "" }),
+            el("span", { className: "base", text: cut >= 0 ? shown.slice(cut + 1) : shown }));
+        }),
+      );
+      const shown = matches > rows.length ? `; showing the first ${rows.length}: type to narrow` : "";
+      status.textContent = `${matches.toLocaleString("en")} of ${all.length.toLocaleString("en")} files match${shown}. ${chosen.size} chosen.`;
+    };
+    let timer = null;
+    filter.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(draw, all && all.length > 20000 ? 120 : 0); });
+    fetch(`files?ask=${encodeURIComponent(ask.id)}&question=${encodeURIComponent(question.id)}`, { credentials: "same-origin", cache: "no-store" })
+      .then((response) => (response.ok ? response.json() : Promise.reject(new Error(String(response.status)))))
+      .then((data) => {
+        all = Array.isArray(data.files) ? data.files.filter((f) => typeof f === "string") : [];
+        shownOf = new Map(all.map((path, n) => [path, Array.isArray(data.shown) && typeof data.shown[n] === "string" ? data.shown[n] : path]));
+        draw();
+      })
+      .catch(() => { status.textContent = "The file list could not be loaded: reload the page to try again."; });
+    drawChosen();
+    return {
+      nodes: [
+        el("label", { className: "field-label", for: fieldId, text: "Filter files" }),
+        filter,
+        el("p", { id: hintId, className: "hint", text: `${limitText}${where}${count !== null ? ` from ${count.toLocaleString("en")} in the workspace` : ""}. Type to filter; Tab to the list, Space ticks a file.` }),
+        status, list, picked,
+      ],
+      read: () => (chosen.size ? { id: question.id, selected: [], value: [...chosen] } : { error: "Pick at least one file, or press Skip." }),
+      snapshot: () => ({ files: [...chosen] }),
+      summary: () => [...chosen].join(", "),
+      focus: () => filter,
+    };
+  }
+
+  function uploadField(ask, question, saved, fieldId, hintId) {
+    const input = question.input;
+    const max = Number.isInteger(input.max_count) ? input.max_count : null;
+    const maxBytes = Number.isInteger(input.max_bytes) ? input.max_bytes : null;
+    const accept = Array.isArray(input.accept) ? input.accept.filter((a) => typeof a === "string") : [];
+    const done = Array.isArray(saved.uploads) ? saved.uploads.filter((u) => u && typeof u.upload === "string") : [];
+    let busy = 0;
+    const picker = el("input", {
+      id: fieldId, type: "file", className: "upload-field", "aria-describedby": hintId,
+      accept: accept.length ? accept.join(",") : null, multiple: max === null || max > 1,
+    });
+    const progressList = el("ul", { className: "uploads" });
+    const status = el("p", { className: "hint upload-status", role: "status", "aria-live": "polite" });
+    const limits = [
+      max ? `up to ${max} ${max === 1 ? "file" : "files"}` : "",
+      maxBytes ? `each at most ${sizeText(maxBytes)}` : "",
+      accept.length ? `of type ${accept.join(", ")}` : "",
+    ].filter(Boolean);
+    const drawDone = () => {
+      for (const row of progressList.querySelectorAll("li.done")) row.remove();
+      for (const item of done) {
+        progressList.append(el("li", { className: "done" },
+          el("span", { className: "name", text: `${item.name} (${sizeText(item.size)})` }),
+          button("Remove", "quiet remove", () => { done.splice(done.indexOf(item), 1); drawDone(); picker.dispatchEvent(new Event("change", { bubbles: true })); })));
+      }
+    };
+    const send = (file) => {
+      if (maxBytes !== null && file.size > maxBytes) {
+        status.textContent = `${file.name} is ${sizeText(file.size)}: larger than ${sizeText(maxBytes)}, not sent.`;
+        return;
+      }
+      if (max !== null && done.length + busy >= max) {
+        status.textContent = `At most ${max} ${max === 1 ? "file" : "files"}: remove one first.`;
+        return;
+      }
+      busy += 1;
+      const bar = el("progress", { max: "100", value: "0", "aria-label": `Uploading ${file.name}` });
+      const row = el("li", { className: "sending" }, el("span", { className: "name", text: file.name }), bar);
+      progressList.append(row);
+      const request = new XMLHttpRequest();
+      const query = `ask=${encodeURIComponent(ask.id)}&question=${encodeURIComponent(question.id)}&name=${encodeURIComponent(file.name)}`;
+      request.open("POST", `upload?${query}`);
+      request.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+      request.upload.addEventListener("progress", (event) => {
+        if (event.lengthComputable) bar.value = Math.round((100 * event.loaded) / event.total);
+      });
+      const end = (text) => {
+        busy -= 1;
+        row.remove();
+        if (text) status.textContent = text;
+      };
+      request.addEventListener("load", () => {
+        let data = {};
+        try { data = JSON.parse(request.responseText); } catch (_) { data = {}; }
+        if (request.status === 200 && typeof data.upload === "string") {
+          done.push({ upload: data.upload, name: String(data.name), size: Number(data.size) });
+          drawDone();
+          end(`${file.name} uploaded.`);
+          picker.dispatchEvent(new Event("change", { bubbles: true }));
+        } else {
+          end(`${file.name} was not taken: ${data.message || `${request.status} ${request.statusText}`}`);
+        }
+      });
+      request.addEventListener("error", () => end(`${file.name} could not be sent: ${SERVER} is unreachable.`));
+      request.send(file);
+    };
+    picker.addEventListener("change", (event) => {
+      if (!event.isTrusted) return; // our own change events (a draft to save)
+      for (const file of picker.files || []) send(file);
+      picker.value = "";
+    });
+    drawDone();
+    return {
+      nodes: [
+        el("label", { className: "field-label", for: fieldId, text: max === 1 ? "Choose a file to upload" : "Choose files to upload" }),
+        picker,
+        el("p", { id: hintId, className: "hint", text: `${limits.length ? `${capital(limits.join(", "))}. ` : ""}The file goes to your agent's machine; the agent sees its name, type and size.` }),
+        status, progressList,
+      ],
+      read: () => {
+        if (busy) return { error: "Wait until the upload has finished." };
+        if (!done.length) return { error: "Upload a file, or press Skip." };
+        return { id: question.id, selected: [], value: done.map((item) => ({ upload: item.upload })) };
+      },
+      snapshot: () => ({ uploads: done }),
+      summary: () => done.map((item) => item.name).join(", "),
+      focus: () => picker,
+    };
   }
 
   // Number keys pick the options of the question on screen (not while typing).
