@@ -14,6 +14,7 @@ from dsh_user_questions import (
     plugin,
     tool,
 )
+from dsh_user_questions._tool_schema import MAX_SHAPE_CHARS
 from dsh_user_questions.harness import HarnessContext
 
 from ._common import REQUEST, Figure, InstantProvider, best_per_call
@@ -93,6 +94,7 @@ async def run(quick: bool) -> list[Figure]:
     per_call = await best_per_call({"bare": bare, "run": running}, number, repeat)
     value = per_call["run"] * 1e6
     return [
+        _largest_shape(),
         Figure(
             name="tool.run(), 3 questions",
             value=value,
@@ -101,5 +103,29 @@ async def run(quick: bool) -> list[Figure]:
             baseline=per_call["bare"] * 1e6,
             target=f"< {TARGET_US:g} µs",
             met=value < TARGET_US,
-        )
+        ),
     ]
+
+
+def _largest_shape() -> Figure:
+    """The size of the largest tool shape against its budget, and the headroom left."""
+    shapes = {
+        "openai_tool": tool.openai_tool(),
+        "openai_tool(strict=True)": tool.openai_tool(strict=True),
+        "openai_responses_tool(strict=True)": tool.openai_responses_tool(strict=True),
+        "anthropic_tool": tool.anthropic_tool(),
+        "gemini_tool": tool.gemini_tool(),
+        "mcp_tool": tool.mcp_tool(),
+    }
+    sizes = {name: len(json.dumps(shape, separators=(",", ":"))) for name, shape in shapes.items()}
+    name = max(sizes, key=sizes.__getitem__)
+    return Figure(
+        name=f"largest tool shape ({name}), compact JSON",
+        value=sizes[name],
+        unit="chars",
+        baseline_name="-",
+        baseline=None,
+        target=f"<= {MAX_SHAPE_CHARS}",
+        met=sizes[name] <= MAX_SHAPE_CHARS,
+        note=f"{MAX_SHAPE_CHARS - sizes[name]} characters of headroom",
+    )

@@ -16,10 +16,12 @@ from ._markers import hookimpl, hookspec
 from ._payloads import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
+    AskUserQuestionInput,
     AskUserQuestionIntent,
     AskUserQuestionItem,
     AskUserQuestionOption,
     AskUserQuestionRequest,
+    AskUserQuestionUpload,
     WireFormatError,
 )
 from ._service import UserQuestionProvider, UserQuestionService
@@ -45,10 +47,12 @@ __all__ = [
     "AskTimedOutError",
     "AskUserQuestionAnswer",
     "AskUserQuestionAnswerItem",
+    "AskUserQuestionInput",
     "AskUserQuestionIntent",
     "AskUserQuestionItem",
     "AskUserQuestionOption",
     "AskUserQuestionRequest",
+    "AskUserQuestionUpload",
     "BadAnswerError",
     "CallerRefusedError",
     "HarnessError",

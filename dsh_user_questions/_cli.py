@@ -38,6 +38,7 @@ from ._discovery import PROVIDER_ENV, describe, is_provider
 from ._markers import PROJECT, hookimpl
 from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from ._waiting import Deadline, Filing
+from ._workspace import rooted
 from .errors import (
     AskTimedOutError,
     HarnessError,
@@ -167,6 +168,12 @@ def _parser() -> argparse.ArgumentParser:
         f" sets {PLAIN_ENV}=1 for providers that offer it",
     )
     parser.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="the folder a files question picks from (its root; its files are listed when it"
+        " asks); without it, a files question without a root is refused",
+    )
+    parser.add_argument(
         "--list-providers",
         action="store_true",
         help="list the installed providers and exit",
@@ -196,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.file is not None:
                 return _fail("--demo takes no FILE", EXIT_INVALID)
             return asyncio.run(_demo(args.timeout))
-        return _ask(args.file, args.timeout)
+        return _ask(args.file, args.timeout, args.workspace)
     except KeyboardInterrupt:
         return _fail("interrupted", EXIT_CANCELLED)
 
@@ -295,7 +302,7 @@ async def _serve_then_close(ctx: HarnessContext, serve: Any) -> None:
         await ctx.aclose()
 
 
-def _ask(path: str | None, timeout: float | None) -> int:
+def _ask(path: str | None, timeout: float | None, workspace: str | None = None) -> int:
     text = _read_input(path)
     if text is None:
         return EXIT_INVALID
@@ -309,6 +316,8 @@ def _ask(path: str | None, timeout: float | None) -> int:
         raise
     try:
         request = AskUserQuestionRequest.from_dict(data, timeout=timeout)
+        if workspace is not None:
+            request = attrs.evolve(request, questions=rooted(request.questions, workspace))
         rules.check_request(request)  # refused before any provider is loaded
     except WireFormatError as err:
         return _fail(f"invalid input: {err}", EXIT_INVALID)

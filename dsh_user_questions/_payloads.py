@@ -9,25 +9,47 @@ field with its path in one `WireFormatError`, worded as the tool words its argum
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
-from . import _json
+from . import _fields, _json
+from ._fields import Wire
+from ._tool_limits import (
+    ID_PATTERN,
+    MAX_DESCRIPTION_LENGTH,
+    MAX_HEADER_LENGTH,
+    MAX_ID_LENGTH,
+    MAX_LABEL_LENGTH,
+    MAX_OPTIONS,
+    MAX_PATTERN_LENGTH,
+    MAX_PREVIEW_LENGTH,
+    MAX_QUESTION_LENGTH,
+    MAX_UNIT_LENGTH,
+    text_schema,
+)
 
 if TYPE_CHECKING:
     from .harness import AbortSignal
 
 __all__ = [
+    "INPUT_TYPES",
     "KEY_PATTERN",
+    "MAX_FILE_CANDIDATES",
+    "MAX_UPLOAD_BYTES",
+    "MAX_UPLOAD_COUNT",
+    "AnswerValue",
     "AskUserQuestionAnswer",
     "AskUserQuestionAnswerItem",
+    "AskUserQuestionInput",
     "AskUserQuestionIntent",
     "AskUserQuestionItem",
     "AskUserQuestionOption",
     "AskUserQuestionRequest",
+    "AskUserQuestionUpload",
     "WireFormatError",
 ]
 
@@ -119,6 +141,29 @@ def _without_recommended_suffix(label: str) -> str | None:
     return None if found is None or found.start() == 0 else label[: found.start()]
 
 
+def _check_number(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise TypeError(f"{attribute.name} must be a number or None, got {type(value).__name__}")
+
+
+def _check_int(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise TypeError(f"{attribute.name} must be an int or None, got {type(value).__name__}")
+
+
+def _strings(value: Iterable[str]) -> tuple[str, ...]:
+    return _as_tuple(value, "accept")
+
+
+def _candidates(value: Iterable[str] | None) -> tuple[str, ...] | None:
+    return None if value is None else _as_tuple(value, "candidates")
+
+
+_TEXT = _fields.TEXT_LINE
+_NEVER: Callable[[Any], bool] = lambda _value: False  # noqa: E731
+_IF_FALSE: Callable[[Any], bool] = lambda value: value is False  # noqa: E731
+
+
 @attrs.frozen
 class AskUserQuestionOption:
     """One option a question offers: the label the answer echoes, and what picking it means.
@@ -137,22 +182,54 @@ class AskUserQuestionOption:
     that is not recommended, so every option reads back as it was.
     """
 
-    label: str = attrs.field(validator=_str)
-    description: str | None = attrs.field(default=None, validator=_opt_str)
-    preview: str | None = attrs.field(default=None, kw_only=True, validator=_opt_str)
-    recommended: bool = attrs.field(default=False, kw_only=True, validator=_bool)
+    label: str = _fields.field(
+        Wire(
+            "label",
+            schema=text_schema("Unique in the question, ignoring case.", MAX_LABEL_LENGTH),
+            text=_TEXT,
+        ),
+        validator=_str,
+    )
+    description: str | None = _fields.field(
+        Wire(
+            "description", schema=text_schema("What it means.", MAX_DESCRIPTION_LENGTH), text=_TEXT
+        ),
+        default=None,
+        validator=_opt_str,
+    )
+    # Markdown, several lines: no text pattern (the size budget); its characters are checked
+    # in code (``_tool_arguments``).
+    preview: str | None = _fields.field(
+        Wire(
+            "preview",
+            schema={
+                "type": "string",
+                "description": "Markdown shown on focus.",
+                "maxLength": MAX_PREVIEW_LENGTH,
+            },
+            text=_fields.TEXT_MARKDOWN,
+        ),
+        default=None,
+        kw_only=True,
+        validator=_opt_str,
+    )
+    recommended: bool = _fields.field(
+        Wire(
+            "recommended",
+            schema={"type": "boolean", "description": "At most one per single-select."},
+            omit=_IF_FALSE,
+            kind="bool",
+        ),
+        default=False,
+        kw_only=True,
+        validator=_bool,
+    )
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form; ``description`` and ``preview`` are omitted when absent,
         ``recommended`` when false."""
-        data: dict[str, Any] = {"label": self.label}
-        if self.description is not None:
-            data["description"] = self.description
-        if self.preview is not None:
-            data["preview"] = self.preview
-        if self.recommended:
-            data["recommended"] = True
-        elif _without_recommended_suffix(self.label) is not None:
+        data = _write(self)
+        if not self.recommended and _without_recommended_suffix(self.label) is not None:
             data["recommended"] = False  # read back as written, not as a recommendation
         return data
 
@@ -172,17 +249,152 @@ class AskUserQuestionIntent:
     ``approve`` names the option label that approves, so no UI relies on option order.
     """
 
-    kind: str = attrs.field(validator=_str)
-    approve: str = attrs.field(validator=_str)
+    kind: str = _fields.field(Wire("kind", writer="harness"), validator=_str)
+    approve: str = _fields.field(Wire("approve", writer="harness"), validator=_str)
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form."""
-        return {"kind": self.kind, "approve": self.approve}
+        return _write(self)
 
     @classmethod
     def from_dict(cls, data: object) -> AskUserQuestionIntent:
         """Build from the wire form; raises `WireFormatError` naming each bad field."""
-        return _load(_read_intent, data)
+        return _load(_reader(AskUserQuestionIntent), data)
+
+
+INPUT_TYPES: tuple[str, ...] = ("number", "date", "time", "datetime", "files", "upload")
+"""The types of `AskUserQuestionInput`, in the order the docs list them."""
+
+MAX_FILE_CANDIDATES = 10_000
+"""The most files a ``files`` question offers: the asker lists at most this many candidates."""
+
+MAX_UPLOAD_BYTES = 25 * 1024 * 1024
+"""The ceiling of an upload question's ``max_bytes`` (25 MiB per file), and its default."""
+
+MAX_UPLOAD_COUNT = 10
+"""The most files one upload answer may carry when the question sets no ``max_count``."""
+
+_NUMBER: Mapping[str, Any] = {"type": "number"}
+
+
+@attrs.frozen(kw_only=True)
+class AskUserQuestionInput:
+    """A typed answer instead of options: what a question with ``input`` takes as its ``value``.
+
+    ``type`` is one of `INPUT_TYPES`:
+
+    - ``number``: a JSON number between ``min`` and ``max`` (inclusive, when given), on the
+      grid of ``step`` counted from ``min`` (else from 0); ``unit`` is shown beside the field;
+    - ``date`` (``YYYY-MM-DD``), ``time`` (``HH:MM[:SS]``), ``datetime`` (RFC 3339 with an
+      offset, ``2026-12-07T09:30:00+01:00``): an ISO string;
+    - ``files``: relative POSIX paths of files under ``root`` (an absolute path the harness
+      sets, never the model: `tool.run`'s ``workspace``), matching the glob ``pattern`` (``**``
+      spans folders, ``*`` and ``?`` stay within one), at most ``max_count``, picked among
+      ``candidates``: the files the asking process listed when it asked (`files`), so a page
+      on another machine offers that list;
+    - ``upload``: files the human sends, each at most ``max_bytes`` (at most, and by default,
+      `MAX_UPLOAD_BYTES`) and of a type ``accept`` names (MIME patterns such as ``image/*``, or
+      ``.ext``; none: any type), at most ``max_count`` (by default `MAX_UPLOAD_COUNT`); the
+      answer's value is a tuple of `AskUserQuestionUpload`.
+
+    Which fields go with which type, and their ranges, are rules of `rules.check_request`.
+    """
+
+    type: str = _fields.field(
+        Wire("type", schema={"type": "string", "enum": list(INPUT_TYPES)}), validator=_str
+    )
+    min: float | None = _fields.field(
+        Wire("min", schema=_NUMBER, kind="number"), default=None, validator=_check_number
+    )
+    max: float | None = _fields.field(
+        Wire("max", schema=_NUMBER, kind="number"), default=None, validator=_check_number
+    )
+    step: float | None = _fields.field(
+        Wire("step", schema=_NUMBER, kind="number"), default=None, validator=_check_number
+    )
+    unit: str | None = _fields.field(
+        Wire(
+            "unit",
+            schema={"type": "string", "maxLength": MAX_UNIT_LENGTH},
+            text=_fields.TEXT_PLAIN,
+        ),
+        default=None,
+        validator=_opt_str,
+    )
+    pattern: str | None = _fields.field(
+        Wire(
+            "pattern",
+            schema={
+                "type": "string",
+                "description": "files: glob, ** any depth",
+                "maxLength": MAX_PATTERN_LENGTH,
+            },
+            text=_fields.TEXT_PLAIN,
+        ),
+        default=None,
+        validator=_opt_str,
+    )
+    max_count: int | None = _fields.field(
+        Wire("max_count", schema={"type": "integer", "minimum": 1}, kind="int"),
+        default=None,
+        validator=_check_int,
+    )
+    accept: tuple[str, ...] = _fields.field(
+        # Harness-written: the model asks an upload of any type (the shapes' size budget).
+        Wire("accept", writer="harness", omit=lambda value: not value, kind="strs"),
+        default=(),
+        converter=_strings,
+        validator=_each(str),
+    )
+    max_bytes: int | None = _fields.field(
+        Wire("max_bytes", writer="harness", kind="int"),
+        default=None,
+        validator=_check_int,
+    )
+    root: str | None = _fields.field(
+        Wire("root", writer="harness"), default=None, validator=_opt_str
+    )
+    candidates: tuple[str, ...] | None = _fields.field(
+        Wire("candidates", writer="harness", kind="strs"),
+        default=None,
+        converter=_candidates,
+        validator=attrs.validators.optional(_each(str)),
+    )
+
+    @classmethod
+    def files(
+        cls,
+        root: str | os.PathLike[str],
+        *,
+        pattern: str | None = None,
+        max_count: int | None = None,
+    ) -> AskUserQuestionInput:
+        """A ``files`` input over ``root`` with its candidates listed now (by the asker).
+
+        ``root`` is made absolute; the candidates are the regular files under it matching
+        ``pattern``, as relative POSIX paths in sorted order: ``.git`` and what git ignores
+        (when ``root`` is in a git work tree and ``git`` runs) are skipped, and at most
+        `MAX_FILE_CANDIDATES` are listed.
+        """
+        from ._workspace import list_files
+
+        absolute = os.path.abspath(os.fspath(root))
+        return cls(
+            type="files",
+            root=absolute,
+            pattern=pattern,
+            max_count=max_count,
+            candidates=list_files(absolute, pattern),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form: ``type``, then each field that is set (``accept`` when not empty)."""
+        return _write(self)
+
+    @classmethod
+    def from_dict(cls, data: object) -> AskUserQuestionInput:
+        """Build from the wire form; raises `WireFormatError` naming each bad field."""
+        return _load(_reader(AskUserQuestionInput), data)
 
 
 @attrs.frozen(kw_only=True)
@@ -195,41 +407,100 @@ class AskUserQuestionItem:
     the asking code (typed masked, kept out of records, logs and observers); it has no options.
     ``allow_other`` false means the human may only pick among the options: no UI offers its
     "Other" free-text answer, and an answer with ``custom`` text is refused; such a question
-    needs options.
+    needs options. ``input`` asks for a typed value instead (`AskUserQuestionInput`: a number,
+    a date, files...): such a question has no options, is neither multi-select nor secret, and
+    is answered with the answer item's ``value`` only.
     """
 
-    id: str = attrs.field(validator=_str)
-    question: str = attrs.field(validator=_str)
-    detail: str | None = attrs.field(default=None, validator=_opt_str)
-    header: str | None = attrs.field(default=None, validator=_opt_str)
-    options: tuple[AskUserQuestionOption, ...] = attrs.field(
-        default=(), converter=_options, validator=_each(AskUserQuestionOption)
+    id: str = _fields.field(
+        Wire(
+            "id",
+            schema={
+                "type": "string",
+                "description": "Echoed; unique in the call.",
+                "maxLength": MAX_ID_LENGTH,
+                "pattern": ID_PATTERN,
+            },
+        ),
+        validator=_str,
     )
-    multi_select: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool))
-    intent: AskUserQuestionIntent | None = attrs.field(
+    question: str = _fields.field(
+        Wire("question", schema=text_schema("1-2 sentences.", MAX_QUESTION_LENGTH), text=_TEXT),
+        validator=_str,
+    )
+    detail: str | None = _fields.field(
+        Wire("detail", writer="harness"), default=None, validator=_opt_str
+    )
+    header: str | None = _fields.field(
+        Wire("header", schema=text_schema("Short tag.", MAX_HEADER_LENGTH), text=_TEXT),
+        default=None,
+        validator=_opt_str,
+    )
+    options: tuple[AskUserQuestionOption, ...] = _fields.field(
+        Wire(
+            "options",
+            schema={
+                "type": "array",
+                "description": 'None for free text, else 2 or more. Never "Other".',
+                "maxItems": MAX_OPTIONS,
+            },
+            omit=_NEVER,
+            kind="payloads",
+            nested=lambda: AskUserQuestionOption,
+        ),
+        default=(),
+        converter=_options,
+        validator=_each(AskUserQuestionOption),
+    )
+    multi_select: bool = _fields.field(
+        Wire(
+            "multi_select",
+            schema={"type": "boolean", "description": "Pick several."},
+            omit=_NEVER,
+            kind="bool",
+            # The seed's spelling: read for compatibility, never written.
+            aliases=("multiSelect",),
+        ),
+        default=False,
+        validator=_bool,
+    )
+    intent: AskUserQuestionIntent | None = _fields.field(  # noqa: RUF009 (an attrs field)
+        Wire("intent", writer="harness", kind="payload", nested=lambda: AskUserQuestionIntent),
         default=None,
         validator=attrs.validators.optional(attrs.validators.instance_of(AskUserQuestionIntent)),
     )
-    secret: bool = attrs.field(default=False, validator=_bool)
-    allow_other: bool = attrs.field(default=True, validator=_bool)
+    # What it means is in the tool's description (the shapes' size budget).
+    secret: bool = _fields.field(
+        Wire("secret", schema={"type": "boolean"}, omit=_IF_FALSE, kind="bool"),
+        default=False,
+        validator=_bool,
+    )
+    # false: the options only, no "Other" (the tool's description names "Other").
+    allow_other: bool = _fields.field(
+        Wire(
+            "allow_other",
+            schema={"type": "boolean"},
+            omit=lambda value: value is True,
+            kind="bool",
+        ),
+        default=True,
+        validator=_bool,
+    )
+    input: AskUserQuestionInput | None = _fields.field(  # noqa: RUF009 (an attrs field)
+        Wire(
+            "input",
+            schema={"type": "object"},
+            kind="payload",
+            nested=lambda: AskUserQuestionInput,
+        ),
+        default=None,
+        validator=attrs.validators.optional(attrs.validators.instance_of(AskUserQuestionInput)),
+    )
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form, snake_case (``multi_select``, as the model writes it); keys whose value
         is ``None`` are omitted, ``secret`` when false and ``allow_other`` when true."""
-        data: dict[str, Any] = {"id": self.id, "question": self.question}
-        if self.detail is not None:
-            data["detail"] = self.detail
-        if self.header is not None:
-            data["header"] = self.header
-        data["options"] = [option.to_dict() for option in self.options]
-        data["multi_select"] = self.multi_select
-        if self.intent is not None:
-            data["intent"] = self.intent.to_dict()
-        if self.secret:
-            data["secret"] = True
-        if not self.allow_other:
-            data["allow_other"] = False
-        return data
+        return _write(self)
 
     @classmethod
     def from_dict(cls, data: object) -> AskUserQuestionItem:
@@ -289,24 +560,85 @@ class AskUserQuestionRequest:
 
 
 @attrs.frozen(kw_only=True)
+class AskUserQuestionUpload:
+    """One file the human uploaded to an ``upload`` question: an item of the answer's ``value``.
+
+    ``name`` is the file's name as the human's system gave it (a plain name, no folder);
+    ``media_type`` its MIME type; ``size`` its length in bytes; ``sha256`` the hex digest of its
+    bytes; ``path`` the absolute path of the file the provider wrote on the asker's machine.
+    The model sees the name, type, size and path, never the bytes (nor their digest).
+    """
+
+    name: str = _fields.field(Wire("name", writer="harness"), validator=_str)
+    media_type: str = _fields.field(Wire("media_type", writer="harness"), validator=_str)
+    size: int = _fields.field(Wire("size", writer="harness", kind="int"), validator=_check_int)
+    sha256: str = _fields.field(Wire("sha256", writer="harness", model_text=False), validator=_str)
+    path: str = _fields.field(Wire("path", writer="harness"), validator=_str)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form: every field."""
+        return _write(self)
+
+    @classmethod
+    def from_dict(cls, data: object) -> AskUserQuestionUpload:
+        """Build from the wire form; raises `WireFormatError` naming each bad field."""
+        return _load(_reader(AskUserQuestionUpload), data)
+
+
+AnswerValue = int | float | str | tuple[str, ...] | tuple[AskUserQuestionUpload, ...] | None
+"""What an answer item's ``value`` may hold: a number, an ISO string, paths, or uploads."""
+
+
+def _value(value: object) -> object:
+    if isinstance(value, (list, tuple)):
+        return tuple(value)
+    return value
+
+
+def _check_value(_instance: object, _attribute: object, value: object) -> None:
+    if value is None or isinstance(value, str):
+        return
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return
+    if isinstance(value, tuple) and (
+        all(isinstance(item, str) for item in value)
+        or all(isinstance(item, AskUserQuestionUpload) for item in value)
+    ):
+        return
+    raise TypeError(
+        "value must be a number, a string, a tuple of paths or a tuple of"
+        f" AskUserQuestionUpload, or None; got {type(value).__name__}"
+    )
+
+
+@attrs.frozen(kw_only=True)
 class AskUserQuestionAnswerItem:
     """The answer to one question, by its id: the picked labels and any free text.
 
     Single-select: ``custom`` overrides the pick and ``selected`` is then empty. Multi-select:
     ``custom`` may supplement ``selected``. A skipped question may be kept as
-    ``{id, selected: []}``.
+    ``{id, selected: []}``. ``value`` answers a question with ``input`` (and only such a
+    question, with ``selected`` empty and no ``custom``): a number for ``number``, an ISO
+    string for ``date``, ``time`` and ``datetime``, a tuple of relative POSIX paths for
+    ``files``, a tuple of `AskUserQuestionUpload` for ``upload``.
     """
 
-    id: str = attrs.field(validator=_str)
-    selected: tuple[str, ...] = attrs.field(default=(), converter=_selected, validator=_each(str))
-    custom: str | None = attrs.field(default=None, validator=_opt_str)
+    id: str = _fields.field(Wire("id"), validator=_str)
+    selected: tuple[str, ...] = _fields.field(
+        Wire("selected", omit=_NEVER, kind="strs"),
+        default=(),
+        converter=_selected,
+        validator=_each(str),
+    )
+    custom: str | None = _fields.field(Wire("custom"), default=None, validator=_opt_str)
+    value: AnswerValue = _fields.field(  # noqa: RUF009 (an attrs field)
+        Wire("value", kind="value"), default=None, converter=_value, validator=_check_value
+    )
 
     def to_dict(self) -> dict[str, Any]:
-        """The wire form; ``selected`` is always written, ``custom`` only when present."""
-        data: dict[str, Any] = {"id": self.id, "selected": list(self.selected)}
-        if self.custom is not None:
-            data["custom"] = self.custom
-        return data
+        """The wire form; ``selected`` is always written, ``custom`` and ``value`` only when
+        present."""
+        return _write(self)
 
     @classmethod
     def from_dict(cls, data: object) -> AskUserQuestionAnswerItem:
@@ -402,104 +734,240 @@ def _array(
     return list(value)
 
 
-def _read_option(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionOption | None:
-    obj = _object(data, keys, problems, ("label",), ("description", "preview", "recommended"))
-    if obj is None:
-        return None
-    before = len(problems)
-    label = _string(obj, "label", keys, problems, required=True)
-    description = _string(obj, "description", keys, problems)
-    preview = _string(obj, "preview", keys, problems)
-    recommended = _boolean(obj, "recommended", keys, problems)
-    if len(problems) > before or label is None:
-        return None
-    if "recommended" not in obj:
-        plain = _without_recommended_suffix(label)
-        if plain is not None:
-            label, recommended = plain, True
-    return AskUserQuestionOption(label, description, preview=preview, recommended=recommended)
+@attrs.frozen
+class _Plan:
+    """What reading and writing a payload class needs of its declarations, worked out once."""
+
+    known: tuple[str, ...]  # the wire keys, required first, as an unknown key's message lists
+    known_set: frozenset[str]
+    required: tuple[str, ...]
+    # (attribute name, wire key, its Wire, required?), in field order
+    fields: tuple[tuple[str, str, Wire, bool], ...]
 
 
-def _read_intent(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionIntent | None:
-    obj = _object(data, keys, problems, ("kind", "approve"), ())
-    if obj is None:
-        return None
-    before = len(problems)
-    kind = _string(obj, "kind", keys, problems, required=True)
-    approve = _string(obj, "approve", keys, problems, required=True)
-    if len(problems) > before or kind is None or approve is None:
-        return None
-    return AskUserQuestionIntent(kind, approve)
+_PLANS: dict[type, _Plan] = {}
 
 
-def _boolean(
-    data: Mapping[str, object],
-    key: str,
-    keys: _Keys,
-    problems: _Problems,
-    *,
-    default: bool = False,
-) -> bool:
-    value = data.get(key, default)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        problems.append(_json.at((*keys, key), _json.must_be("boolean", value)))
-        return default
-    return value
-
-
-# ``multiSelect`` is the seed's spelling: read for compatibility, never written.
-_ITEM_KEYS = (
-    "detail",
-    "header",
-    "options",
-    "multi_select",
-    "multiSelect",
-    "intent",
-    "secret",
-    "allow_other",
-)
-
-
-def _read_item(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionItem | None:
-    obj = _object(data, keys, problems, ("id", "question"), _ITEM_KEYS)
-    if obj is None:
-        return None
-    before = len(problems)
-    id_ = _string(obj, "id", keys, problems, required=True)
-    question = _string(obj, "question", keys, problems, required=True)
-    detail = _string(obj, "detail", keys, problems)
-    header = _string(obj, "header", keys, problems)
-    options = [
-        _read_option(option, (*keys, "options", index), problems)
-        for index, option in enumerate(_array(obj, "options", keys, problems))
-    ]
-    spelling = (
-        "multiSelect" if "multiSelect" in obj and "multi_select" not in obj else "multi_select"
-    )
-    if "multiSelect" in obj and "multi_select" in obj:
-        problems.append(
-            _json.at((*keys, "multiSelect"), "give multi_select only (multiSelect is its old name)")
+def _plan(cls: type) -> _Plan:
+    found = _PLANS.get(cls)
+    if found is None:
+        declared = _fields.wire_fields(cls)
+        required = tuple(wire.name for attribute, wire in declared if _fields.required(attribute))
+        optional = tuple(
+            name
+            for attribute, wire in declared
+            if not _fields.required(attribute)
+            for name in (wire.name, *wire.aliases)
         )
-    multi = _boolean(obj, spelling, keys, problems)
-    secret = _boolean(obj, "secret", keys, problems)
-    allow_other = _boolean(obj, "allow_other", keys, problems, default=True)
-    raw_intent = obj.get("intent")
-    intent = None if raw_intent is None else _read_intent(raw_intent, (*keys, "intent"), problems)
-    if len(problems) > before or id_ is None or question is None:
+        found = _PLANS[cls] = _Plan(
+            known=required + optional,
+            known_set=frozenset(required + optional),
+            required=required,
+            fields=tuple(
+                (attribute.name, wire.name, wire, _fields.required(attribute))
+                for attribute, wire in declared
+            ),
+        )
+    return found
+
+
+def _write(payload: Any, *, for_model: bool = False) -> dict[str, Any]:
+    """The wire form of ``payload``, walked from its field declarations."""
+    data: dict[str, Any] = {}
+    for name, key, wire, _required in _plan(type(payload)).fields:
+        value = getattr(payload, name)
+        if wire.omit(value) or (for_model and not wire.model_text):
+            continue
+        kind = wire.kind
+        if kind == "payloads":
+            data[key] = [_write(item, for_model=for_model) for item in value]
+        elif kind == "value" and type(value) is tuple:
+            data[key] = [
+                item if type(item) is str else _write(item, for_model=for_model) for item in value
+            ]
+        elif kind == "payload":
+            data[key] = _write(value, for_model=for_model)
+        elif kind == "strs":
+            data[key] = list(value)
+        else:
+            data[key] = value
+    return data
+
+
+def _reader(cls: type[T]) -> Callable[[object, _Keys, _Problems], T | None]:
+    def read(data: object, keys: _Keys, problems: _Problems) -> T | None:
+        values = _read_fields(cls, data, keys, problems)
+        return None if values is None else _build(cls, values, keys, problems)
+
+    return read
+
+
+def _build(cls: type[T], values: dict[str, Any], keys: _Keys, problems: _Problems) -> T | None:
+    try:
+        return cls(**values)
+    except (TypeError, ValueError) as err:
+        problems.append(_json.at(keys, str(err)))
         return None
-    return AskUserQuestionItem(
-        id=id_,
-        question=question,
-        detail=detail,
-        header=header,
-        options=[option for option in options if option is not None],
-        multi_select=multi,
-        intent=intent,
-        secret=secret,
-        allow_other=allow_other,
-    )
+
+
+def _read_fields(
+    cls: type, data: object, keys: _Keys, problems: _Problems
+) -> dict[str, Any] | None:
+    """The constructor arguments ``data`` gives for ``cls`` (None when a field is bad)."""
+    plan = _plan(cls)
+    if not isinstance(data, Mapping):
+        problems.append(_json.at(keys, _json.must_be("object", data)))
+        return None
+    before = len(problems)
+    known = plan.known_set
+    for key in data:
+        if key not in known:
+            problems.append(_json.at((*keys, key), _json.unknown_property(key, plan.known)))
+    for key in plan.required:
+        if key not in data:
+            problems.append(_json.at((*keys, key), _json.REQUIRED))
+    values: dict[str, Any] = {}
+    for name, key, wire, required in plan.fields:
+        if wire.aliases:
+            for alias in wire.aliases:
+                if alias in data:
+                    if key in data:
+                        problems.append(
+                            _json.at((*keys, alias), f"give {key} only ({alias} is its old name)")
+                        )
+                    else:
+                        key = alias
+        if key not in data:
+            continue  # a required key is reported above
+        raw = data[key]
+        if raw is None and not required:
+            continue
+        kind = wire.kind
+        # The common cases inline: a string, a flag.
+        if (kind == "str" and type(raw) is str) or (kind == "bool" and type(raw) is bool):
+            values[name] = raw
+        else:
+            value = _READERS[kind](raw, wire, (*keys, key), problems)
+            if value is not _BAD:
+                values[name] = value
+    return None if len(problems) > before else values
+
+
+_BAD: Any = object()
+
+
+def _read_str(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> object:
+    if isinstance(raw, str):
+        return raw
+    problems.append(_json.at(keys, _json.must_be("string", raw)))
+    return _BAD
+
+
+def _read_bool(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> object:
+    if isinstance(raw, bool):
+        return raw
+    problems.append(_json.at(keys, _json.must_be("boolean", raw)))
+    return _BAD
+
+
+def _read_number(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> object:
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        return raw
+    problems.append(_json.at(keys, _json.must_be("number", raw)))
+    return _BAD
+
+
+def _read_int(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> object:
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, float) and raw.is_integer():
+        return int(raw)
+    problems.append(_json.at(keys, _json.must_be("integer", raw)))
+    return _BAD
+
+
+def _read_strs(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> object:
+    if not isinstance(raw, (list, tuple)):
+        problems.append(_json.at(keys, _json.must_be("array", raw)))
+        return _BAD
+    before = len(problems)
+    for index, item in enumerate(raw):
+        if not isinstance(item, str):
+            problems.append(_json.at((*keys, index), _json.must_be("string", item)))
+    return _BAD if len(problems) > before else tuple(raw)
+
+
+def _nested_reader(wire: Wire) -> Callable[[object, _Keys, _Problems], Any]:
+    assert wire.nested is not None
+    nested = wire.nested()
+    return _NESTED_READERS.get(nested) or _reader(nested)
+
+
+def _read_payload(raw: object, wire: Wire, keys: _Keys, problems: _Problems) -> object:
+    value = _nested_reader(wire)(raw, keys, problems)
+    return _BAD if value is None else value
+
+
+def _read_payloads(raw: object, wire: Wire, keys: _Keys, problems: _Problems) -> object:
+    if not isinstance(raw, (list, tuple)):
+        problems.append(_json.at(keys, _json.must_be("array", raw)))
+        return _BAD
+    read = _nested_reader(wire)
+    items = [read(item, (*keys, index), problems) for index, item in enumerate(raw)]
+    return _BAD if any(item is None for item in items) else tuple(items)
+
+
+def _read_value(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> object:
+    """A number, a string, an array of strings (paths) or of objects (uploads)."""
+    if isinstance(raw, str) or (isinstance(raw, (int, float)) and not isinstance(raw, bool)):
+        return raw
+    if not isinstance(raw, (list, tuple)):
+        problems.append(
+            _json.at(
+                keys,
+                f"must be a number, a string or an array, not {_json.kind(_json.json_type(raw))}",
+            )
+        )
+        return _BAD
+    if all(isinstance(item, str) for item in raw):
+        return tuple(raw)
+    read = _reader(AskUserQuestionUpload)
+    if not any(isinstance(item, str) for item in raw):
+        uploads = [read(item, (*keys, index), problems) for index, item in enumerate(raw)]
+        return _BAD if any(item is None for item in uploads) else tuple(uploads)
+    problems.append(_json.at(keys, "must hold only paths (strings) or only uploads (objects)"))
+    return _BAD
+
+
+_READERS: dict[str, Callable[[object, Wire, _Keys, _Problems], object]] = {
+    "str": _read_str,
+    "bool": _read_bool,
+    "number": _read_number,
+    "int": _read_int,
+    "strs": _read_strs,
+    "payload": _read_payload,
+    "payloads": _read_payloads,
+    "value": _read_value,
+}
+
+
+def _read_option(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionOption | None:
+    values = _read_fields(AskUserQuestionOption, data, keys, problems)
+    if values is None:
+        return None
+    assert isinstance(data, Mapping)
+    if "recommended" not in data:
+        plain = _without_recommended_suffix(values["label"])
+        if plain is not None:
+            values["label"], values["recommended"] = plain, True
+    return _build(AskUserQuestionOption, values, keys, problems)
+
+
+_read_item = _reader(AskUserQuestionItem)
+
+_NESTED_READERS: dict[type, Callable[[object, _Keys, _Problems], Any]] = {
+    AskUserQuestionOption: _read_option
+}
 
 
 def _read_request(
@@ -531,22 +999,7 @@ def _read_request(
     )
 
 
-def _read_answer_item(
-    data: object, keys: _Keys, problems: _Problems
-) -> AskUserQuestionAnswerItem | None:
-    obj = _object(data, keys, problems, ("id",), ("selected", "custom"))
-    if obj is None:
-        return None
-    before = len(problems)
-    id_ = _string(obj, "id", keys, problems, required=True)
-    selected = _array(obj, "selected", keys, problems)
-    for index, label in enumerate(selected):
-        if not isinstance(label, str):
-            problems.append(_json.at((*keys, "selected", index), _json.must_be("string", label)))
-    custom = _string(obj, "custom", keys, problems)
-    if len(problems) > before or id_ is None:
-        return None
-    return AskUserQuestionAnswerItem(id=id_, selected=selected, custom=custom)  # type: ignore[arg-type]
+_read_answer_item = _reader(AskUserQuestionAnswerItem)
 
 
 def _read_answer(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionAnswer | None:

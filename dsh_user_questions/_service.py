@@ -28,6 +28,7 @@ from ._abort import AbortSignal, check_seconds
 from ._agents import SupportsAgentRegistry
 from ._discovery import PROVIDER_HOOK, is_provider
 from ._hookcalls import OneByOne
+from ._inputs import check_files
 from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest
 from ._waiting import (
     Deadline,
@@ -241,6 +242,7 @@ class UserQuestionService:
                 elif inspect.isawaitable(result):
                     result = await result
                 answer = check_answer(request.questions, result)  # 4. the answer
+                check_files(request.questions, answer)  # 4b. its files, where they are
             except BaseException as error:  # 5. the observers, whatever the outcome
                 closed = await self._closed(given, error)
                 if watched:

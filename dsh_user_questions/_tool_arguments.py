@@ -16,11 +16,19 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import fastjsonschema
 
-from . import _json
-from ._payloads import _without_recommended_suffix
-from ._tool_schema import ID_PATTERN, LEADING_SPACES, OPTIONAL_KEYS, internal_schema
+from . import _fields, _json
+from ._inputs import input_problems
+from ._payloads import (
+    INPUT_TYPES,
+    AskUserQuestionInput,
+    AskUserQuestionItem,
+    WireFormatError,
+    _without_recommended_suffix,
+)
+from ._tool_schema import ID_PATTERN, LEADING_SPACES, internal_schema
 from .rules import label_key, label_skeleton, reserved_label
 
 if TYPE_CHECKING:
@@ -40,7 +48,6 @@ _LEADING_SPACE = re.compile(f"[{LEADING_SPACES}]")
 # What the text pattern cannot say: a lone surrogate is no text, and only Python sees one.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _NOT_UNICODE = "must not contain unpaired surrogates (it is not valid Unicode text)"
-_TEXT_FIELDS = {"question", "header", "label", "description"}
 PREVIEW_PROBLEM = (
     "must not contain control characters other than tab and newline, terminal escape sequences"
     " or bidirectional overrides"
@@ -90,27 +97,42 @@ def _drop_nulls(data: object) -> object:
     """``data`` with every optional property whose value is ``null`` left out.
 
     OpenAI's strict mode makes a model send every property, ``null`` for "none"; the plain
-    schema means the same by leaving it out. The caller's value is never changed.
+    schema means the same by leaving it out. Which properties are optional comes from the
+    payloads' field declarations. The caller's value is never changed.
     """
     if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
         return data
-    for question in data["questions"]:
-        if _has_null(question):
-            break
-    else:
-        return data  # the common case: nothing to copy
-    questions = []
-    for question in data["questions"]:
-        if isinstance(question, dict):
-            question = _without_nulls(question)
-            options = question.get("options")
-            if isinstance(options, list):
-                question["options"] = [
-                    _without_nulls(option) if isinstance(option, dict) else option
-                    for option in options
-                ]
-        questions.append(question)
+    questions = [_without_nulls(AskUserQuestionItem, question) for question in data["questions"]]
+    if all(new is old for new, old in zip(questions, data["questions"], strict=True)):
+        return data  # the common case: nothing copied
     return {**data, "questions": questions}
+
+
+def _without_nulls(cls: type, obj: object) -> object:
+    """``obj`` (the wire form of a ``cls``) without its optional nulls; itself when it has none."""
+    if not isinstance(obj, dict):
+        return obj
+    out: dict[Any, Any] | None = None
+    for attribute, wire in _fields.wire_fields(cls):
+        name = wire.name
+        if not wire.for_model or name not in obj:
+            continue
+        value = obj[name]
+        if value is None and not _fields.required(attribute):
+            out = dict(obj) if out is None else out
+            del out[name]
+        elif wire.nested is not None:
+            nested = wire.nested()
+            if isinstance(value, list):
+                new: object = [_without_nulls(nested, item) for item in value]
+                changed = any(a is not b for a, b in zip(new, value, strict=True))  # type: ignore[call-overload]
+            else:
+                new = _without_nulls(nested, value)
+                changed = new is not value
+            if changed:
+                out = dict(obj) if out is None else out
+                out[name] = new
+    return obj if out is None else out
 
 
 def _read_recommended(data: object) -> object:
@@ -140,34 +162,6 @@ def _recommended_option(option: object) -> object:
     label = option.get("label")
     plain = _without_recommended_suffix(label) if isinstance(label, str) else None
     return option if plain is None else {**option, "label": plain, "recommended": True}
-
-
-def _has_null(question: object) -> bool:
-    if not isinstance(question, dict):
-        return False
-    if None in (
-        question.get("header", ""),
-        question.get("multi_select", False),
-        question.get("secret", False),
-        question.get("allow_other", True),
-    ):
-        return True
-    options = question.get("options", ())
-    if options is None:
-        return True
-    if isinstance(options, list):
-        for option in options:
-            if isinstance(option, dict) and None in (
-                option.get("description", ""),
-                option.get("preview", ""),
-                option.get("recommended", False),
-            ):
-                return True
-    return False
-
-
-def _without_nulls(obj: dict[Any, Any]) -> dict[Any, Any]:
-    return {k: v for k, v in obj.items() if not (v is None and k in OPTIONAL_KEYS)}
 
 
 def _explain(data: object, fast_error: Exception) -> list[str]:
@@ -215,6 +209,8 @@ def _describe(error: jsonschema.ValidationError) -> Iterator[str]:
                 if name in _PLAN_KEYS and keys and isinstance(keys[-1], int):
                     problem += _PLAN_HINT
                 yield _json.at([*keys, name], problem)
+    elif keyword == "enum":
+        yield _json.at(keys, "must be one of " + ", ".join(str(each) for each in value))
     elif keyword == "minItems":
         yield _json.at(keys, f"must have at least {value} item{'s' if value != 1 else ''}")
     elif keyword == "maxItems":
@@ -265,10 +261,7 @@ def _code_rules(data: object) -> Iterator[str]:
                 yield _json.at([*at, "id"], f"duplicates questions[{ids[id_]}].id")
             else:
                 ids[id_] = index
-        for field in ("question", "header"):
-            text = question.get(field)
-            if isinstance(text, str) and not text.isascii() and _SURROGATE.search(text):
-                yield _json.at([*at, field], _NOT_UNICODE)
+        yield from _text_rules(AskUserQuestionItem, question, at)
         options = question.get("options", [])
         if isinstance(options, list):
             multi_select = question.get("multi_select")
@@ -278,7 +271,9 @@ def _code_rules(data: object) -> Iterator[str]:
                 yield from _recommended_rule(at, options)
             if question.get("secret") is True:
                 yield from _secret_rules(at, len(options), multi_select)
-            if question.get("allow_other") is False and not options:
+            if "input" in question:
+                yield from _input_rules(at, question, len(options))
+            elif question.get("allow_other") is False and not options:
                 yield _json.at(
                     [*at, "allow_other"],
                     "may be false only with options (a question without options takes the"
@@ -329,13 +324,65 @@ def _option_rules(at: list[Any], options: list[Any]) -> Iterator[str]:
                     )
                 else:
                     looks[look] = position
-        for field in ("label", "description", "preview"):
-            text = option.get(field)
-            if isinstance(text, str) and not text.isascii() and _SURROGATE.search(text):
-                yield _json.at([*path, field], _NOT_UNICODE)
-        preview = option.get("preview")
-        if isinstance(preview, str):
-            yield from _preview_problems([*path, "preview"], preview)
+
+
+def _text_rules(cls: type, obj: dict[Any, Any], at: list[Any]) -> Iterator[str]:
+    """The text rules of each model-written field of ``obj`` (the wire form of a ``cls``), from
+    the declarations: no lone surrogate anywhere; a `_fields.TEXT_MARKDOWN` text's own
+    characters; a `_fields.TEXT_PLAIN` text's whole rule, which its schema does not carry."""
+    for _attribute, wire in _fields.wire_fields(cls):
+        value = obj.get(wire.name)
+        if value is None or not wire.for_model:
+            continue
+        path = [*at, wire.name]
+        if wire.text is not None:
+            if isinstance(value, str):
+                yield from _text_rule(wire.text, path, value)
+            elif isinstance(value, list):
+                for index, text in enumerate(value):
+                    if isinstance(text, str):
+                        yield from _text_rule(wire.text, [*path, index], text)
+        elif wire.nested is not None:
+            nested = wire.nested()
+            if isinstance(value, dict):
+                yield from _text_rules(nested, value, path)
+            elif isinstance(value, list):
+                for index, item in enumerate(value):
+                    if isinstance(item, dict):
+                        yield from _text_rules(nested, item, [*path, index])
+
+
+def _text_rule(rule: str, keys: list[Any], text: str) -> Iterator[str]:
+    if not text.isascii() and _SURROGATE.search(text):
+        yield _json.at(keys, _NOT_UNICODE)
+    if rule == _fields.TEXT_MARKDOWN:
+        yield from _preview_problems(keys, text)
+    elif rule == _fields.TEXT_PLAIN:
+        if not text:
+            yield _json.at(keys, "must not be empty")
+        else:
+            yield from _text_problems(keys, text)
+
+
+def _input_rules(at: list[Any], question: dict[Any, Any], count: int) -> Iterator[str]:
+    # The input rules of rules.check_request (`_inputs`), worded with paths: a typed answer
+    # replaces options, and the input's fields fit its type. The harness gives a files
+    # question its root and candidates (tool.run's workspace), never the model.
+    if count:
+        yield _json.at([*at, "input"], f"may be given only without options (got {count})")
+    for flag in ("multi_select", "secret"):
+        if question.get(flag) is True:
+            yield _json.at([*at, flag], "may be true only without input")
+    try:
+        given = AskUserQuestionInput.from_dict(question["input"])
+    except WireFormatError:
+        return  # the schema's report says why
+    if given.type not in INPUT_TYPES:
+        return  # so does it for an unknown type
+    if given.type == "files":
+        given = attrs.evolve(given, root="/", candidates=())
+    for keys, problem in input_problems(given):
+        yield _json.at([*at, *keys], f"is {problem}")
 
 
 def _preview_problems(keys: list[Any], preview: str) -> Iterator[str]:

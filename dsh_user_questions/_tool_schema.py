@@ -21,6 +21,22 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
+from . import _fields
+from ._payloads import AskUserQuestionItem
+from ._tool_limits import (
+    ID_PATTERN,
+    LEADING_SPACES,
+    MAX_DESCRIPTION_LENGTH,
+    MAX_HEADER_LENGTH,
+    MAX_ID_LENGTH,
+    MAX_LABEL_LENGTH,
+    MAX_OPTIONS,
+    MAX_PREVIEW_LENGTH,
+    MAX_QUESTION_LENGTH,
+    MAX_QUESTIONS,
+    TEXT_PATTERN,
+)
+
 __all__ = [
     "ID_PATTERN",
     "LEADING_SPACES",
@@ -32,49 +48,44 @@ __all__ = [
     "MAX_PREVIEW_LENGTH",
     "MAX_QUESTIONS",
     "MAX_QUESTION_LENGTH",
+    "MAX_SHAPE_CHARS",
     "OPTIONAL_KEYS",
     "STRICT_KEYWORDS",
     "TEXT_PATTERN",
     "internal_schema",
+    "object_schema",
     "published_schema",
     "strict_schema",
 ]
 
-MAX_QUESTIONS: Final = 6
-MAX_OPTIONS: Final = 10
-MAX_ID_LENGTH: Final = 64
-MAX_HEADER_LENGTH: Final = 40
-MAX_QUESTION_LENGTH: Final = 500
-MAX_LABEL_LENGTH: Final = 80
-MAX_DESCRIPTION_LENGTH: Final = 300
-MAX_PREVIEW_LENGTH: Final = 2000
-
-# What no text may hold: the C0 and C1 controls (newline, tab, ESC and CSI, which starts every
-# terminal escape sequence, are all among them), the line and paragraph separators, and the
-# bidirectional embeddings, overrides and isolates of "Trojan Source". Controls are written as
-# \xHH, which the three engines read alike; the others as the characters themselves, since
-# each engine spells a \u escape differently.
-_CONTROLS = r"\x00-\x1F\x7F-\x9F"
-_SEPARATORS_AND_BIDI = "\u2028-\u202e\u2066-\u2069"
-# What no text may start with besides: white space. \s differs between the engines, so these
-# are the characters Python's str.isspace() names, the controls among them already excluded:
-# the space, U+00A0 (written \xA0, next to the C1 range), U+1680, U+2000-U+200A, U+202F,
-# U+205F and U+3000 (U+2028 and U+2029 are separators).
-LEADING_SPACES: Final = " \xa0\u1680\u2000-\u200a\u202f\u205f\u3000"
-TEXT_PATTERN: Final = (
-    "^[^ \\x00-\\x1F\\x7F-\\xA0\u1680\u2000-\u200a\u2028-\u202f\u205f\u2066-\u2069\u3000]"
-    f"[^{_CONTROLS}{_SEPARATORS_AND_BIDI}]*$"
-)
-ID_PATTERN: Final = "^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+MAX_SHAPE_CHARS: Final = 3600
+"""The size budget of each tool shape: its compact JSON (ASCII escapes) has at most this many
+characters, the description (at most 1,024, OpenAI's limit) included."""
 
 
-def _text(description: str, max_length: int) -> dict[str, Any]:
-    return {
-        "type": "string",
-        "description": description,
-        "maxLength": max_length,
-        "pattern": TEXT_PATTERN,
-    }
+def object_schema(cls: type, node: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The schema of the fields of payload ``cls`` a model may write (`_fields.Wire`), derived
+    from their declarations; ``node`` holds the keywords that come first (a description)."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for attribute, wire in _fields.wire_fields(cls):
+        if not wire.for_model:
+            continue
+        assert wire.schema is not None
+        child = copy.deepcopy(dict(wire.schema))
+        if wire.nested is not None and wire.kind == "payloads":
+            child["items"] = object_schema(wire.nested())
+        elif wire.nested is not None:
+            child = object_schema(wire.nested(), child)
+        properties[wire.name] = child
+        if _fields.required(attribute):
+            required.append(wire.name)
+    out: dict[str, Any] = {"type": "object"} if node is None else dict(node)
+    if required:
+        out["required"] = required
+    out["additionalProperties"] = False
+    out["properties"] = properties
+    return out
 
 
 # Keyword order matters for the report: a node's own rules come before its children's.
@@ -87,72 +98,24 @@ _SCHEMA: Final[dict[str, Any]] = {
             "type": "array",
             "minItems": 1,
             "maxItems": MAX_QUESTIONS,
-            "items": {
-                "type": "object",
-                "required": ["id", "question"],
-                "additionalProperties": False,
-                "properties": {
-                    "id": {
-                        "type": "string",
-                        "description": "Echoed; unique in the call.",
-                        "maxLength": MAX_ID_LENGTH,
-                        "pattern": ID_PATTERN,
-                    },
-                    "question": _text("1-2 sentences.", MAX_QUESTION_LENGTH),
-                    "header": _text("Short tag.", MAX_HEADER_LENGTH),
-                    "options": {
-                        "type": "array",
-                        "description": 'None for free text, else 2 or more. Never "Other".',
-                        "maxItems": MAX_OPTIONS,
-                        "items": {
-                            "type": "object",
-                            "required": ["label"],
-                            "additionalProperties": False,
-                            "properties": {
-                                "label": _text(
-                                    "Unique in the question, ignoring case.", MAX_LABEL_LENGTH
-                                ),
-                                "description": _text("What it means.", MAX_DESCRIPTION_LENGTH),
-                                # Markdown, several lines: no text pattern (the size budget);
-                                # its characters are checked in code (``_tool_arguments``).
-                                "preview": {
-                                    "type": "string",
-                                    "description": "Markdown shown on focus.",
-                                    "maxLength": MAX_PREVIEW_LENGTH,
-                                },
-                                "recommended": {
-                                    "type": "boolean",
-                                    "description": "At most one per single-select.",
-                                },
-                            },
-                        },
-                    },
-                    "multi_select": {
-                        "type": "boolean",
-                        "description": "Pick several.",
-                    },
-                    # What it means is in the tool's description (the shapes' size budget).
-                    "secret": {"type": "boolean"},
-                    # false: the options only, no "Other" (the tool's description names "Other").
-                    "allow_other": {"type": "boolean"},
-                },
-            },
+            "items": object_schema(AskUserQuestionItem),
         }
     },
 }
 
-OPTIONAL_KEYS: Final = frozenset(
-    {
-        "header",
-        "options",
-        "multi_select",
-        "secret",
-        "allow_other",
-        "description",
-        "preview",
-        "recommended",
-    }
-)
+
+def _optional_keys(cls: type) -> set[str]:
+    keys: set[str] = set()
+    for attribute, wire in _fields.wire_fields(cls):
+        if wire.for_model:
+            if not _fields.required(attribute):
+                keys.add(wire.name)
+            if wire.nested is not None:
+                keys |= _optional_keys(wire.nested())
+    return keys
+
+
+OPTIONAL_KEYS: Final = frozenset(_optional_keys(AskUserQuestionItem))
 """The properties a call may leave out; a ``null`` for one of them means "left out"."""
 
 STRICT_KEYWORDS: Final = frozenset(

@@ -18,10 +18,14 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
+from . import _inputs
 from ._confusables import skeleton
 from ._payloads import (
+    INPUT_TYPES,
+    MAX_UPLOAD_BYTES,
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
+    AskUserQuestionInput,
     AskUserQuestionItem,
     AskUserQuestionRequest,
     WireFormatError,
@@ -33,7 +37,9 @@ DIFF_REVIEW_INTENT = "diff-review"
 """The intent kind of a question whose ``detail`` is a unified diff under review."""
 
 __all__ = [
+    "INPUT_TYPES",
     "MAX_CUSTOM_CHARS",
+    "MAX_UPLOAD_BYTES",
     "SECRET_PLACEHOLDER",
     "check_answer",
     "check_request",
@@ -63,7 +69,11 @@ def check_request(request: AskUserQuestionRequest) -> None:
     message), and it has a ``detail``, the empty string included (``BAD_INTENT``, detail
     message). Then each question's own rules (``BAD_QUESTION`` naming it): labels that differ
     and are not the UI's own, at most one recommended option of a single-select, a secret
-    question without options, a question with ``allow_other`` false with options.
+    question without options, a question with ``allow_other`` false with options, and a
+    question with ``input``: no options, not multi-select, not secret, no intent, and an input
+    whose fields fit its type (a number's ``min`` at most its ``max``, a positive ``step``; a
+    ``files`` input's absolute ``root`` and listed ``candidates``; an upload's ``accept``
+    entries, its ``max_bytes`` at most `MAX_UPLOAD_BYTES`).
     """
     questions = request.questions
     if not questions:
@@ -157,7 +167,8 @@ def _question_problems(question: AskUserQuestionItem) -> Iterator[str]:
         yield "is secret and has options; a secret question takes free text only"
     if question.secret and question.multi_select:
         yield "is secret and multi_select; a secret question takes free text only"
-    if not question.allow_other and not question.options:
+    yield from _inputs.question_problems(question)
+    if not question.allow_other and not question.options and question.input is None:
         yield (
             "has no options and allow_other is false; it could never be answered"
             " (give options, or allow free text)"
@@ -216,7 +227,16 @@ def check_answer(
     the question's ``allow_other`` is true, and is never blank, at
     most `MAX_CUSTOM_CHARS` characters, holds no control character but tab and newline (CR LF
     counts as a newline), no bidi embedding, override or isolate, and no unpaired surrogate (it
-    is handed on to a model, and no model API takes one). Omitted questions are allowed
+    is handed on to a model, and no model API takes one). A question with ``input`` is answered
+    by ``value`` only (no selection, no ``custom``), and the value fits the input: a finite
+    number (never a bool) within ``min`` and ``max`` and on the ``step`` grid counted from
+    ``min`` (else 0, in decimal, so 0.1 steps work); a real date, time, or RFC 3339 date and
+    time with an offset; distinct relative POSIX paths matching the pattern, among the offered
+    candidates, at most ``max_count``; uploads within the count, ``max_bytes`` and ``accept``,
+    each a plain file name with a sha256 and an absolute path. A question without ``input``
+    takes no ``value``. What only the asker's machine can check, the service checks there
+    when the answer arrives (`_inputs.check_files`). Omitted
+    questions are allowed
     (unanswered). Breaches raise one ``BAD_ANSWER`` whose ``problems`` lists each, naming the
     item and the rule. Every surface (the service, the web and inbox pages, ``dsh-inbox
     answer``, MCP elicitation) refuses exactly these answers, with these problems.
@@ -254,7 +274,11 @@ def _plainly_valid(plan: _Plan, item: AskUserQuestionAnswerItem) -> bool:
     entry = plan.get(item.id)
     selected = item.selected
     return (
-        entry is not None and item.custom is None and len(selected) == 1 and selected[0] in entry[0]
+        entry is not None
+        and item.custom is None
+        and item.value is None
+        and len(selected) == 1
+        and selected[0] in entry[0]
     )
 
 
@@ -277,10 +301,24 @@ def _answer_problems(plan: _Plan, answers: Sequence[AskUserQuestionAnswerItem]) 
 
 
 def _item_problems(
-    item: AskUserQuestionAnswerItem, labels: frozenset[str], multi_select: bool, allow_other: bool
+    item: AskUserQuestionAnswerItem,
+    labels: frozenset[str],
+    multi_select: bool,
+    allow_other: bool,
+    given: AskUserQuestionInput | None,
 ) -> Iterator[str]:
     """What breaks the rules in one answer item to its asked (and first answered) question."""
     selected, custom = item.selected, item.custom
+    if given is not None:
+        if selected:
+            yield "selects options, but the question takes a value (it has input)"
+        if custom is not None:
+            yield "has custom text, but the question takes a value (it has input)"
+        if item.value is not None:
+            yield from _inputs.value_problems(given, item.value)
+        return
+    if item.value is not None:
+        yield "has a value, but the question has no input (it takes options or text)"
     for label in selected:
         if label not in labels:
             yield f"selects {_q(label)}, which is not one of its options"
@@ -298,7 +336,7 @@ def _item_problems(
             yield problem
 
 
-_Plan = dict[str, tuple[frozenset[str], bool, bool]]
+_Plan = dict[str, tuple[frozenset[str], bool, bool, AskUserQuestionInput | None]]
 _PLANS: dict[int, tuple[object, _Plan]] = {}
 _PLANS_MAX = 256
 
@@ -318,6 +356,7 @@ def _answer_plan(questions: Sequence[AskUserQuestionItem]) -> _Plan:
             frozenset(option.label for option in question.options),
             question.multi_select,
             question.allow_other,
+            question.input,
         )
         for question in questions
     }

@@ -16,8 +16,10 @@ without it, recommended, unless the option says ``recommended`` itself.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -29,8 +31,8 @@ from ._payloads import (
     KEY_PATTERN,
     AskUserQuestionAnswer,
     AskUserQuestionItem,
-    AskUserQuestionOption,
     AskUserQuestionRequest,
+    _write,
 )
 from ._tool_arguments import MAX_REPORTED_VIOLATIONS, check
 from ._tool_schema import published_schema, strict_schema
@@ -45,6 +47,7 @@ from ._tool_types import (
     ResponsesFunctionCallOutput,
     ResponsesTool,
 )
+from ._workspace import rooted
 from .errors import HarnessError, UserQuestionError
 from .rules import redact_secrets
 
@@ -75,16 +78,16 @@ NAME: Final = "ask_user_question"
 # schema's keywords, not here.
 DESCRIPTION: Final = (
     "Ask the user and wait (waiting is free). Ask only when you cannot do the task well"
-    " without their decision: a choice, a preference you can't infer, an ambiguous"
-    " requirement. Don't ask what you can find out, permission for routine steps, or what was"
-    " answered. Put related questions in one call. Offer 2-4 short options for a choice, best"
+    " without their decision: a choice you can't infer. Don't ask what you can find out,"
+    " permission for routine steps, or what was answered. Put related questions in one call."
+    " Offer 2-4 short options for a choice, best"
     ' first, marked "recommended": true (not "(Recommended)" in a label); none for free text.'
-    ' The UI adds "Other" (own words) and a skip: never add "Other". Text is plain, one line.'
-    ' "secret": true only for a password or token (no options): you get a placeholder, the'
-    " harness the text.\n"
+    ' The UI adds "Other" (own words) and a skip: never add "Other". Plain text, one line.'
+    ' "secret": true only for a password or token: you get a placeholder, the harness the'
+    ' text. A number, date, time, datetime, files or upload: "input", no options.\n'
     'Result: {"answers":[{"id":"<id>","selected":["<label>"],"custom":"<own words>"}]};'
-    ' "custom" only if written. A question missing or with nothing chosen was skipped: use'
-    ' judgement, say so. "Error: invalid arguments: ..." lists each problem with its path: fix'
+    ' "custom" only if written, "value" for input. Missing or nothing chosen: skipped; use'
+    ' judgement, say so. "Error: invalid arguments: ..." lists each problem and path: fix'
     ' all, call again. "Error: the user cancelled ...": stop; wait for the user. Other errors'
     " mean no answer now: don't guess it; ask in your reply."
 )
@@ -159,26 +162,8 @@ def read_arguments(arguments: object) -> tuple[AskUserQuestionItem, ...]:
     data, problems = check(arguments)
     if problems:
         raise UserQuestionError.invalid_args(*problems, limit=MAX_REPORTED_VIOLATIONS)
-    return tuple(
-        AskUserQuestionItem(
-            id=question["id"],
-            question=question["question"],
-            header=question.get("header"),
-            options=tuple(
-                AskUserQuestionOption(
-                    option["label"],
-                    option.get("description"),
-                    preview=option.get("preview"),
-                    recommended=option.get("recommended", False),
-                )
-                for option in question.get("options", ())
-            ),
-            multi_select=question.get("multi_select", False),
-            secret=question.get("secret", False),
-            allow_other=question.get("allow_other", True),
-        )
-        for question in data["questions"]
-    )
+    # The checked arguments are the questions' wire form: the payloads' reader builds them.
+    return tuple(AskUserQuestionItem.from_dict(question) for question in data["questions"])
 
 
 # Running the tool ------------------------------------------------------------------------------
@@ -254,14 +239,11 @@ class ToolResult:
 def format_answer(answer: AskUserQuestionAnswer) -> str:
     """The compact JSON of an answer: ``{"answers":[{"id":..,"selected":[..],"custom":..}]}``.
 
-    No spaces, no ASCII escaping; ``custom`` is left out when absent.
+    No spaces, no ASCII escaping; ``custom`` and ``value`` are left out when absent. Each item
+    is its wire form as the model may read it (an upload's name, type, size and path, not its
+    digest: the fields declared ``model_text=False`` are left out).
     """
-    items = []
-    for item in answer.answers:
-        entry: dict[str, Any] = {"id": item.id, "selected": list(item.selected)}
-        if item.custom is not None:
-            entry["custom"] = item.custom
-        items.append(entry)
+    items = [_write(item, for_model=True) for item in answer.answers]
     return json.dumps({"answers": items}, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -338,6 +320,7 @@ async def run(
     timeout: float | None = None,
     reveal_secrets: bool = False,
     raise_for: tuple[type[HarnessError], ...] = (),
+    workspace: str | os.PathLike[str] | None = None,
 ) -> ToolResult:
     """Run the tool: validate ``arguments``, ask through ``ctx.user_questions``, report.
 
@@ -359,10 +342,18 @@ async def run(
     secret to the harness), and `ToolResult.secrets` maps the question's id to the clear text.
     ``reveal_secrets=True`` puts the clear text in ``content`` too, for a harness that wants the
     model to see it.
+
+    **Files.** ``workspace`` (a folder) is the root of the model's ``files`` questions: their
+    candidates are listed there when the call asks (`AskUserQuestionInput.files`), and the
+    answer's paths are checked against it when the answer arrives. Without one, a call with a
+    ``files`` question gives ``BAD_QUESTION``, telling the model that file questions are not
+    available here (no retry fixes that; it asks for paths in free text instead).
     """
     questions: tuple[AskUserQuestionItem, ...] = ()
     try:
         questions = read_arguments(arguments)
+        if any(item.input is not None and item.input.type == "files" for item in questions):
+            questions = await asyncio.to_thread(rooted, questions, workspace)
         service = ctx.get("user_questions")
         if service is None:
             raise UserQuestionError.no_provider()

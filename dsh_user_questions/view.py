@@ -41,11 +41,19 @@ from ._diff import diff_lines, parse_diff
 from ._labels import visible_labels
 from ._markdown import Node
 from ._markdown import render as markdown
-from ._payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
+from ._payloads import (
+    MAX_UPLOAD_BYTES,
+    MAX_UPLOAD_COUNT,
+    AskUserQuestionInput,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+)
 from .plan_review import PLAN_REVIEW_INTENT
 from .rules import DIFF_REVIEW_INTENT, inert_text, reviewed_kind
 
 __all__ = [
+    "InputView",
     "Node",
     "OptionView",
     "QuestionView",
@@ -93,6 +101,50 @@ class OptionView:
 
 
 @attrs.frozen(kw_only=True)
+class InputView:
+    """A question's typed input as a surface shows it (`AskUserQuestionInput`, made ready).
+
+    ``type`` is one of ``number``, ``date``, ``time``, ``datetime``, ``files``, ``upload``.
+    ``min``, ``max`` and ``step`` bound a number (``None``: unbounded, any step); ``unit`` is
+    inert text for beside the field. ``pattern`` is the files' glob as inert text (what the
+    list was filtered by). ``max_count`` is the most items the answer may hold (``None``: no
+    limit for files; for an upload, the question's count or `payloads.MAX_UPLOAD_COUNT`).
+    ``candidates`` are the files offered, as the answer names them (relative POSIX paths, in
+    order); ``shown`` the same paths as inert text, one per candidate, for display only.
+    ``accept`` lists the upload's accepted types (MIME patterns or ``.ext``; empty: any);
+    ``max_bytes`` is each upload's limit (the question's, or `payloads.MAX_UPLOAD_BYTES`).
+    """
+
+    type: str
+    min: float | None
+    max: float | None
+    step: float | None
+    unit: str | None
+    pattern: str | None
+    max_count: int | None
+    candidates: tuple[str, ...]
+    shown: tuple[str, ...]
+    accept: tuple[str, ...]
+    max_bytes: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: every field under its own name, tuples as lists."""
+        return {
+            "type": self.type,
+            "min": self.min,
+            "max": self.max,
+            "step": self.step,
+            "unit": self.unit,
+            "pattern": self.pattern,
+            "max_count": self.max_count,
+            "candidates": list(self.candidates),
+            "shown": list(self.shown),
+            "accept": list(self.accept),
+            "max_bytes": self.max_bytes,
+        }
+
+
+@attrs.frozen(kw_only=True)
 class QuestionView:
     """One question as every surface shows it: inert texts, rendered trees, its kind of form.
 
@@ -105,7 +157,8 @@ class QuestionView:
     and as that fallback. ``diff`` is the parsed detail of a diff-review question,
     else ``None``. ``other`` says free text ("Other") is offered: always for a question without
     options, else when its ``allow_other`` is true. ``secret`` says the answer is typed masked
-    and never shown or echoed in clear.
+    and never shown or echoed in clear. ``input`` is the typed input of a question that takes
+    a ``value`` (an `InputView`; such a question has no options and no "Other"), else ``None``.
     """
 
     id: str
@@ -119,6 +172,7 @@ class QuestionView:
     multi_select: bool
     other: bool
     secret: bool
+    input: InputView | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form the pages read: every field under its own (snake_case) name, options
@@ -135,6 +189,7 @@ class QuestionView:
             "multi_select": self.multi_select,
             "other": self.other,
             "secret": self.secret,
+            "input": None if self.input is None else self.input.to_dict(),
         }
 
 
@@ -175,8 +230,29 @@ def _make_view(item: AskUserQuestionItem) -> QuestionView:
             for option, shown in zip(item.options, _shown_labels(item), strict=True)
         ),
         multi_select=item.multi_select,
-        other=item.allow_other or not item.options,
+        other=item.input is None and (item.allow_other or not item.options),
         secret=item.secret,
+        input=None if item.input is None else _input_view(item.input),
+    )
+
+
+def _input_view(given: AskUserQuestionInput) -> InputView:
+    upload = given.type == "upload"
+    candidates = given.candidates or ()
+    return InputView(
+        type=given.type,
+        min=given.min,
+        max=given.max,
+        step=given.step,
+        unit=None if given.unit is None else inert_text(given.unit),
+        pattern=None if given.pattern is None else inert_text(given.pattern),
+        max_count=MAX_UPLOAD_COUNT if upload and given.max_count is None else given.max_count,
+        candidates=candidates,
+        shown=tuple(inert_text(path) for path in candidates),
+        accept=given.accept,
+        max_bytes=(MAX_UPLOAD_BYTES if given.max_bytes is None else given.max_bytes)
+        if upload
+        else None,
     )
 
 

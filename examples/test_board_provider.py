@@ -9,12 +9,15 @@ from board_provider import BoardProvider
 
 from dsh_user_questions.conformance import (
     Approve,
+    Attach,
     Choose,
+    Enter,
     KeepPlanning,
     Other,
     ProviderConformance,
     TalkInstead,
 )
+from dsh_user_questions.rules import INPUT_TYPES
 
 
 class BoardDriver:
@@ -42,6 +45,10 @@ class BoardDriver:
                 item["selected"] = list(reply.labels)
             if isinstance(reply, Other):
                 item["custom"] = reply.text
+            if isinstance(reply, Enter):  # a typed value, or the paths picked
+                item["value"] = list(reply.value) if isinstance(reply.value, tuple) else reply.value
+            if isinstance(reply, Attach):
+                item["value"] = [self.provider.upload(reply.path)]
             if isinstance(reply, Approve):
                 item["selected"] = [question.intent.approve]
             if isinstance(reply, KeepPlanning) and reply.feedback:
@@ -60,6 +67,8 @@ class BoardDriver:
 
 
 class TestBoardProvider(ProviderConformance):
+    input_types = frozenset(INPUT_TYPES)  # the board shows every typed input
+
     @contextlib.asynccontextmanager
     async def connect(self, ctx):
         provider = BoardProvider()

@@ -71,6 +71,7 @@ class Live:
     signal: Any | None
     on_secrets: OnSecrets | None
     how: str
+    workspace: Any = None  # the root of a model's files questions (tool.run's workspace)
 
     async def run(
         self,
@@ -92,6 +93,7 @@ class Live:
             arguments,
             agent=self.agent if self.agent is not None else value("agent"),
             signal=self.signal if self.signal is not None else value("signal"),
+            workspace=self.workspace,
         )
         hand_secrets(result, call_id, self.on_secrets)
         return result
@@ -106,6 +108,7 @@ async def run_durable(
     signal: Any | None,
     on_secrets: OnSecrets | None,
     timeout: float | None = None,
+    workspace: Any = None,
 ) -> tool.ToolResult:
     """Ask one durable call through `tool.run` with its ``key``; its secrets to ``on_secrets``.
 
@@ -120,6 +123,7 @@ async def run_durable(
         key=key,
         timeout=timeout,
         raise_for=KEEP_PENDING,
+        workspace=workspace,
     )
     hand_secrets(result, key, on_secrets)
     return result

@@ -50,9 +50,17 @@ class _Arguments(BaseModel):
 class AskUserQuestionTool(BaseTool[_Arguments, BaseModel]):
     """The ``ask_user_question`` tool; see `ask_user_question_tool`."""
 
-    def __init__(self, ctx: Any, *, agent: object | None = None, signal: Any | None = None):
+    def __init__(
+        self,
+        ctx: Any,
+        *,
+        agent: object | None = None,
+        signal: Any | None = None,
+        workspace: Any = None,
+    ):
         super().__init__(_Arguments, str, tool.NAME, tool.DESCRIPTION)  # type: ignore[arg-type]
         self._ctx, self._agent, self._signal = ctx, agent, signal
+        self._workspace = workspace
 
     @property
     def schema(self) -> ToolSchema:
@@ -68,15 +76,24 @@ class AskUserQuestionTool(BaseTool[_Arguments, BaseModel]):
         cancellation_token: CancellationToken,
         call_id: str | None = None,
     ) -> Any:
-        run = tool.run(self._ctx, dict(args), agent=self._agent, signal=self._signal)
+        run = tool.run(
+            self._ctx,
+            dict(args),
+            agent=self._agent,
+            signal=self._signal,
+            workspace=self._workspace,
+        )
         return (await _linked(cancellation_token, run)).content
 
 
 def ask_user_question_tool(
-    ctx: Any, *, agent: object | None = None, signal: Any | None = None
+    ctx: Any, *, agent: object | None = None, signal: Any | None = None, workspace: Any = None
 ) -> AskUserQuestionTool:
-    """The tool for ``AssistantAgent(tools=[...])``; ``agent`` and ``signal`` go into every ask."""
-    return AskUserQuestionTool(ctx, agent=agent, signal=signal)
+    """The tool for ``AssistantAgent(tools=[...])``; ``agent`` and ``signal`` go into every ask.
+
+    ``workspace`` (a folder) is the root a model's files question picks from (`tool.run`'s).
+    """
+    return AskUserQuestionTool(ctx, agent=agent, signal=signal, workspace=workspace)
 
 
 def input_func(

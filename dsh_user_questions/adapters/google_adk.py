@@ -54,11 +54,13 @@ class AskUserQuestionTool(BaseTool):
         agent: object | None = None,
         signal: Any | None = None,
         long_running: bool = False,
+        workspace: Any = None,
     ):
         if ctx is None and not long_running:
             raise TypeError("ask_user_question_tool needs a harness context unless long_running")
         super().__init__(name=tool.NAME, description=tool.DESCRIPTION, is_long_running=long_running)
         self._ctx, self._agent, self._signal = ctx, agent, signal
+        self._workspace = workspace
 
     def _get_declaration(self) -> types.FunctionDeclaration:
         return types.FunctionDeclaration(
@@ -74,7 +76,9 @@ class AskUserQuestionTool(BaseTool):
             except HarnessError as err:
                 return tool.ToolResult.from_error(err).content
             return None  # pending: answered later by answer_long_running
-        result = await tool.run(self._ctx, args, agent=self._agent, signal=self._signal)
+        result = await tool.run(
+            self._ctx, args, agent=self._agent, signal=self._signal, workspace=self._workspace
+        )
         return result.content
 
 
@@ -84,21 +88,32 @@ def ask_user_question_tool(
     agent: object | None = None,
     signal: Any | None = None,
     long_running: bool = False,
+    workspace: Any = None,
 ) -> AskUserQuestionTool:
     """The tool for ``LlmAgent(tools=[...])``; ``agent`` and ``signal`` go into every ask.
 
     ``long_running=True`` makes it ADK's long-running tool, answered by `answer_long_running`
-    (``ctx`` is then not needed).
+    (``ctx`` is then not needed, and `answer_long_running` takes the ``workspace``).
+    ``workspace`` (a folder) is the root a model's files question picks from (`tool.run`'s).
     """
-    return AskUserQuestionTool(ctx, agent=agent, signal=signal, long_running=long_running)
+    return AskUserQuestionTool(
+        ctx, agent=agent, signal=signal, long_running=long_running, workspace=workspace
+    )
 
 
 async def answer_long_running(
-    ctx: Any, events: Iterable[Event], *, agent: object | None = None, signal: Any | None = None
+    ctx: Any,
+    events: Iterable[Event],
+    *,
+    agent: object | None = None,
+    signal: Any | None = None,
+    workspace: Any = None,
 ) -> types.Content | None:
     """Ask each pending long-running ``ask_user_question`` call in ``events`` (at once); the
     message carrying their results, or ``None`` when there is none (a call already answered,
-    e.g. with the error of invalid arguments, is not pending)."""
+    e.g. with the error of invalid arguments, is not pending).
+    ``workspace`` (a folder) is the root a model's files question picks from
+    (`tool.run`'s)."""
     events = list(events)
     answered = {done.id for event in events for done in event.get_function_responses()}
     calls = [
@@ -112,7 +127,8 @@ async def answer_long_running(
     if not calls:
         return None
     results = await gather_all(
-        tool.run(ctx, call.args or {}, agent=agent, signal=signal) for call in calls
+        tool.run(ctx, call.args or {}, agent=agent, signal=signal, workspace=workspace)
+        for call in calls
     )
     parts = [
         types.Part(

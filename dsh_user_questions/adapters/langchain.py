@@ -44,6 +44,7 @@ def ask_user_question_tool(
     agent: object | None = None,
     signal: Any | None = None,
     on_secrets: OnSecrets | None = None,
+    workspace: Any = None,
 ) -> StructuredTool:
     """The ``ask_user_question`` tool for LangChain chat models and agents.
 
@@ -52,8 +53,10 @@ def ask_user_question_tool(
     takes ``"agent"`` / ``"signal"`` from the run's ``configurable`` when given).
     ``on_secrets`` gets the clear text of each secret answer (the model gets the placeholder):
     ``on_secrets(tool_call_id, {question id: text})``.
+    ``workspace`` (a folder) is the root a model's files question picks from
+    (`tool.run`'s).
     """
-    live = Live(ctx, agent, signal, on_secrets, _HOW)
+    live = Live(ctx, agent, signal, on_secrets, _HOW, workspace)
 
     async def ask_user_question(
         arguments: object, tool_call_id: str | None, *, dsh_run_config: RunnableConfig

@@ -198,6 +198,7 @@ async def answer_interrupts(
     signal: Any | None = None,
     input_id: str | None = None,
     on_secrets: OnSecrets | None = None,
+    workspace: Any = None,
 ) -> Any:
     """Run the graph (or resume its thread) until it ends, answering every question it asks.
 
@@ -217,6 +218,8 @@ async def answer_interrupts(
     stable ``repr``), kept in the checkpoints' metadata. Returns the values of the graph's
     final state. Exceptions of the graph propagate; so do the ask failures that leave it paused
     (see the module).
+    ``workspace`` (a folder) is the root a model's files question picks from
+    (`tool.run`'s).
     """
     service = ctx.get("user_questions")
     if service is None:
@@ -234,6 +237,7 @@ async def answer_interrupts(
             signal=signal,
             on_secrets=on_secrets,
             timeout=request.timeout,
+            workspace=workspace,
         )
         return resume_value(result)
 

@@ -33,13 +33,17 @@ __all__ = ["llm_tool", "use_context"]
 
 _lock = threading.Lock()
 _context: Any | None = None
+_workspace: Any = None
 
 
-def use_context(ctx: Any | None) -> None:
-    """Ask through ``ctx`` from now on (``None``: make the process's own on the next ask)."""
-    global _context
+def use_context(ctx: Any | None, *, workspace: Any = None) -> None:
+    """Ask through ``ctx`` from now on (``None``: make the process's own on the next ask).
+
+    ``workspace`` (a folder) is the root a model's files question picks from (`tool.run`'s).
+    """
+    global _context, _workspace
     with _lock:
-        _context = ctx
+        _context, _workspace = ctx, workspace
 
 
 def context() -> Any:
@@ -58,7 +62,7 @@ def context() -> Any:
 
 async def ask_user_question(**arguments: Any) -> str:
     """Run the one tool with the model's arguments, through the process's harness context."""
-    return (await arun_tool(context(), arguments)).content
+    return (await arun_tool(context(), arguments, workspace=_workspace)).content
 
 
 def llm_tool() -> llm.Tool:

@@ -75,6 +75,7 @@ def ask_user_question_tool(
     strict: bool = True,
     durable: bool = False,
     on_secrets: OnSecrets | None = None,
+    workspace: Any = None,
 ) -> FunctionTool:
     """The ``ask_user_question`` tool for an Agents SDK ``Agent``.
 
@@ -84,9 +85,10 @@ def ask_user_question_tool(
     ``durable=True`` pauses the run on every valid call (a tool approval) for
     `answer_interruptions` to ask (see the module). ``on_secrets`` gets the clear text of each
     secret answer the tool itself receives (the model gets the placeholder).
+    ``workspace`` (a folder) is the root a model's files question picks from (`tool.run`'s).
     """
 
-    live = Live(ctx, agent, signal, on_secrets, _HOW)
+    live = Live(ctx, agent, signal, on_secrets, _HOW, workspace)
 
     # Annotated ToolContext, the SDK passes the tool call's context (with its id).
     async def invoke(run: ToolContext[Any], arguments: str) -> str:
@@ -114,6 +116,7 @@ async def answer_interruptions(
     agent: object | None = None,
     signal: Any | None = None,
     on_secrets: OnSecrets | None = None,
+    workspace: Any = None,
 ) -> RunState[Any, Any]:
     """Ask the questions a durable tool paused the run on; the state to resume with.
 
@@ -128,6 +131,8 @@ async def answer_interruptions(
     the tool again. The harness's abort, an unusable store, no provider and a refused caller
     raise and leave the calls pending. Other tools' approvals are left to you. Resume with
     ``Runner.run(agent, state, context=...)``.
+    ``workspace`` (a folder) is the root a model's files question picks from
+    (`tool.run`'s).
     """
     if not run_id:
         raise ValueError(
@@ -147,7 +152,13 @@ async def answer_interruptions(
         call_id = raw.get("call_id") if isinstance(raw, dict) else raw.call_id
         key = key_of(run_id, str(call_id))
         result = await run_durable(
-            ctx, arguments, key, agent=agent, signal=signal, on_secrets=on_secrets
+            ctx,
+            arguments,
+            key,
+            agent=agent,
+            signal=signal,
+            on_secrets=on_secrets,
+            workspace=workspace,
         )
         return result.content
 

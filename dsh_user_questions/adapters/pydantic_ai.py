@@ -94,6 +94,7 @@ def ask_user_question_tool(
     max_retries: int | None = None,
     deferred: bool = False,
     on_secrets: OnSecrets | None = None,
+    workspace: Any = None,
 ) -> Tool[Any]:
     """The ``ask_user_question`` tool for a pydantic-ai ``Agent``.
 
@@ -104,6 +105,8 @@ def ask_user_question_tool(
     asking (``ctx``, ``agent``, ``signal`` and ``on_secrets`` then belong to
     `answer_deferred`). ``on_secrets`` gets the clear text of each secret answer (the model
     gets the placeholder): ``on_secrets(tool_call_id, {question id: text})``.
+    ``workspace`` (a folder) is the root a model's files question picks from
+    (`tool.run`'s).
     """
     if deferred and (
         ctx is not None or agent is not None or signal is not None or on_secrets is not None
@@ -113,7 +116,7 @@ def ask_user_question_tool(
             " on_secrets to answer_deferred instead"
         )
 
-    live = Live(ctx, agent, signal, on_secrets, _HOW)
+    live = Live(ctx, agent, signal, on_secrets, _HOW, workspace)
 
     async def ask_user_question(run: RunContext[Any], **arguments: Any) -> str:
         if deferred:
@@ -181,6 +184,7 @@ async def answer_deferred(
     agent: object | None = None,
     signal: Any | None = None,
     on_secrets: OnSecrets | None = None,
+    workspace: Any = None,
 ) -> DeferredToolResults:
     """Ask every deferred ``ask_user_question`` call of ``requests``; their results.
 
@@ -199,6 +203,7 @@ async def answer_deferred(
     (``ASK_ABORTED``), an unusable store (``STORE_UNUSABLE``), no provider and a refused caller
     raise instead, and leave the calls pending for a later call. Calls of other tools and
     approvals are left out: add their results yourself (``results.update(...)``).
+    ``workspace`` (a folder) is the root a model's files question picks from (`tool.run`'s).
     """
     service = ctx.get("user_questions")
     if service is None:
@@ -212,7 +217,7 @@ async def answer_deferred(
 
     async def one(args: Any, key: str) -> Any:
         result = await run_durable(
-            ctx, args, key, agent=agent, signal=signal, on_secrets=on_secrets
+            ctx, args, key, agent=agent, signal=signal, on_secrets=on_secrets, workspace=workspace
         )
         return ToolFailed(result.content) if result.is_error else result.content
 

@@ -31,6 +31,8 @@ class AskUserQuestionTool(Tool):  # type: ignore[misc]  # smolagents ships no ty
     """The ``ask_user_question`` tool asking through ``ctx.user_questions``.
 
     ``agent`` and ``signal`` go into every ask.
+    ``workspace`` (a folder) is the root a model's files question picks from
+    (`tool.run`'s).
     """
 
     name = tool.NAME
@@ -42,11 +44,21 @@ class AskUserQuestionTool(Tool):  # type: ignore[misc]  # smolagents ships no ty
     output_type = "string"
     skip_forward_signature_validation = True
 
-    def __init__(self, ctx: Any, *, agent: object | None = None, signal: Any | None = None):
+    def __init__(
+        self,
+        ctx: Any,
+        *,
+        agent: object | None = None,
+        signal: Any | None = None,
+        workspace: Any = None,
+    ):
         super().__init__()
         self.ctx = ctx
         self.agent = agent
         self.signal = signal
+        self.workspace = workspace
 
     def forward(self, **arguments: Any) -> str:
-        return run_tool(self.ctx, arguments, agent=self.agent, signal=self.signal).content
+        return run_tool(
+            self.ctx, arguments, agent=self.agent, signal=self.signal, workspace=self.workspace
+        ).content

@@ -29,6 +29,13 @@ closing the context, comparing answers, judging that model text is inert by
 means taken, that a recommended option is never picked and a secret never kept) is the
 suite's. A rule a provider cannot keep goes into ``opt_out`` with the reason.
 
+**Typed inputs.** A provider declares the input types it renders in
+`ProviderConformance.input_types` (``{"number", "date", "time", "datetime", "files",
+"upload"}``); the suite then checks each: the driver answers with `Enter` (a value, or the paths
+to pick) or `Attach` (a local file to upload), and the asker must get that value (an upload as a
+record whose name, size and sha256 are the file's, at a path holding its bytes); a number out
+of range is never an answer. The checks of an undeclared type are skipped, saying so.
+
 **Durable runs.** A provider that keeps questions across processes (the inbox) makes these
 guarantees to a durable run, which its own test suite checks across ``kill -9``, a clean stop
 and a restart (``providers/inbox/tests/provider/test_durability.py``,
@@ -42,12 +49,24 @@ are the ones every provider shares.
 from __future__ import annotations
 
 from ._driver import ProviderDriver, ReceiptDriver, StoreDriver
-from ._replies import Approve, Choose, KeepPlanning, Other, Reply, Skip, TalkInstead
+from ._replies import (
+    Approve,
+    Attach,
+    Choose,
+    Enter,
+    KeepPlanning,
+    Other,
+    Reply,
+    Skip,
+    TalkInstead,
+)
 from ._suite import ProviderConformance
 
 __all__ = [
     "Approve",
+    "Attach",
     "Choose",
+    "Enter",
     "KeepPlanning",
     "Other",
     "ProviderConformance",

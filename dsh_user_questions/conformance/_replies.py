@@ -13,7 +13,17 @@ import attrs
 from .._payloads import AskUserQuestionAnswerItem, AskUserQuestionItem
 from ..rules import is_plan_review
 
-__all__ = ["Approve", "Choose", "KeepPlanning", "Other", "Reply", "Skip", "TalkInstead"]
+__all__ = [
+    "Approve",
+    "Attach",
+    "Choose",
+    "Enter",
+    "KeepPlanning",
+    "Other",
+    "Reply",
+    "Skip",
+    "TalkInstead",
+]
 
 
 @attrs.frozen(init=False)
@@ -41,6 +51,22 @@ class Other:
 
 
 @attrs.frozen
+class Enter:
+    """Give a typed question (one with ``input``) this value and confirm: a number, an ISO
+    date, time or date-time string (a date-time with its offset), or a tuple of the relative
+    paths to pick among a files question's candidates."""
+
+    value: int | float | str | tuple[str, ...]
+
+
+@attrs.frozen
+class Attach:
+    """On an upload question: attach the local file at ``path`` and confirm."""
+
+    path: str
+
+
+@attrs.frozen
 class Skip:
     """Leave the question unanswered with the UI's skip control."""
 
@@ -62,7 +88,7 @@ class TalkInstead:
     """On a plan review: close the card to talk about the plan (the ask is cancelled)."""
 
 
-Reply: TypeAlias = Choose | Other | Skip | Approve | KeepPlanning | TalkInstead
+Reply: TypeAlias = Choose | Other | Skip | Approve | KeepPlanning | TalkInstead | Enter | Attach
 
 
 def expected_item(question: AskUserQuestionItem, reply: Reply) -> AskUserQuestionAnswerItem:
@@ -73,6 +99,10 @@ def expected_item(question: AskUserQuestionItem, reply: Reply) -> AskUserQuestio
         return AskUserQuestionAnswerItem(id=question.id, selected=reply.labels, custom=reply.text)
     if isinstance(reply, Skip):
         return AskUserQuestionAnswerItem(id=question.id)
+    if isinstance(reply, Enter):
+        return AskUserQuestionAnswerItem(id=question.id, value=reply.value)
+    if isinstance(reply, Attach):
+        raise ValueError(f"{reply!r} gives an upload whose path the provider chooses")
     if question.intent is None or not is_plan_review(question):
         raise ValueError(f"{reply!r} is a plan-review reply, but {question.id!r} is no plan review")
     if isinstance(reply, Approve):

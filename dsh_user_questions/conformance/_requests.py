@@ -5,7 +5,7 @@ Built with the testing kit's builders, so they are the requests every other test
 
 from __future__ import annotations
 
-from .._payloads import AskUserQuestionOption
+from .._payloads import AskUserQuestionInput, AskUserQuestionOption
 from ..rules import MAX_CUSTOM_CHARS
 from ..testing import make_plan_question, make_question, make_request
 
@@ -14,6 +14,7 @@ __all__ = [
     "CHECKS",
     "COLOUR",
     "FRUIT",
+    "INPUTS",
     "NAME",
     "OPTIONS_ONLY",
     "PKG",
@@ -108,5 +109,37 @@ OPTIONS_ONLY = make_question(
     allow_other=False,
 )
 """A single-select with ``allow_other`` false: its options are the only answers (no "Other")."""
+
+INPUTS = {
+    "number": make_question(
+        id="disk",
+        header="Disk",
+        question="How large a disk should the server get?",
+        options=(),
+        input=AskUserQuestionInput(type="number", min=8, max=512, step=8, unit="GB"),
+    ),
+    "date": make_question(
+        id="launch",
+        header="Launch",
+        question="On which day should it launch?",
+        options=(),
+        input=AskUserQuestionInput(type="date"),
+    ),
+    "time": make_question(
+        id="standup",
+        header="Stand-up",
+        question="At what time is the stand-up?",
+        options=(),
+        input=AskUserQuestionInput(type="time"),
+    ),
+    "datetime": make_question(
+        id="freeze",
+        header="Freeze",
+        question="When does the code freeze start?",
+        options=(),
+        input=AskUserQuestionInput(type="datetime"),
+    ),
+}
+"""A typed question of each type that needs no files, by type."""
 
 request = make_request

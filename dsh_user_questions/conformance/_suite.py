@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
+import os
+import tempfile
 import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -15,7 +18,13 @@ import pytest
 from .. import plugin as core_plugin
 from .._loops import run
 from .._markers import hookimpl
-from .._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
+from .._payloads import (
+    AskUserQuestionAnswer,
+    AskUserQuestionInput,
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+    AskUserQuestionUpload,
+)
 from ..errors import BadAnswerError, UserQuestionError, UserQuestionErrorCode
 from ..harness import AbortController, HarnessContext
 from ..plan_review import read_plan_review
@@ -23,7 +32,9 @@ from . import _inert
 from ._driver import ProviderDriver
 from ._replies import (
     Approve,
+    Attach,
     Choose,
+    Enter,
     KeepPlanning,
     Other,
     Reply,
@@ -36,6 +47,7 @@ from ._requests import (
     CHECKS,
     COLOUR,
     FRUIT,
+    INPUTS,
     NAME,
     OPTIONS_ONLY,
     PKG,
@@ -102,6 +114,17 @@ class ProviderConformance:
 
     opt_out: ClassVar[Mapping[str, str]] = {}
     """Tests this provider leaves out, each with the reason (``{"test_name": "why"}``)."""
+
+    input_types: ClassVar[frozenset[str]] = frozenset()
+    """The typed inputs this provider renders (of ``rules.INPUT_TYPES``); the checks of the
+    others are skipped, saying so."""
+
+    def _renders(self, kind: str) -> None:
+        if kind not in self.input_types:
+            pytest.skip(
+                f"the provider does not declare input type {kind!r} (input_types); declare it"
+                " once its surface renders it"
+            )
 
     @pytest.fixture(autouse=True)
     def _opted_out(self, request: pytest.FixtureRequest) -> None:
@@ -281,6 +304,43 @@ class ProviderConformance:
     def test_no_free_text_when_allow_other_is_false(self) -> None:
         """A question with allow_other false takes no words of the human's own: no Other."""
         self._run(_options_only)
+
+    # Typed inputs (declared in input_types) -----------------------------------------------------
+
+    def test_number_input_returns_the_number(self) -> None:
+        """A number entered on a number question comes back as that JSON number."""
+        self._renders("number")
+        self._run(_answers(request(INPUTS["number"]), [Enter(64)], look=_shows("GB")))
+
+    def test_number_out_of_range_is_never_an_answer(self) -> None:
+        """A number above the maximum is refused (at the surface, or ask() raises BAD_ANSWER)."""
+        self._renders("number")
+        self._run(_out_of_range)
+
+    def test_date_input_returns_the_date(self) -> None:
+        """A date entered comes back as its ISO string, YYYY-MM-DD."""
+        self._renders("date")
+        self._run(_answers(request(INPUTS["date"]), [Enter("2027-02-28")]))
+
+    def test_time_input_returns_the_time(self) -> None:
+        """A time entered comes back as HH:MM."""
+        self._renders("time")
+        self._run(_answers(request(INPUTS["time"]), [Enter("09:45")]))
+
+    def test_datetime_input_returns_it_with_its_offset(self) -> None:
+        """A date and time entered comes back as RFC 3339 with its offset."""
+        self._renders("datetime")
+        self._run(_answers(request(INPUTS["datetime"]), [Enter("2027-03-01T17:30:00+01:00")]))
+
+    def test_files_input_returns_the_picked_paths(self) -> None:
+        """Files picked among a workspace's candidates come back as their relative paths."""
+        self._renders("files")
+        self._run(_files)
+
+    def test_upload_input_returns_the_file_it_wrote(self) -> None:
+        """An attached file comes back as a record (name, size, sha256) of a file with its bytes."""
+        self._renders("upload")
+        self._run(_upload)
 
     # Closing the context ----------------------------------------------------------------------
 
@@ -779,3 +839,90 @@ async def _aclose_pending(session: Session) -> None:
 async def _aclose_idle(session: Session) -> None:
     await _answers(request(PKG), [Choose("pnpm")])(session)
     await _aclose(session)
+
+
+def _shows(text: str) -> Callable[[str], None]:
+    def look(screen: str) -> None:
+        if text not in screen:
+            raise AssertionError(f"the screen should show {text!r}, but shows:\n{screen}")
+
+    return look
+
+
+async def _out_of_range(session: Session) -> None:
+    question = INPUTS["number"]
+    req = request(question)
+    task = session.ask(req)
+    await session.shown(question.question, task)
+    did = "the human entered 1024 where the maximum is 512"
+    with contextlib.suppress(Exception):  # a surface refusing it may raise; it stays open then
+        await session.driver.reply(req, [Enter(1024)])
+    await asyncio.wait({task}, timeout=min(2.0, session.timeout))
+    if task.done():
+        if not task.cancelled() and task.exception() is None:
+            raise AssertionError(f"{did}, and ask() returned it: {task.result().to_dict()}")
+        expect_code(await session.error_of(task, did), UserQuestionErrorCode.BAD_ANSWER, did)
+        return
+    await session.driver.reply(req, [Enter(256)])
+    answer = await session.answer_of(task, f"{did}, was refused, and entered 256")
+    expected = expected_item(question, Enter(256))
+    if answer.answers != (expected,):
+        raise AssertionError(f"ask() should return {expected.to_dict()}, not {answer.to_dict()}")
+
+
+def _write_file(path: str, data: bytes) -> None:
+    with open(path, "wb") as file:
+        file.write(data)
+
+
+def _read_file(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
+async def _files(session: Session) -> None:
+    with tempfile.TemporaryDirectory() as root:
+        os.makedirs(os.path.join(root, "docs"))
+        for name in ("README.md", "docs/guide.md", "docs/notes.txt"):
+            _write_file(os.path.join(root, name), name.encode())
+        question = AskUserQuestionItem(
+            id="sources",
+            header="Sources",
+            question="Which documents should the summary cover?",
+            input=AskUserQuestionInput.files(root, pattern="**/*.md", max_count=2),
+        )
+        picked = ("README.md", "docs/guide.md")
+        await _answers(request(question), [Enter(picked)], look=_shows("docs/guide.md"))(session)
+
+
+async def _upload(session: Session) -> None:
+    data = b"conformance upload \x00\x01\xff"
+    with tempfile.TemporaryDirectory() as folder:
+        source = os.path.join(folder, "logo.bin")
+        _write_file(source, data)
+        question = AskUserQuestionItem(
+            id="logo",
+            header="Logo",
+            question="Which logo file should the site use?",
+            input=AskUserQuestionInput(type="upload", max_count=1),
+        )
+        req = request(question)
+        task = session.ask(req)
+        await session.shown(question.question, task)
+        did = f"the human attached {source}"
+        await session.driver.reply(req, [Attach(source)])
+        answer = await session.answer_of(task, did)
+    items = [item for item in answer.answers if item.id == "logo"]
+    value = items[0].value if items else None
+    if not isinstance(value, tuple) or len(value) != 1:
+        raise AssertionError(f"{did}; ask() should return one upload, not {answer.to_dict()}")
+    upload = value[0]
+    assert isinstance(upload, AskUserQuestionUpload)
+    digest = hashlib.sha256(data).hexdigest()
+    if (upload.name, upload.size, upload.sha256) != ("logo.bin", len(data), digest):
+        raise AssertionError(
+            f"{did}; the record should say logo.bin, {len(data)} bytes, sha256 {digest}, not"
+            f" {upload.to_dict()}"
+        )
+    if _read_file(upload.path) != data:
+        raise AssertionError(f"{did}; the file at {upload.path} does not hold its bytes")

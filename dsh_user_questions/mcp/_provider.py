@@ -18,6 +18,13 @@ A secret question is never put into a form: MCP form mode cannot mask a field, a
 keeps sensitive input out of it (URL mode is its way, which needs a page of the server's own).
 Such a request raises ``NOT_INTERACTIVE`` saying so, before anything is sent.
 
+A question with ``input`` is one typed field: a number as ``number`` (``integer`` when its
+step and minimum are whole) with ``minimum`` and ``maximum``; a date and a date-time as strings
+of ``format`` ``date`` and ``date-time``; a time as a string with a ``pattern`` (MCP names no
+time format); a files question as a choice (an array of choices when it takes several) among
+its candidates when there are at most `MAX_ENUM_FILES`. A longer file list, or an upload (MCP
+forms have no file input yet), raises ``NOT_INTERACTIVE`` before anything is sent.
+
 ``accept`` gives the answer (a value of the wrong type, or a field nobody asked, is
 ``BAD_ANSWER``); ``decline`` and ``cancel`` raise ``ASK_CANCELLED``. An abort of the
 request cancels the pending elicitation (the SDK tells the client with
@@ -40,10 +47,77 @@ from ..errors import UserQuestionError
 from ..rules import inert_text
 from ..view import QuestionView, request_view
 
-__all__ = ["OTHER_SUFFIX", "ElicitationProvider", "elicitation_schema"]
+__all__ = ["MAX_ENUM_FILES", "OTHER_SUFFIX", "ElicitationProvider", "elicitation_schema"]
 
 OTHER_SUFFIX: Final = ".other"
 """The "Other" text field of question ``q`` is named ``q.other``."""
+
+MAX_ENUM_FILES: Final = 25
+"""The most candidates a files question may offer to be asked as an MCP form's choice."""
+
+TIME_PATTERN: Final = "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$"
+"""The pattern of a time field (``HH:MM`` or ``HH:MM:SS``): MCP names no time format."""
+
+
+def _whole(number: float | None) -> bool:
+    return number is None or float(number).is_integer()
+
+
+def _input_field(question: QuestionView, title: str) -> dict[str, Any]:
+    """The one typed field of a question with ``input`` (files: a choice among few)."""
+    given = question.input
+    assert given is not None
+    if given.type == "number":
+        whole = given.step is not None and _whole(given.step) and _whole(given.min)
+        field: dict[str, Any] = {"type": "integer" if whole else "number", "title": title}
+        if given.unit:
+            field["title"] = f"{title} ({given.unit})"
+        if given.min is not None:
+            field["minimum"] = given.min
+        if given.max is not None:
+            field["maximum"] = given.max
+        if given.step is not None and not whole:
+            field["description"] = f"In steps of {given.step:g}."
+        return field
+    if given.type in ("date", "datetime"):
+        form = "date" if given.type == "date" else "date-time"
+        return {"type": "string", "title": title, "format": form}
+    if given.type == "time":
+        return {
+            "type": "string",
+            "title": title,
+            "pattern": TIME_PATTERN,
+            "description": "A time as HH:MM or HH:MM:SS (24-hour).",
+        }
+    choices = [
+        {"const": path, "title": shown}
+        for path, shown in zip(given.candidates, given.shown, strict=True)
+    ]
+    if given.max_count == 1:
+        return {"type": "string", "title": title, "oneOf": choices}
+    field = {"type": "array", "title": title, "items": {"anyOf": choices}, "minItems": 1}
+    if given.max_count is not None:
+        field["maxItems"] = given.max_count
+    return field
+
+
+def _not_in_a_form(request: AskUserQuestionRequest) -> str | None:
+    """Why a typed question of ``request`` cannot be an MCP form field, or None."""
+    for question in request.questions:
+        given = question.input
+        if given is None:
+            continue
+        quoted = json.dumps(question.id, ensure_ascii=False)
+        if given.type == "upload":
+            return f"MCP form elicitation has no file upload for question {quoted}"
+        if given.type == "files" and len(given.candidates or ()) > MAX_ENUM_FILES:
+            return (
+                f"question {quoted} offers {len(given.candidates or ())} files, more than an"
+                f" MCP form's choice lists well (at most {MAX_ENUM_FILES})"
+            )
+        if given.type == "files" and not given.candidates:
+            return f"question {quoted} offers no file to choose"
+    return None
 
 
 def _one_line(shown: str) -> str:
@@ -87,7 +161,9 @@ def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, 
             detail = question.detail_text
             lines.append(f"{label}:\n{detail}" if label else detail)
         title = _field_title(question)
-        if question.options:
+        if question.input is not None:
+            properties[question.id] = _input_field(question, title)
+        elif question.options:
             choices = _choice_titles(question)
             recommended = [option.label for option in question.options if option.recommended]
             field: dict[str, Any]
@@ -125,6 +201,9 @@ def _expected(request: AskUserQuestionRequest) -> dict[str, type]:
     """The form's field names and the type each value must have (``list`` or ``str``)."""
     expected: dict[str, type] = {}
     for question in request.questions:
+        if question.input is not None:
+            expected[question.id] = _INPUT_KINDS.get(question.input.type, str)
+            continue
         expected[question.id] = list if question.options and question.multi_select else str
         if question.options and question.allow_other:
             expected[question.id + OTHER_SUFFIX] = str
@@ -134,6 +213,12 @@ def _expected(request: AskUserQuestionRequest) -> dict[str, type]:
 def _fits(value: object, kind: type) -> bool:
     if kind is list:
         return isinstance(value, list) and all(isinstance(entry, str) for entry in value)
+    if kind is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind is tuple:  # files: one path, or a list of them
+        return isinstance(value, str) or (
+            isinstance(value, list) and all(isinstance(entry, str) for entry in value)
+        )
     return isinstance(value, str)
 
 
@@ -147,7 +232,7 @@ def _content_problems(expected: Mapping[str, type], content: Mapping[str, Any]) 
     for name, kind in expected.items():
         value = content.get(name)
         if value is not None and not _fits(value, kind):
-            wanted = "a list of option labels" if kind is list else "a string"
+            wanted = _WANTED.get(kind, "a string")
             problems.append(f"the MCP client's {json.dumps(name)} is not {wanted}")
     return problems
 
@@ -161,6 +246,15 @@ def _answer_item(
 ) -> AskUserQuestionAnswerItem | None:
     """The answer to ``question`` in the (type-checked) ``content``; ``None`` when left empty."""
     value = content.get(question.id)
+    if question.input is not None:
+        if value is None:
+            return None
+        typed = (
+            (value,)
+            if _INPUT_KINDS.get(question.input.type) is tuple and isinstance(value, str)
+            else value
+        )
+        return AskUserQuestionAnswerItem(id=question.id, value=typed)
     if not question.options:
         custom = _own_words(value)
         return None if custom is None else AskUserQuestionAnswerItem(id=question.id, custom=custom)
@@ -187,6 +281,14 @@ def _read(request: AskUserQuestionRequest, content: Mapping[str, Any]) -> AskUse
     return AskUserQuestionAnswer(answers=tuple(item for item in items if item is not None))
 
 
+_INPUT_KINDS: Final[dict[str, type]] = {"number": float, "files": tuple}
+_WANTED: Final[dict[type, str]] = {
+    list: "a list of option labels",
+    float: "a number",
+    tuple: "a file path or a list of them",
+}
+
+
 class ElicitationProvider:
     """A provider asking the connected MCP client's user through form-mode elicitation.
 
@@ -211,7 +313,8 @@ class ElicitationProvider:
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         """Elicit the questions of ``request``; ``decline`` or ``cancel`` is ``ASK_CANCELLED``.
 
-        A request with a secret question raises ``NOT_INTERACTIVE`` and elicits nothing.
+        A request with a secret question, an upload or more files than `MAX_ENUM_FILES` raises
+        ``NOT_INTERACTIVE`` and elicits nothing.
         """
         secret = [question.id for question in request.questions if question.secret]
         if secret:
@@ -220,6 +323,9 @@ class ElicitationProvider:
                 f" {json.dumps(secret[0], ensure_ascii=False)}"
                 " (a client shows and may keep form fields in clear)"
             )
+        refused = _not_in_a_form(request)
+        if refused is not None:
+            raise UserQuestionError.not_interactive(refused)
         message, schema = elicitation_schema(request)
         # An MCPServer Context wraps the low-level request context, whose id keeps its type.
         request_context = getattr(self._context, "request_context", self._context)

@@ -249,6 +249,26 @@ class TestBadInput:
         )
         assert cli.asked() == []
 
+    def test_a_files_question_takes_its_root_from_workspace(self, cli: Cli) -> None:
+        """--workspace DIR roots a files question and lists its files; without it, such a
+        question is refused (exit 2) and nobody is asked."""
+        (cli.tmp_path / "ws").mkdir()
+        (cli.tmp_path / "ws" / "a.md").write_text("a", encoding="utf-8")
+        files = {"questions": [{"id": "f", "question": "Which?", "input": {"type": "files"}}]}
+        refused = cli(stdin=json.dumps(files))
+        assert refused.returncode == 2
+        assert "of type files without a root" in refused.stderr
+        assert cli.asked() == []
+        answer = {"answers": [{"id": "f", "value": ["a.md"]}]}
+        result = cli("--workspace", "ws", stdin=json.dumps(files), steps=[{"answer": answer}])
+        assert (result.returncode, result.stdout) == (
+            0,
+            '{"answers":[{"id":"f","selected":[],"value":["a.md"]}]}\n',
+        )
+        asked = cli.asked()[0]["request"]["questions"][0]["input"]
+        assert asked["root"] == str((cli.tmp_path / "ws").resolve())
+        assert asked["candidates"] == ["a.md"]
+
     def test_input_that_is_not_the_wire_form_exits_2_naming_the_path(self, cli: Cli) -> None:
         """An unknown property exits 2 and names where it is."""
         bad = {"questions": [{"id": "a", "question": "Q?", "options": [{"label": "x"}], "oops": 1}]}

@@ -28,7 +28,7 @@ from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, hookim
 from dsh_user_questions.conformance import ProviderConformance
 from dsh_user_questions.harness import HarnessContext
 from dsh_user_questions.providing import receipt
-from dsh_user_questions.rules import inert_text
+from dsh_user_questions.rules import INPUT_TYPES, inert_text
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -52,6 +52,7 @@ class BoardConformance(ProviderConformance):
     """The suite on a board provider of class ``provider_class``, through register_provider."""
 
     provider_class: Any = board.BoardProvider
+    input_types = frozenset(INPUT_TYPES)
 
     @contextlib.asynccontextmanager
     async def connect(self, ctx: HarnessContext) -> AsyncIterator[Any]:
@@ -551,6 +552,24 @@ class TestAnswerChecks:
             }
         )
         _fails(_broken(answer=omit), "test_skip_returns_an_empty_selection", "returned nothing")
+
+    def test_a_provider_that_rounds_numbers_fails_the_number_check(self) -> None:
+        """A typed value handed back changed (a number made a string) fails its check."""
+
+        def as_text(self: Any, key: int, answer: dict[str, Any]) -> None:
+            # Past the board's own check: the service's rules must still refuse it.
+            items = [{**i, "value": str(i["value"])} for i in answer["answers"]]
+            self.pending[key][1].set_result({"answers": items})
+
+        _fails(_broken(answer=as_text), "test_number_input_returns_the_number", "not a number")
+
+    def test_a_provider_that_hides_the_unit_fails_the_number_check(self) -> None:
+        """A number question shown without its unit fails before the human answers."""
+
+        def without_unit(self: Any) -> str:
+            return board.BoardProvider.board(self).replace("(number GB", "(number")
+
+        _fails(_broken(board=without_unit), "test_number_input_returns_the_number", "'GB'")
 
     def test_a_provider_that_approves_every_plan_fails_keep_planning(self) -> None:
         """Answering Approve whatever the human chose fails both keep-planning checks."""

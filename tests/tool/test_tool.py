@@ -96,6 +96,7 @@ def test_schema_states_the_limits_and_the_rules_it_cannot_carry() -> None:
         "multi_select",
         "secret",
         "allow_other",
+        "input",
     }
     assert set(option) == {"label", "description", "preview", "recommended"}
     assert option["preview"]["maxLength"] == _tool_schema.MAX_PREVIEW_LENGTH
@@ -431,15 +432,16 @@ NPM = {"label": "npm"}
         pytest.param(
             args_of(pkg(detail="# Plan")),
             "questions[0].detail: unknown property;"
-            " allowed: id, question, header, options, multi_select, secret, allow_other (a plan is"
-            " not a question: the harness asks for its review itself when you leave plan mode,"
-            " through dsh_user_questions.plan_review, so ask here only what you need to know)",
+            " allowed: id, question, header, options, multi_select, secret, allow_other, input"
+            " (a plan is not a question: the harness asks for its review itself when you leave plan"
+            " mode, through dsh_user_questions.plan_review, so ask here only what you need to"
+            " know)",
             id="question-unknown-property",
         ),
         pytest.param(
             args_of(pkg(multiSelect=True)),
             "questions[0].multiSelect: unknown property (did you mean multi_select?);"
-            " allowed: id, question, header, options, multi_select, secret, allow_other",
+            " allowed: id, question, header, options, multi_select, secret, allow_other, input",
             id="camel-case-property",
         ),
         pytest.param(

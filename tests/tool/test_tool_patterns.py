@@ -31,12 +31,13 @@ def published_patterns() -> list[str]:
     """Every distinct pattern of the published and the strict schema."""
     found: list[str] = []
 
-    def walk(node: Any) -> None:
+    def walk(node: Any, names: bool = False) -> None:
         if isinstance(node, dict):
             for key, value in node.items():
-                if key == "pattern" and value not in found:
+                # Under "properties" the keys are property names (an input's "pattern" too).
+                if not names and key == "pattern" and value not in found:
                     found.append(value)
-                walk(value)
+                walk(value, names=not names and key == "properties")
         elif isinstance(node, list):
             for value in node:
                 walk(value)
