@@ -12,7 +12,7 @@ The hierarchy::
                +-- InvalidRequestError     EMPTY_QUESTIONS, BAD_INTENT, BAD_QUESTION, INVALID_ARGS
                +-- BadAnswerError          BAD_ANSWER
                +-- ProviderSetupError      NO_PROVIDER, DUPLICATE_PROVIDER, CONTEXT_CLOSED
-               +-- CallerRefusedError      CALLER_NOT_LIVE, DELEGATED_CALLER
+               +-- CallerRefusedError      CALLER_NOT_LIVE, DELEGATED_CALLER, ASKED_ELSEWHERE
                +-- StoreError              STORE_UNUSABLE
 
 `OUTCOMES` is the one table of what each code means to every surface: its family class, its
@@ -63,6 +63,7 @@ class UserQuestionErrorCode(str, enum.Enum):
     BAD_QUESTION = "BAD_QUESTION"
     NOT_INTERACTIVE = "NOT_INTERACTIVE"
     STORE_UNUSABLE = "STORE_UNUSABLE"
+    ASKED_ELSEWHERE = "ASKED_ELSEWHERE"
     CONTEXT_CLOSED = "CONTEXT_CLOSED"
 
     def __str__(self) -> str:
@@ -121,6 +122,7 @@ _NOT_INTERACTIVE = (
     " proceed on an assumption you state, or include the question in your final result"
 )
 _STORE = "the user-questions store is unusable"
+_ELSEWHERE = "another live harness is asking this question"
 _CLOSED = "the harness context closed"
 _CONTEXT_CLOSED = "the harness context is closed, so ask_user_question cannot reach the user"
 
@@ -344,6 +346,19 @@ class UserQuestionError(HarnessError):
         )
 
     @classmethod
+    def asked_elsewhere(cls, key: str, detail: str) -> UserQuestionError:
+        """``ASKED_ELSEWHERE``: a durable provider's record of ``key`` is leased to another
+        live harness, which is asking it now.
+
+        Never the question's answer: the call stays pending (a durable adapter raises, its run
+        stays paused) and asks again once that harness stops or its lease goes stale. The
+        message is ``another live harness is asking this question: key "<key>" (<detail>)``;
+        ``detail`` says who holds it and when it is freed.
+        """
+        quoted = json.dumps(key, ensure_ascii=False)
+        return cls(f"{_ELSEWHERE}: key {quoted} ({detail})", UserQuestionErrorCode.ASKED_ELSEWHERE)
+
+    @classmethod
     def from_wire(cls, message: str, code: str) -> UserQuestionError:
         """An outcome carried as data (``{"message", "code"}``, e.g. through a framework's
         resume value) raised again as the error of its family, with its message unchanged."""
@@ -419,7 +434,8 @@ class ProviderSetupError(UserQuestionError):
 
 @attrs.define(auto_exc=True, init=False)
 class CallerRefusedError(UserQuestionError):
-    """The caller may not reach the human: ``CALLER_NOT_LIVE``, ``DELEGATED_CALLER``."""
+    """The caller may not reach the human: ``CALLER_NOT_LIVE``, ``DELEGATED_CALLER``, and
+    ``ASKED_ELSEWHERE`` (another live harness is asking the same durable question now)."""
 
 
 @attrs.define(auto_exc=True, init=False)
@@ -494,6 +510,15 @@ _ROWS = (
     ),
     Outcome(_C.NOT_INTERACTIVE, NotInteractiveError, _NOT_INTERACTIVE, 3, "error", False, False),
     Outcome(_C.STORE_UNUSABLE, StoreError, f"{_STORE}: <reason>", 1, "error", True, False),
+    Outcome(
+        _C.ASKED_ELSEWHERE,
+        CallerRefusedError,
+        f'{_ELSEWHERE}: key "<key>" (<detail>)',
+        1,
+        "error",
+        True,
+        False,
+    ),
     Outcome(_C.CONTEXT_CLOSED, ProviderSetupError, _CONTEXT_CLOSED, 1, "error", True, False),
 )
 

@@ -274,20 +274,37 @@ def result_of(
     return ToolResult(format_answer(shown), secrets=secrets)
 
 
+# A durable key's parts are written as they are, but for ``:`` (which separates them) and ``~``
+# (which escapes): ``~3A`` and ``~7E``. So a key reads back into exactly one (framework, run
+# id, call id) and ids holding the separator cannot forge another run's key.
+_KEY_PART = re.compile(r"[A-Za-z0-9._/@+=#-]+")
+_ESCAPES = str.maketrans({"~": "~7E", ":": "~3A"})
+_HASHED = "sha256"
+
+
 def durable_key(framework: str, run_id: str | None, tool_call_id: str | None) -> str:
     """The ``key`` of a durable tool call's question: its run's identity and its call's id.
 
     Every adapter's durable mode makes its keys here: ``<framework>:<run id>:<tool call id>``
     (e.g. ``langgraph:<thread id>:<tool call id>``), so two runs that reuse a tool call id
     (scripted and test models do, and so may a model across runs) never share a record, and
-    the same call asked again after a crash attaches to its own. When that text is outside
-    `payloads.KEY_PATTERN` (other characters, or too long) the key is
-    ``<framework>:sha256:<hex digest of both ids>``: stable all the same.
+    the same call asked again after a crash attaches to its own. The mapping is injective: a
+    ``:`` or ``~`` inside an id is written ``~3A`` or ``~7E`` (thread ``t:1`` and call ``c``
+    give ``langgraph:t~3A1:c``, thread ``t`` and call ``1:c`` give ``langgraph:t:1~3Ac``).
+    When that text does not fit a request key (`AskUserQuestionRequest.key`: other
+    characters, or too long), or the run id is ``sha256`` itself, the key is
+    ``<framework>:sha256:<hex digest of both ids, the run id length-prefixed>``: stable all
+    the same, and never the readable form of other ids.
 
-    ``run_id`` is the framework's own run identity (LangGraph's thread id, pydantic-ai's run
-    id, the run id the caller gives the Agents SDK adapter). Raises `ValueError` when it or
-    ``tool_call_id`` is missing or empty: a key made of the call id alone would collide.
+    ``framework`` is a name of letters, digits and ``._/@+=#-``. ``run_id`` is the framework's
+    own run identity (LangGraph's thread id, pydantic-ai's run id, the run id the caller gives
+    the Agents SDK adapter). Raises `ValueError` when it or ``tool_call_id`` is missing or
+    empty: a key made of the call id alone would collide.
     """
+    if not isinstance(framework, str) or not _KEY_PART.fullmatch(framework):
+        raise ValueError(
+            f"a durable key's framework must be letters, digits or ._/@+=#- (got {framework!r})"
+        )
     if not run_id or not isinstance(run_id, str):
         raise ValueError(
             f"a durable {framework} ask_user_question call needs its run's identity for its"
@@ -299,11 +316,11 @@ def durable_key(framework: str, run_id: str | None, tool_call_id: str | None) ->
             f"a durable {framework} ask_user_question call needs its tool call id for its key"
             f" (got {tool_call_id!r})"
         )
-    key = f"{framework}:{run_id}:{tool_call_id}"
-    if KEY_PATTERN.fullmatch(key):
+    key = f"{framework}:{run_id.translate(_ESCAPES)}:{tool_call_id.translate(_ESCAPES)}"
+    if run_id != _HASHED and KEY_PATTERN.fullmatch(key):
         return key
     both = f"{len(run_id)}:{run_id}:{tool_call_id}".encode("utf-8", "surrogatepass")
-    return f"{framework}:sha256:{hashlib.sha256(both).hexdigest()}"
+    return f"{framework}:{_HASHED}:{hashlib.sha256(both).hexdigest()}"
 
 
 class _Context(Protocol):

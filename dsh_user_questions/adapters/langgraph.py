@@ -25,8 +25,9 @@ Two parts:
 A failed ask goes back to the model as the tool's error message when it is the question's own
 outcome (``ASK_CANCELLED``, ``ASK_TIMED_OUT``, ``NOT_INTERACTIVE``, ``BAD_ANSWER``, a request
 breaking the rules). The harness's own abort (``ASK_ABORTED``), an unusable store
-(``STORE_UNUSABLE``), no provider and a refused caller raise from `answer_interrupts` instead
-and leave the graph paused, to be resumed by a later call.
+(``STORE_UNUSABLE``), no provider and a refused caller (another live harness asking the same
+key is ``ASKED_ELSEWHERE``) raise from `answer_interrupts` instead and leave the graph paused,
+to be resumed by a later call.
 
 **Secrets.** The model, the resume value and so the checkpoint tables get
 `rules.SECRET_PLACEHOLDER` for a secret answer; the clear text goes only to

@@ -129,8 +129,9 @@ async def answer_interruptions(
     replaced by `rules.SECRET_PLACEHOLDER` and handed to ``on_secrets(key, {question id:
     text})`` only; or a question's own failure, ``Error: ...``), so the resumed run never runs
     the tool again. The harness's abort, an unusable store, no provider and a refused caller
-    raise and leave the calls pending. Other tools' approvals are left to you. Resume with
-    ``Runner.run(agent, state, context=...)``.
+    (``ASKED_ELSEWHERE``: another live harness asks the key) raise and leave the calls
+    pending. Other tools' approvals are left to you. Resume with ``Runner.run(agent, state,
+    context=...)``.
     ``workspace`` (a folder) is the root a model's files question picks from
     (`tool.run`'s).
     """

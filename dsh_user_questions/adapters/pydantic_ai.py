@@ -201,8 +201,9 @@ async def answer_deferred(
     text})`` only); ``ASK_CANCELLED``, ``ASK_TIMED_OUT``, ``NOT_INTERACTIVE``, ``BAD_ANSWER``
     and the request's own errors are its `ToolFailed`. The harness's own abort
     (``ASK_ABORTED``), an unusable store (``STORE_UNUSABLE``), no provider and a refused caller
-    raise instead, and leave the calls pending for a later call. Calls of other tools and
-    approvals are left out: add their results yourself (``results.update(...)``).
+    (``ASKED_ELSEWHERE``: another live harness asks the key) raise instead, and leave the
+    calls pending for a later call. Calls of other tools and approvals are left out: add their
+    results yourself (``results.update(...)``).
     ``workspace`` (a folder) is the root a model's files question picks from (`tool.run`'s).
     """
     service = ctx.get("user_questions")

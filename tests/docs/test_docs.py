@@ -87,6 +87,7 @@ _SAMPLES = {
     "BAD_QUESTION": lambda: UserQuestionError.bad_question("q", "has two options labelled a"),
     "NOT_INTERACTIVE": lambda: UserQuestionError.not_interactive(),
     "STORE_UNUSABLE": lambda: UserQuestionError.store_unusable("the disk is full"),
+    "ASKED_ELSEWHERE": lambda: UserQuestionError.asked_elsewhere("k", "label 'h', process p"),
     "CONTEXT_CLOSED": lambda: UserQuestionError.asked_after_close(),
 }
 

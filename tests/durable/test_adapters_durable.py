@@ -31,6 +31,11 @@ pytest.importorskip("dsh_user_questions_inbox", reason="the durable tests need t
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = Path(__file__).resolve().parents[1] / "durable_harness.py"
 ANSWER = {"answers": [{"id": "pkg", "selected": ["pnpm"]}]}
+PKG_ARGS = {
+    "questions": [
+        {"id": "pkg", "question": "Which one?", "options": [{"label": "pnpm"}, {"label": "npm"}]}
+    ]
+}
 ANSWER_TEXT = '{"answers":[{"id":"pkg","selected":["pnpm"]}]}'
 WAIT = float(os.environ.get("DSH_DURABLE_TEST_WAIT", "90"))
 
@@ -308,3 +313,153 @@ class TestOneInboxInProcess:
         assert clear not in seen["content"]
         stored = b"".join(p.read_bytes() for p in sorted(checkpoints.iterdir()))
         assert clear.encode() not in stored
+
+
+class TestALeaseRefusalKeepsTheCallPending:
+    """Issue 35: a key another live harness is asking is refused with ``ASKED_ELSEWHERE``,
+    which every durable adapter raises (the call stays pending; the model is told nothing).
+    Once that lease is stale, the same call asked again attaches to the record and the model
+    gets the human's answer, once."""
+
+    HOLDER = "another-host.invalid:1:abc"
+
+    @pytest.fixture
+    async def inbox_ctx(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+        from dsh_user_questions.harness import HarnessContext
+
+        monkeypatch.setenv("DSH_USER_QUESTIONS_PROVIDER", "inbox")
+        monkeypatch.setenv("DSH_USER_QUESTIONS_INBOX", f"sqlite:///{tmp_path / 'inbox.db'}")
+        monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+        async with HarnessContext() as ctx:
+            ctx.load_entrypoints()
+            yield ctx
+
+    def _leased_elsewhere(self, key: str, arguments: Any) -> str:
+        """The record of ``key``, asked (and leased) by a live harness of another host."""
+        from dsh_user_questions_inbox import open_inbox
+
+        from dsh_user_questions import AskUserQuestionRequest
+        from dsh_user_questions.tool import read_arguments
+
+        request = AskUserQuestionRequest(questions=read_arguments(arguments), key=key)
+        with open_inbox() as inbox:
+            inbox.beat(self.HOLDER)
+            return inbox.add(request, harness="elsewhere", lease=self.HOLDER).id
+
+    def _stale_and_answered(self, question_id: str, answer: Any = ANSWER) -> None:
+        """That harness went away (its heartbeat aged) and the human answered meanwhile."""
+        from dsh_user_questions_inbox import open_inbox
+        from dsh_user_questions_inbox._lease import STALE_SECONDS
+
+        with open_inbox() as inbox:
+            inbox._engine.write(
+                "UPDATE dsh_inbox_leases SET beat = :old WHERE holder = :holder",
+                {"old": time.time() - STALE_SECONDS - 1, "holder": self.HOLDER},
+            )
+            assert inbox.answer(question_id, answer, surface="test").applied
+
+    @staticmethod
+    def _records() -> list[Any]:
+        from dsh_user_questions_inbox import open_inbox
+
+        with open_inbox() as inbox:
+            return inbox.records()
+
+    async def test_langgraph(self, inbox_ctx: Any, tmp_path: Path) -> None:
+        """answer_interrupts raises ASKED_ELSEWHERE and the graph stays paused."""
+        pytest.importorskip("langgraph.checkpoint.sqlite")
+        sys.path.insert(0, str(ROOT / "tests"))
+        from _langgraph_graphs import ScriptedChatModel, tool_node_graph
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        from dsh_user_questions import CallerRefusedError
+        from dsh_user_questions.adapters.langgraph import (
+            answer_interrupts,
+            ask_user_question_tool,
+            key_of,
+        )
+
+        model = ScriptedChatModel(script=[PKG_ARGS], seen=[])
+        question_id = self._leased_elsewhere(key_of("t-1", "call-0-0"), PKG_ARGS)
+        async with AsyncSqliteSaver.from_conn_string(str(tmp_path / "c.db")) as saver:
+            graph = tool_node_graph(model, ask_user_question_tool(), saver)
+            config: Any = {"configurable": {"thread_id": "t-1"}}
+            go = {"messages": [("user", "go")]}
+            with pytest.raises(CallerRefusedError) as refused:
+                await answer_interrupts(graph, go, config, inbox_ctx)
+            assert refused.value.code == "ASKED_ELSEWHERE"
+            assert model.seen == []  # the refusal never became the model's text
+            assert (await graph.aget_state(config)).interrupts  # still paused on the question
+            self._stale_and_answered(question_id)
+            await answer_interrupts(graph, go, config, inbox_ctx)
+        assert [seen["content"] for seen in model.seen] == [ANSWER_TEXT]
+        assert [record.id for record in self._records()] == [question_id]
+
+    async def test_pydantic_ai(self, inbox_ctx: Any) -> None:
+        """answer_deferred raises ASKED_ELSEWHERE; the deferred call gets no result."""
+        pytest.importorskip("pydantic_ai")
+        from pydantic_ai import Agent, DeferredToolRequests
+        from pydantic_ai.models.test import TestModel
+
+        from dsh_user_questions import CallerRefusedError
+        from dsh_user_questions.adapters.pydantic_ai import (
+            answer_deferred,
+            ask_user_question_tool,
+            key_of,
+        )
+
+        agent = Agent(
+            TestModel(),
+            output_type=[str, DeferredToolRequests],
+            tools=[ask_user_question_tool(deferred=True)],
+        )
+        run = await agent.run("go")
+        (call,) = run.output.calls
+        question = call.args["questions"][0]["id"]  # TestModel's own arguments
+        answer = {"answers": [{"id": question, "selected": [], "custom": "pnpm"}]}
+        key = key_of(run.run_id, call.tool_call_id)
+        question_id = self._leased_elsewhere(key, call.args)
+        with pytest.raises(CallerRefusedError) as refused:
+            await answer_deferred(run.output, inbox_ctx)
+        assert refused.value.code == "ASKED_ELSEWHERE"
+        self._stale_and_answered(question_id, answer)
+        results = await answer_deferred(run.output, inbox_ctx)
+        assert results.calls == {call.tool_call_id: json.dumps(answer, separators=(",", ":"))}
+        assert [record.id for record in self._records()] == [question_id]
+
+    async def test_openai_agents(self, inbox_ctx: Any) -> None:
+        """answer_interruptions raises ASKED_ELSEWHERE; the approval stays pending."""
+        pytest.importorskip("agents")
+        from agents import Agent, RunConfig, Runner
+        from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+        from dsh_user_questions import CallerRefusedError, tool
+        from dsh_user_questions.adapters.openai_agents import (
+            answer_interruptions,
+            ask_user_question_tool,
+            key_of,
+        )
+
+        model = ScriptedModel(
+            [
+                [function_call(tool.NAME, json.dumps(PKG_ARGS), call_id="call:1")],
+                ModelStep.respond(lambda _call: [assistant_message("done")]),
+            ]
+        )
+        agent = Agent(name="a", model=model, tools=[ask_user_question_tool(durable=True)])
+        offline = RunConfig(tracing_disabled=True)
+        paused = await Runner.run(agent, "go", context=inbox_ctx, run_config=offline)
+        question_id = self._leased_elsewhere(key_of("user:42", "call:1"), PKG_ARGS)
+        state = paused.to_state()
+        with pytest.raises(CallerRefusedError) as refused:
+            await answer_interruptions(state, inbox_ctx, run_id="user:42")
+        assert refused.value.code == "ASKED_ELSEWHERE"
+        assert len(state.get_interruptions()) == 1  # nothing settled
+        self._stale_and_answered(question_id)
+        state = await answer_interruptions(state, inbox_ctx, run_id="user:42")
+        done = await Runner.run(agent, state, context=inbox_ctx, run_config=offline)
+        outputs = [
+            i.output for i in done.new_items if getattr(i, "type", "") == "tool_call_output_item"
+        ]
+        assert outputs == [ANSWER_TEXT]
+        assert [record.id for record in self._records()] == [question_id]

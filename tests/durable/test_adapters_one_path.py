@@ -14,10 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, rules, tool
 from dsh_user_questions.harness import HarnessContext
 
+# Ids made mostly of the separator, the escape and what an escape spells, to find a forgery.
+_IDS = st.text(alphabet=st.sampled_from("t1c:~3A7E sha256"), min_size=1, max_size=12)
 PKG = {
     "questions": [
         {"id": "pkg", "question": "Which one?", "options": [{"label": "pnpm"}, {"label": "npm"}]}
@@ -91,6 +95,43 @@ class TestDurableKey:
         assert tool.durable_key("x", "run-a", "c") != tool.durable_key("x", "run-b", "c")
         # The hash form keeps the boundary between the ids: ("a:b", "c") is not ("a", "b:c").
         assert tool.durable_key("x", "a b", "c d") != tool.durable_key("x", "a", "b c d")
+
+    def test_ids_holding_the_separator_cannot_forge_a_key(self) -> None:
+        """Issue 35: thread ``t:1`` + call ``c`` and thread ``t`` + call ``1:c`` are two keys
+        (both were ``langgraph:t:1:c``), readable, with ``:`` and ``~`` escaped."""
+        first = tool.durable_key("langgraph", "t:1", "c")
+        second = tool.durable_key("langgraph", "t", "1:c")
+        assert first != second
+        assert (first, second) == ("langgraph:t~3A1:c", "langgraph:t:1~3Ac")
+        assert tool.durable_key("x", "user:42", "c") != tool.durable_key("x", "user", "42:c")
+        assert tool.durable_key("x", "a~3Ab", "c") != tool.durable_key("x", "a:b", "c")
+        # A run id "sha256" never spells another pair's hashed key.
+        hashed = tool.durable_key("x", "a b", "c")
+        assert tool.durable_key("x", "sha256", hashed.split(":")[-1]) != hashed
+
+    @settings(max_examples=300, deadline=None)
+    @given(_IDS, _IDS, st.data())
+    def test_durable_keys_are_injective(self, run: str, call: str, data: st.DataObject) -> None:
+        """Two different (run id, call id) pairs never give the same key (another pair: the
+        same text split at another ``:``, or any), and every key fits a request's key."""
+        from dsh_user_questions._payloads import KEY_PATTERN
+
+        joined = f"{run}:{call}"
+        splits = [
+            (joined[:at], joined[at + 1 :])
+            for at, char in enumerate(joined)
+            if char == ":" and 0 < at < len(joined) - 1
+        ]
+        other = data.draw(st.sampled_from(splits) | st.tuples(_IDS, _IDS))
+        first, second = (tool.durable_key("langgraph", *pair) for pair in ((run, call), other))
+        assert KEY_PATTERN.fullmatch(first)
+        assert KEY_PATTERN.fullmatch(second)
+        assert (first == second) == ((run, call) == other)
+
+    def test_a_framework_name_with_the_separator_is_refused(self) -> None:
+        """A framework name with ``:`` (it would blur where the run id starts) is a ValueError."""
+        with pytest.raises(ValueError, match="framework"):
+            tool.durable_key("lang:graph", "t", "c")
 
     @pytest.mark.parametrize("run_id", [None, ""])
     def test_no_run_identity_is_refused(self, run_id: str | None) -> None:

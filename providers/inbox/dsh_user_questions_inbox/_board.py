@@ -112,7 +112,8 @@ class InboxBoard:
         return lambda: self._listeners.pop(key, None) and None
 
     async def submit(self, ask_id: str, answer: object) -> Settlement:
-        """Answer through the store: accepted only when this answer was the one applied.
+        """Answer through the store: accepted only when this answer was the one applied and
+        an asker received it (``kept`` when none waits for it now).
 
         The answer is checked by the store with the core's rules (`rules.check_answer`, no
         rule of the page's own). An answer to a question withdrawn or expired meanwhile is
@@ -133,11 +134,14 @@ class InboxBoard:
             # Every page hears at once that the question is settled (this process wrote it; the
             # listening thread would tell them one poll later, and says it again harmlessly).
             self._emit(BoardEvent("resolved", {"id": ask_id, "outcome": "answered"}))
-            # "Accepted" only once the asker has it (or, when no asker waits now, once it is
-            # stored for the one that resumes): never for an asker cancelled as it landed.
+            # "Accepted" only once an asker's ask() returned it; "kept" when no asker waits
+            # now (stored for the one that resumes); never either for an asker cancelled as
+            # it landed.
             reception = await asyncio.to_thread(self._inbox.wait_received, ask_id, RECEIPT_SECONDS)
             if reception == "not-taken":
                 return Settlement.not_pending(ask_id, "withdrawn")
+            if reception == "no-asker":
+                return Settlement.kept(ask_id)
             return Settlement.accepted(ask_id)
         return Settlement.not_pending(ask_id, outcome_of(result.record))
 

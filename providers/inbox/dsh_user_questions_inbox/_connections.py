@@ -51,6 +51,11 @@ class ThreadConnections(Generic[_C]):
                 self._all.append(conn)
         return conn
 
+    def opened(self) -> list[_C]:
+        """The connections open now (of every thread)."""
+        with self._lock:
+            return list(self._all)
+
     def drop(self) -> None:
         """Close this thread's connection (it failed): the next `get` makes a new one."""
         conn: _C | None = getattr(self._local, "conn", None)

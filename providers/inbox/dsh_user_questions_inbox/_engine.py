@@ -104,6 +104,11 @@ class Engine(Protocol):
         changed. A failure writes none of them."""
         ...
 
+    def write_steps(self, steps: Sequence[tuple[str, Mapping[str, Any]]]) -> list[int]:
+        """Run several writes (each a statement and its parameters), in order, in one
+        transaction; the rows each changed. A failure writes none of them."""
+        ...
+
     def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
         """Run one query; its rows."""
         ...

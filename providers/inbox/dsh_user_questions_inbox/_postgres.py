@@ -36,6 +36,7 @@ _LOCK_KEY = 0x6473_6869_6E62  # an advisory lock for creating the schema once
 # a missing privilege, a bad setting.
 _PERMANENT = ("28", "3D", "42501", "08004", "0A000", "22023", "42P01")
 _log = logging.getLogger(__name__)
+_TABLE_CHECK_SECONDS = 1.0  # how often `check` asks whether the store's table is still there
 T = TypeVar("T")
 
 
@@ -85,6 +86,7 @@ class PostgresEngine:
         self._reached = False  # a server reached once is waited for when it goes away
         self._create = create
         self._gone: UserQuestionError | None = None  # a listener found the store gone for good
+        self._next_table_check = 0.0
         self._run(self._create_schema)
         self._reached = True
 
@@ -159,13 +161,16 @@ class PostgresEngine:
 
     def write(self, sql: str, params: Mapping[str, Any]) -> int:
         """One autocommit statement; changes numbered by ``{seq}`` are announced on commit."""
-        if "{seq}" in sql:
-            statement = (
-                f"WITH changed AS ({_pg(sql.replace('{seq}', _SEQ))} RETURNING id)"
-                f" SELECT pg_notify('{CHANNEL}', id) FROM changed"
-            )
-            return self._run(lambda conn: len(conn.execute(statement, params).fetchall()))
-        return self._run(lambda conn: conn.execute(_pg(sql), params).rowcount)
+        return self._run(lambda conn: _execute(conn, sql, params))
+
+    def write_steps(self, steps: Sequence[tuple[str, Mapping[str, Any]]]) -> list[int]:
+        """One transaction: each statement with its parameters (announced on commit)."""
+
+        def run(conn: psycopg.Connection[Any]) -> list[int]:
+            with conn.transaction():
+                return [_execute(conn, sql, params) for sql, params in steps]
+
+        return self._run(run)
 
     def write_many(self, sql: str, params: Sequence[Mapping[str, Any]]) -> list[int]:
         """One transaction: the statement once per parameter set (announced on commit)."""
@@ -208,13 +213,38 @@ class PostgresEngine:
 
     def check(self) -> None:
         """``STORE_UNUSABLE`` once a listener's reconnect met a permanent error (the database
-        dropped, the role or its privilege removed); a server away for a while is no error."""
+        dropped, the role or its privilege removed), or once the store's table is gone (at
+        most one query a second); a server away for a while is no error."""
         if self._gone is not None:
             raise self._gone
+        now = time.monotonic()
+        if now < self._next_table_check:
+            return
+        self._next_table_check = now + _TABLE_CHECK_SECONDS
+        try:
+            row = self._conns.get().execute("SELECT to_regclass('dsh_inbox_questions')").fetchone()
+        except psycopg.Error as err:
+            self._conns.drop()  # the reads and the listener reconnect
+            if isinstance(err, psycopg.OperationalError) or not _permanent(err):
+                return  # away for now, or a passing fault: no verdict
+            raise self.unusable(err) from None
+        if row is None or row[0] is None:
+            raise self.unusable("its table dsh_inbox_questions was dropped")
 
     def close(self) -> None:
         """Close the connections of every thread."""
         self._conns.close()
+
+
+def _execute(conn: psycopg.Connection[Any], sql: str, params: Mapping[str, Any]) -> int:
+    """One statement; the rows it changed (those numbered by ``{seq}`` are announced)."""
+    if "{seq}" in sql:
+        statement = (
+            f"WITH changed AS ({_pg(sql.replace('{seq}', _SEQ))} RETURNING id)"
+            f" SELECT pg_notify('{CHANNEL}', id) FROM changed"
+        )
+        return len(conn.execute(statement, params).fetchall())
+    return conn.execute(_pg(sql), params).rowcount
 
 
 def _password_of(conninfo: str) -> str | None:

@@ -2,12 +2,13 @@
 
 A question with ``secret=True`` takes free text the human gives to the asking code only. The
 asking provider holds a key pair (PyNaCl); it writes the public key beside the question in
-``dsh_inbox_seals`` as it records it. Every surface that answers goes through `Inbox.answer`,
-which seals the custom text of each secret question to that key (a NaCl sealed box) before the
-answer is written, so the store, ``dsh-inbox serve``, the late-answer records and every other
-harness hold only ``sealed:<base64>``. Only the asking provider opens it, when it hands the
-answer to its caller. An answer to a secret question whose asker left no key is refused
-(``BAD_ANSWER``), never stored in clear.
+``dsh_inbox_seals`` in the transaction that records it (before it, for a question without a
+key). Every surface that answers goes through `Inbox.answer`, which seals the custom text of
+each secret question to that key (a NaCl sealed box) before the answer is written, so the
+store, ``dsh-inbox serve``, the late-answer records and every other harness hold only
+``sealed:<base64>``. Only the asking provider opens it, when it hands the answer to its caller.
+An answer to a secret question whose asker left no key is refused (``BAD_ANSWER``), never
+stored in clear.
 
 The private key is the store's, per user: a file in the user's state directory,
 ``seal-keys/<digest of the store URL>.key`` (mode 0600, in a 0700 folder), created atomically
@@ -45,7 +46,7 @@ from ._url import InboxURL, default_sqlite_path
 if TYPE_CHECKING:
     from ._store import Inbox
 
-__all__ = ["SEALED_PREFIX", "Sealer", "register_seal", "seal_secrets"]
+__all__ = ["SEALED_PREFIX", "Sealer", "register_seal", "seal_secrets", "seal_step"]
 
 SEALED_PREFIX = "sealed:"
 EPHEMERAL_PREFIX = "ephemeral:"
@@ -75,14 +76,31 @@ def _ensure_table(inbox: Inbox) -> None:
         inbox._seals_ready = True  # type: ignore[attr-defined]
 
 
+_REGISTER = (
+    "INSERT INTO dsh_inbox_seals (question_id, public_key) VALUES (:id, :key)"
+    " ON CONFLICT (question_id) DO UPDATE SET public_key = :key"
+)
+
+
+# The same, only when the question's row is there (its insert may have found the key taken).
+_REGISTER_IF_ADDED = (
+    "INSERT INTO dsh_inbox_seals (question_id, public_key) SELECT :id, :key"
+    " WHERE EXISTS (SELECT 1 FROM dsh_inbox_questions WHERE id = :id)"
+    " ON CONFLICT (question_id) DO UPDATE SET public_key = :key"
+)
+
+
 def register_seal(inbox: Inbox, question_id: str, public_key: str) -> None:
     """Record the key the question's secret answers are sealed to (the latest asker's)."""
     _ensure_table(inbox)
-    inbox._engine.write(
-        "INSERT INTO dsh_inbox_seals (question_id, public_key) VALUES (:id, :key)"
-        " ON CONFLICT (question_id) DO UPDATE SET public_key = :key",
-        {"id": question_id, "key": public_key},
-    )
+    inbox._engine.write(_REGISTER, {"id": question_id, "key": public_key})
+
+
+def seal_step(inbox: Inbox, question_id: str, public_key: str) -> tuple[str, dict[str, Any]]:
+    """`register_seal` as a step of a transaction (`Engine.write_steps`): written with the
+    question's row, so no answer ever finds the question without its key."""
+    _ensure_table(inbox)
+    return _REGISTER_IF_ADDED, {"id": question_id, "key": public_key}
 
 
 def seal_secrets(

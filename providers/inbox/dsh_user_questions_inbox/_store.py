@@ -9,19 +9,20 @@ are stored.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
-from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, UserQuestionErrorCode
+from dsh_user_questions import AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions.rules import check_answer
 
 from ._engine import Engine, Listener
 from ._lease import STALE_SECONDS, live
 from ._record import AnswerOutcome, QuestionRecord, State
-from ._seal import seal_secrets
+from ._seal import register_seal, seal_secrets, seal_step
 from ._url import InboxURL, parse_url
 
 __all__ = ["AnswerResult", "Inbox", "Reception", "open_inbox"]
@@ -46,6 +47,9 @@ _INSERT = (
 _CHUNK = 500
 # Rounds of insert / read the key's record / give it up, before a keyed add gives up.
 _KEY_ATTEMPTS = 20
+# `tool.durable_key` escapes ':' and '~' inside ids since issue 35; before, it wrote them as they
+# are, a spelling two pairs of ids could share.
+_ESCAPED = re.compile(r"~(3A|7E)")
 # Heartbeat rows of providers gone longer than this are deleted by `Inbox.prune`.
 _LEASE_ROWS_KEPT = 86_400.0
 
@@ -136,8 +140,13 @@ class Inbox:
         deadline: float | None = None,
         question_id: str | None = None,
         lease: str | None = None,
+        seal: str | None = None,
     ) -> QuestionRecord:
         """Record a new pending question and return its record (with its new id).
+
+        ``seal``: the key its secret answers are sealed to (`_seal`), written in the
+        transaction that writes a new record (so an answer given the moment the question
+        appears finds it), and set on a record the key attaches to.
 
         A request with a ``key`` attaches to the record holding that key, if one does (from
         any process, before any crash): that record is returned as it stands: pending (now
@@ -148,12 +157,15 @@ class Inbox:
 
         ``lease`` is the asking provider's holder id (see `_lease`): the record is leased to
         it (the holder keeps its heartbeat with `beat`). A key whose record is leased to another
-        live provider is refused
-        (``BAD_QUESTION``): one run asks a key at a time, never two resumed by one answer.
+        live provider is refused with ``ASKED_ELSEWHERE`` (never the question's answer: a
+        durable call stays pending): one run asks a key at a time, never two resumed by one
+        answer.
         """
         wire = request.to_dict() if isinstance(request, AskUserQuestionRequest) else request
         parsed = AskUserQuestionRequest.from_dict(wire)  # a bad wire form never reaches the store
         key = parsed.key
+        if key is not None:
+            self._refuse_old_spelling(key, wire)
         for _ in range(_KEY_ATTEMPTS):
             now = time.time()
             new_id = question_id or secrets.token_hex(_ID_BYTES)
@@ -167,7 +179,10 @@ class Inbox:
                 "key": key,
                 "lease": lease,
             }
-            if self._engine.write(_INSERT, params):
+            steps = [(_INSERT, params)]
+            if seal is not None:
+                steps.append(seal_step(self, new_id, seal))
+            if self._engine.write_steps(steps)[0]:
                 return QuestionRecord(
                     id=new_id,
                     request=dict(wire),
@@ -198,6 +213,8 @@ class Inbox:
                 continue
             if lease is not None and not self._take_lease(held, key, lease):
                 continue  # taken by another provider meanwhile: read the key again
+            if seal is not None:
+                register_seal(self, held.id, seal)
             if held.state is State.PENDING and (held.harness, held.agent) != (harness, agent):
                 self._engine.write(
                     "UPDATE dsh_inbox_questions SET harness = :harness, agent = :agent"
@@ -208,6 +225,28 @@ class Inbox:
             return held
         raise UserQuestionError.store_unusable(
             f"the key {key!r} kept changing hands while this ask tried to record it"
+        )
+
+    def _refuse_old_spelling(self, key: str, wire: Mapping[str, Any]) -> None:
+        """``STORE_UNUSABLE`` while a pending question holds ``key`` as `tool.durable_key` spelt
+        it before ids were escaped (``langgraph:t:1:c`` for ``langgraph:t~3A1:c``).
+
+        That spelling is ambiguous (thread ``t:1`` + call ``c``, thread ``t`` + call ``1:c``),
+        so it is never adopted: the human closes it, and the run asks anew under its new key.
+        """
+        old = _ESCAPED.sub(lambda found: ":" if found.group(1) == "3A" else "~", key)
+        if old == key:
+            return
+        held = self.by_key(old)
+        if held is None or held.state is not State.PENDING:
+            return
+        if not _same_questions(held.request, wire):
+            return
+        raise UserQuestionError.store_unusable(
+            f"question {held.id} holds the key {old!r}, the way keys were written before ids"
+            f" were escaped, which this call's key {key!r} replaces (two runs' ids could spell"
+            f" the old one alike); close it with 'dsh-inbox cancel {held.id}' and run again:"
+            " the question is asked anew under the new key"
         )
 
     def add_many(
@@ -290,13 +329,12 @@ class Inbox:
         if holder == lease:
             return True
         if live(holder, beat):
-            quoted = json.dumps(key, ensure_ascii=False)
-            raise UserQuestionError(
-                f"the key {quoted} is being asked by another live harness"
-                f" (label {held.harness!r}, process {holder}); one run asks a key at a time:"
-                " stop that harness first (a killed one frees the key at once on its own host,"
-                f" else {STALE_SECONDS:g} s after its last heartbeat), or ask with another key",
-                UserQuestionErrorCode.BAD_QUESTION,
+            raise UserQuestionError.asked_elsewhere(
+                key,
+                f"label {held.harness!r}, process {holder}; one run asks a key at a time: this"
+                " call stays pending and asks again when that harness stops (a killed one frees"
+                f" the key at once on its own host, else {STALE_SECONDS:g} s after its last"
+                " heartbeat)",
             )
         return bool(
             self._engine.write(

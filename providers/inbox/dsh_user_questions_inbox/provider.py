@@ -335,9 +335,10 @@ class InboxProvider:
                         agent=one.agent,
                         deadline=one.deadline,
                         lease=self._holder,
+                        # With the record, in its transaction: never a secret question
+                        # without the key to seal its answer to.
+                        seal=self._sealer.registered_key if _secret(one.request) else None,
                     )
-                    if _secret(one.request):
-                        register_seal(self.inbox, record.id, self._sealer.registered_key)
                     outcomes[index] = record
                     continue
                 if _secret(one.request):

@@ -24,7 +24,7 @@ Outcome = Literal["answered", "cancelled", "withdrawn", "expired", "stopped"]
 timeout, cancelled task), expired (a durable board's question whose time ran out), or stopped
 with the board."""
 
-SettlementStatus = Literal["accepted", "cancelled", "rejected", "not-pending"]
+SettlementStatus = Literal["accepted", "kept", "cancelled", "rejected", "not-pending"]
 
 
 @attrs.frozen
@@ -49,9 +49,11 @@ class Settlement:
     """What the poster of an answer or a close is told.
 
     ``accepted`` means the agent got exactly that answer (never only that it was queued);
-    ``cancelled`` that the ask was closed; ``rejected`` that the answer broke a rule (listed in
-    ``problems``; the ask stays pending); ``not-pending`` that it was already settled
-    (``outcome`` says how, ``None`` when the id is unknown).
+    ``kept`` that a durable board stored it as the question's answer while no agent waits for it
+    (its harness gets it when it resumes); ``cancelled`` that the ask was closed; ``rejected``
+    that the answer broke a rule (listed in ``problems``; the ask stays pending);
+    ``not-pending`` that it was already settled (``outcome`` says how, ``None`` when the id is
+    unknown).
     """
 
     status: SettlementStatus
@@ -63,6 +65,11 @@ class Settlement:
     def accepted(cls, ask_id: str) -> Settlement:
         """The answer reached the agent."""
         return cls("accepted", ask_id)
+
+    @classmethod
+    def kept(cls, ask_id: str) -> Settlement:
+        """The answer is the question's, stored; no agent waits for it now."""
+        return cls("kept", ask_id)
 
     @classmethod
     def cancelled(cls, ask_id: str) -> Settlement:

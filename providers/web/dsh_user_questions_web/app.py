@@ -55,6 +55,8 @@ _NOT_PENDING = {
     "stopped": "the question server stopped",
     None: "it is not known here",
 }
+# What a page shows for an answer a durable board kept while no agent waits for it.
+_KEPT = "Answer saved. No agent is waiting for it right now: its harness gets it when it resumes."
 
 
 def _asset(name: str) -> bytes:
@@ -165,6 +167,8 @@ def create_app(
     def settlement_response(settled: Settlement) -> Response:
         if settled.status in ("accepted", "cancelled"):
             return _json({"status": settled.status, "id": settled.ask_id})
+        if settled.status == "kept":
+            return _json({"status": "kept", "id": settled.ask_id, "message": _KEPT})
         if settled.status == "rejected":
             problems = list(settled.problems)
             return _json({"status": "rejected", "id": settled.ask_id, "problems": problems}, 422)

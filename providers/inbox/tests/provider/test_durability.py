@@ -178,7 +178,7 @@ class TestStaleLeases:
         record = inbox.add(request, harness="far", lease="elsewhere:1:abc")
         with pytest.raises(UserQuestionError) as caught:
             inbox.add(request, harness="near", lease="here:2:def")
-        assert caught.value.code == "BAD_QUESTION"
+        assert caught.value.code == "ASKED_ELSEWHERE"
         inbox._engine.write(
             "UPDATE dsh_inbox_leases SET beat = :old WHERE holder = :holder",
             {"old": time.time() - STALE_SECONDS - 1, "holder": "elsewhere:1:abc"},

@@ -61,6 +61,14 @@ class Counting:
         self._inserted(sql, params)
         return changed
 
+    def write_steps(self, steps: Sequence[tuple[str, Mapping[str, Any]]]) -> list[int]:
+        for sql, _ in steps:
+            self._insert(sql, 1)
+        changed = self.engine.write_steps(steps)
+        for sql, params in steps:
+            self._inserted(sql, [params])
+        return changed
+
     def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
         return self.engine.read(sql, params)
 
@@ -202,6 +210,42 @@ class TestAsksBeingRecorded:
             )
             assert [a.answers[0].selected for a in answers] == [("npm",)] * 20
             assert counting.rows == 20
+        finally:
+            await asyncio.to_thread(provider.close)
+            store.close()
+            answerer.close()
+
+    async def test_a_keyed_secret_answered_the_moment_it_is_written_is_sealed(
+        self, inbox_url: str, dsh_context: HarnessContext
+    ) -> None:
+        """Issue 35: a keyed secret question answered from another connection as soon as its
+        row is committed (before anything else the asker writes) is sealed and reaches its
+        asker: its sealing key is written in the same transaction as its record."""
+        store, counting = _counted(inbox_url)
+        answerer = open_inbox(inbox_url)
+        applied: list[object] = []
+
+        def answer(ids: list[str]) -> None:
+            for question_id in ids:
+                given = {"answers": [{"id": "token", "selected": [], "custom": "s3cr3t-npm"}]}
+                try:
+                    applied.append(answerer.answer(question_id, given, surface="t").applied)
+                except UserQuestionError as err:  # the defect: "left no key to seal it to"
+                    applied.append(err.message)
+
+        counting.after_insert = answer
+        provider = InboxProvider(store, harness="sealed-at-once")
+        dsh_context.user_questions.register_provider(provider)
+        request = AskUserQuestionRequest(
+            questions=[AskUserQuestionItem(id="token", question="The token?", secret=True)],
+            key="deploy-token",
+        )
+        try:
+            answer_got = await asyncio.wait_for(dsh_context.user_questions.ask(request), 30)
+            assert applied == [True]
+            assert answer_got.answers[0].custom == "s3cr3t-npm"
+            (record,) = await asyncio.to_thread(answerer.records)
+            assert "s3cr3t-npm" not in str(record.answer)  # sealed at rest
         finally:
             await asyncio.to_thread(provider.close)
             store.close()

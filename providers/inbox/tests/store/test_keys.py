@@ -11,8 +11,11 @@ from _waits import pending_one, until
 from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
+    CallerRefusedError,
+    StoreError,
     UserQuestionError,
     UserQuestionService,
+    tool,
 )
 from dsh_user_questions.harness import AbortController
 
@@ -86,6 +89,29 @@ async def test_a_key_of_other_questions_is_refused(
     assert len(inbox.records()) == 1
 
 
+def test_a_pending_question_keyed_the_old_ambiguous_way_is_a_clear_error(inbox: Inbox) -> None:
+    """Issue 35: a question still pending under the key tool.durable_key wrote before ids were
+    escaped (``langgraph:t:1:c``) is never adopted by the new key (that spelling is also thread
+    ``t`` + call ``1:c``): STORE_UNUSABLE naming it and how to close it; once closed, the new
+    key asks anew."""
+    old = inbox.add(keyed("langgraph:t:1:c").to_dict(), harness="h")
+    new_key = tool.durable_key("langgraph", "t:1", "c")
+    assert new_key == "langgraph:t~3A1:c"
+    with pytest.raises(StoreError) as caught:
+        inbox.add(keyed(new_key).to_dict(), harness="h")
+    assert caught.value.code == "STORE_UNUSABLE"
+    assert f"dsh-inbox cancel {old.id}" in caught.value.message
+    assert "'langgraph:t:1:c'" in caught.value.message
+    assert [record.id for record in inbox.records()] == [old.id]
+    # Another call's key (thread t, call 1:c) is not the old record's either: refused alike.
+    with pytest.raises(StoreError):
+        inbox.add(keyed(tool.durable_key("langgraph", "t", "1:c")).to_dict(), harness="h")
+    assert inbox.settle(old.id, State.CANCELLED, surface="cli")
+    fresh = inbox.add(keyed(new_key).to_dict(), harness="h")
+    assert fresh.id != old.id
+    assert fresh.state is State.PENDING
+
+
 async def test_a_cancelled_keyed_question_stays_cancelled(
     service: UserQuestionService, inbox: Inbox
 ) -> None:
@@ -135,7 +161,7 @@ class TestLeases:
         self, inbox_url: str, inbox: Inbox, service: UserQuestionService
     ) -> None:
         """A second provider (as another live process would) asking a key the first is
-        asking is refused with BAD_QUESTION naming the key; the first alone gets the answer;
+        asking is refused with ASKED_ELSEWHERE naming the key; the first alone gets the answer;
         once the first closed, the key is free for the second."""
         other = InboxProvider(inbox_url, harness="other-process")
         try:
@@ -143,7 +169,9 @@ class TestLeases:
             record = await pending_one(inbox)
             with pytest.raises(UserQuestionError) as caught:
                 await other.ask(keyed("both"))
-            assert caught.value.code == "BAD_QUESTION"
+            assert caught.value.code == "ASKED_ELSEWHERE"
+            assert isinstance(caught.value, CallerRefusedError)
+            assert caught.value.outcome.keeps_pending  # never the answer of a durable call
             assert '"both"' in caught.value.message
             assert "another live harness" in caught.value.message
             assert len(inbox.records()) == 1
@@ -151,7 +179,7 @@ class TestLeases:
             assert (await asyncio.wait_for(mine, 60)).answers[0].selected == ("pnpm",)
             with pytest.raises(UserQuestionError) as again:
                 await other.ask(keyed("both"))  # the first provider still runs: still its key
-            assert again.value.code == "BAD_QUESTION"
+            assert again.value.code == "ASKED_ELSEWHERE"
         finally:
             await asyncio.to_thread(other.close)
 

@@ -109,6 +109,19 @@ def test_an_answer_from_another_surface_resolves_the_question_on_the_page(
     assert inbox.get(record.id).answer == pick("npm")
 
 
+def test_an_answer_no_asker_waits_for_is_kept_never_accepted(inbox: Inbox, server: Server) -> None:
+    """Issue 35: a page answer to a question whose asker is not waiting now (it stopped, or
+    was refused as asked elsewhere) is the question's answer, and the page hears "kept" with
+    a plain message: never "accepted", which says an asker's ask() returned it."""
+    record = inbox.add(PKG, harness="gone")
+    status, body = server.post("answer", {"id": record.id, "answer": pick("npm")})
+    assert status == 200
+    assert body["status"] == "kept"
+    assert "No agent is waiting for it" in str(body["message"])
+    assert inbox.get(record.id).answer == pick("npm")
+    assert inbox.get(record.id).received_at is None
+
+
 def test_a_bad_answer_from_the_page_is_rejected_and_the_question_stays(
     inbox: Inbox, server: Server
 ) -> None:

@@ -765,10 +765,12 @@
       const { status, data } = await post(path, body);
       if (status === 200) {
         if (path === "answer") {
-          // "accepted": the harness has this answer (whatever this page heard meanwhile).
+          // "accepted": the harness has this answer (whatever this page heard meanwhile);
+          // "kept": it is the question's answer, stored for a harness not waiting now.
           state.sent.delete(ask.id);
           if (state.asks.has(ask.id)) drop(ask.id, true);
-          notice(OUTCOME_TEXT.answered[0], "answered", ask.id);
+          const kept = data.status === "kept" && typeof data.message === "string";
+          notice(kept ? data.message : OUTCOME_TEXT.answered[0], "answered", ask.id);
         }
         return;
       }
