@@ -19,7 +19,7 @@ from typing import Any
 from dsh_user_questions import BadAnswerError, UserQuestionError
 from dsh_user_questions_web import BoardEvent, Outcome, Settlement, problems_of
 
-from ._record import QuestionRecord, State
+from ._record import TOKEN_HOLDER, QuestionRecord, State
 from ._store import Inbox
 
 __all__ = ["InboxBoard", "outcome_of", "wire_of"]
@@ -124,7 +124,7 @@ class InboxBoard:
             return Settlement.not_pending(ask_id, outcome_of(record))
         try:
             result = await asyncio.to_thread(
-                self._inbox.answer, ask_id, answer, surface=self._surface
+                self._inbox.answer, ask_id, answer, surface=self._surface, by=TOKEN_HOLDER
             )
         except UserQuestionError as err:
             if not isinstance(err, BadAnswerError):

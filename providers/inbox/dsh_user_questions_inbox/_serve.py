@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from ._notices import LINKS_RENEW_EVERY, Notices
-from ._record import State
+from ._record import TOKEN_HOLDER, State
 from ._retention import retention_seconds
 from ._store import Inbox
 from ._url import default_sqlite_path
@@ -208,7 +208,9 @@ def _with_links(
     routes = link_routes(
         secret=lambda: secret,
         get=inbox.get,
-        answer=lambda qid, answer: inbox.answer(qid, answer, surface=f"{surface}-link"),
+        answer=lambda qid, answer: inbox.answer(
+            qid, answer, surface=f"{surface}-link", by=TOKEN_HOLDER
+        ),
         cancel=lambda qid: inbox.settle(qid, State.CANCELLED, surface=f"{surface}-link"),
         to_thread=asyncio.to_thread,
     )

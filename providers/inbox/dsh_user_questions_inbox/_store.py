@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
-from dsh_user_questions import AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions.rules import check_answer
 
 from ._engine import Engine, Listener
@@ -386,8 +386,14 @@ class Inbox:
         unreadable, a PostgreSQL database dropped (see `Engine.check`)."""
         self._engine.check()
 
-    def answer(self, question_id: str, answer: object, *, surface: str) -> AnswerResult:
+    def answer(
+        self, question_id: str, answer: object, *, surface: str, by: str | None = None
+    ) -> AnswerResult:
         """Give the question an answer from ``surface``; the first answer wins.
+
+        ``by`` names who answered (a person's id), recorded as the answer's ``answered_by``
+        (it wins over one the answer carries). Whoever can write the store names themselves:
+        it is trusted as given; the page behind a logging-in proxy is where identity is checked.
 
         ``answer`` is an `AskUserQuestionAnswer` or its wire form, checked against the
         question's request first by `rules.check_answer` (``BAD_ANSWER``, nothing stored). A
@@ -399,6 +405,10 @@ class Inbox:
         if record is None:
             return AnswerResult(AnswerOutcome.UNKNOWN, None)
         checked = check_answer(record.to_request(), answer)
+        if by is not None:
+            if not isinstance(by, str) or not by.strip():
+                raise ValueError(f"Inbox.answer(by=...) must be a non-empty name, not {by!r}")
+            checked = AskUserQuestionAnswer(checked.answers, answered_by=by)
         # A secret's text is sealed to its asker's key before it is written (see _seal).
         checked = seal_secrets(self, question_id, record.to_request(), checked)
         now = time.time()

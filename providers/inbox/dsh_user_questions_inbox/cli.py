@@ -28,7 +28,7 @@ from dsh_user_questions import BadAnswerError, UserQuestionError, WireFormatErro
 from dsh_user_questions.rules import inert_text as inert
 from dsh_user_questions.view import Node, QuestionView, diff_lines, request_view
 
-from ._record import AnswerOutcome, QuestionRecord, State
+from ._record import AnswerOutcome, QuestionRecord, State, login_name
 from ._retention import parse_duration, retention_seconds
 from ._store import Inbox, open_inbox
 from ._url import ENV_INBOX
@@ -433,7 +433,7 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
         except RecursionError:
             return _fail("the answer on stdin is not JSON: it is nested too deep", EXIT_INVALID)
     try:
-        result = inbox.answer(question_id, answer, surface=surface)
+        result = inbox.answer(question_id, answer, surface=surface, by=login_name())
     except UserQuestionError as err:
         if not isinstance(err, BadAnswerError):
             raise
