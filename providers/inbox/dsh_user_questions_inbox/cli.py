@@ -123,6 +123,14 @@ def _parser() -> argparse.ArgumentParser:
         "notify-test",
         help="send a test notification to $DSH_USER_QUESTIONS_NOTIFY (Apprise URLs)",
     )
+    log = commands.add_parser(
+        "log", help="the log of every step: asked, answered by whom from where, delivered..."
+    )
+    log.add_argument("id", nargs="?", help="one question's log (default: every question's)")
+    log.add_argument("--json", action="store_true", help="print one JSON array of events")
+    log.add_argument(
+        "--since", metavar="DURATION", help="only the events of the last DURATION (e.g. 12h, 7d)"
+    )
     prune = commands.add_parser("prune", help="delete final records past the retention")
     prune.add_argument(
         "--older-than",
@@ -183,6 +191,8 @@ def _run(inbox: Inbox, args: argparse.Namespace) -> int:
         return _cancel(inbox, args.id, surface=args.surface)
     if args.command == "prune":
         return _prune(inbox, args.older_than)
+    if args.command == "log":
+        return _log(inbox, args.id, as_json=args.json, since=args.since)
     if args.command == "init":
         print(f"the inbox store is ready: {inbox.url.shown}")
         return 0
@@ -265,6 +275,34 @@ def _age(seconds: float) -> str:
 
 
 # show and cancel ---------------------------------------------------------------------------------
+
+
+def _log(inbox: Inbox, question_id: str | None, *, as_json: bool, since: str | None) -> int:
+    """The events, oldest first: JSON, or one line each (names and surfaces inert)."""
+    after = None
+    if since is not None:
+        try:
+            span = parse_duration(since, where="--since")
+        except ValueError as err:
+            return _fail(str(err), EXIT_INVALID)
+        after = None if span is None else time.time() - span
+    if question_id is not None and inbox.get(question_id) is None:
+        return _no_question(question_id)
+    events = inbox.events(question_id, since=after)
+    if as_json:
+        print(json.dumps([event.to_dict() for event in events]))
+        return 0
+    for event in events:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.at))
+        line = f"{when}  {event.question_id}  {event.event}"
+        if event.by is not None:
+            line += f" by {inert(event.by)}"
+        if event.surface is not None:
+            line += f" on {inert(event.surface)}"
+        if event.address is not None:
+            line += f" from {inert(event.address)}"
+        print(line)
+    return 0
 
 
 def _show(inbox: Inbox, question_id: str, *, as_json: bool) -> int:
