@@ -3,7 +3,8 @@
 A provider that sends notifications (the inbox's ``dsh-inbox serve --public-url``, the web
 provider's ``public_url``) serves ``/q/<token>`` with `link_routes`; the token
 (`dsh_user_questions._links`) is a capability for exactly one question, signed with the server's
-link secret and expiring with the question. The page is server-rendered HTML with no script: the
+link secret and expiring with the question. The page is server-rendered HTML with no script
+(but one, allowed by its hash, on a date-and-time question: it picks the browser's UTC offset): the
 question as the core's view shows it (`dsh_user_questions.view`): header, text and options
 (shown label, description, preview) as escaped inert text; a detail's markdown as HTML of a
 fixed list of elements (links only to ``http``, ``https`` and ``mailto``), every text escaped; a
@@ -23,19 +24,44 @@ provider builds the routes.
 
 from __future__ import annotations
 
+import base64
+import contextvars
+import hashlib
 import html
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import Any
 
 import attrs
 
-from ._links import LinkError, host_allowed, make_link_token, verify_link_token
+from ._i18n import ENGLISH, N_, for_language, html_lang, language_from_accept, review_text
+from ._input_text import describe_input, value_from_text
+from ._links import (
+    LinkError,
+    cross_origin_refusal,
+    host_allowed,
+    make_link_token,
+    verify_link_token,
+)
 from ._payloads import AskUserQuestionRequest
 from .errors import UserQuestionError
 from .rules import inert_text
 from .view import Node, OptionView, QuestionView, diff_lines, request_view
 
 __all__ = ["LINK_TTL", "LinkedQuestion", "link_routes", "link_url", "with_links"]
+
+# The reader's language, set per request from its Accept-Language (DSH_USER_QUESTIONS_LANG first).
+_LANGUAGE: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "link_page_language", default=ENGLISH
+)
+
+
+def _(message: str) -> str:
+    return for_language(_LANGUAGE.get())(message)
+
+
+def _review(kind: str, text: str) -> str:
+    return review_text(kind, text, _LANGUAGE.get())
+
 
 LINK_TTL = 7 * 24 * 3600.0
 """How long a link to a question without a deadline stays good (seconds)."""
@@ -68,6 +94,12 @@ blockquote{margin:0;padding-left:.8rem;border-left:3px solid #d8d8d2}
 .diff>span{display:block;min-height:1.45em}.diff .file{font-weight:600}
 .diff .hunk{color:#0b6e85}.diff .add{background:#e3f3e6}.diff .del{background:#fbe6e3}
 details.preview{margin:0 0 .4rem 1.6rem}
+
+.hint{color:#55554f;font-size:.9rem;margin:.2rem 0}
+input[type=number],input[type=date],input[type=time],input[type=datetime-local],
+input[type=search],input[type=file],select{font:inherit;padding:.35rem;max-width:100%}
+.files{max-height:50vh;overflow:auto;border:1px solid #d8d8d2;border-radius:.4rem;padding:0 .5rem}
+.files label{padding:.2rem 0;font-family:ui-monospace,monospace;font-size:.9rem}
 """
 
 _OTHER = "other"
@@ -160,9 +192,9 @@ def _page(title: str, body: str, status: int = 200) -> Any:
     from starlette.responses import HTMLResponse
 
     document = (
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<!doctype html><html lang={html_lang(_LANGUAGE.get())}><head><meta charset=utf-8>"
         '<meta name=viewport content="width=device-width,initial-scale=1">'
-        '<meta name=referrer content="no-referrer">'
+        '<meta name=referrer content="same-origin">'
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>"
         f"<body><main><h1>{html.escape(title)}</h1>{body}</main></body></html>"
     )
@@ -171,9 +203,15 @@ def _page(title: str, body: str, status: int = 200) -> Any:
         status_code=status,
         headers={
             "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline';"
-            " form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+            # The one script, only on a page that carries it (a date-and-time question).
+            + (f" script-src 'sha256-{_OFFSET_HASH}';" if _OFFSET_SCRIPT in body else "")
+            + " form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
             "Cache-Control": "no-store",
             "X-Content-Type-Options": "nosniff",
+            # Not no-referrer: under it a browser sends "Origin: null" with the form's post,
+            # which the Origin check refuses. same-origin sends the link (its token) to no
+            # other site either.
+            "Referrer-Policy": "same-origin",
         },
     )
 
@@ -192,21 +230,27 @@ def _detail_html(question: QuestionView) -> str:
     return ""
 
 
-def _option_html(position: int, option: OptionView, kind: str, name: str, checked: bool) -> str:
-    mark = " (recommended)" if option.recommended else ""
+def _option_html(
+    position: int, option: OptionView, kind: str, name: str, checked: bool, kind_of: str
+) -> str:
+    mark = " " + _("(recommended)") if option.recommended else ""
     description = (
-        f'<span class="desc">{html.escape(option.description)}</span>' if option.description else ""
+        f'<span class="desc">{html.escape(_review(kind_of, option.description))}</span>'
+        if option.description
+        else ""
     )
     preview = (
         ""
         if option.preview is None
-        else f'<details class="preview"><summary>Preview of {html.escape(option.shown)}'
-        f'</summary><div class="detail">{_tree_html(option.preview)}</div></details>'
+        else '<details class="preview"><summary>'
+        + html.escape(_("Preview of {label}").format(label=option.shown))
+        + f'</summary><div class="detail">{_tree_html(option.preview)}</div></details>'
     )
     on = " checked" if checked else ""
     return (
         f'<label><input type={kind} name="{name}" value="{position}"{on}>'
-        f"<span>{html.escape(option.shown)}{mark}{description}</span></label>{preview}"
+        f"<span>{html.escape(_review(kind_of, option.shown))}{mark}{description}</span></label>"
+        f"{preview}"
     )
 
 
@@ -216,7 +260,7 @@ def _words_html(name: str, question: QuestionView, form: _Form, picked: set[str]
     out: list[str] = []
     if question.secret:
         out.append(
-            f'<label for="{name}-custom">Your answer (hidden as you type)</label>'
+            f'<label for="{name}-custom">{_("Your answer (hidden as you type)")}</label>'
             f'<input type=password id="{name}-custom" name="{name}-custom" autocomplete=off>'
         )
     else:
@@ -227,11 +271,11 @@ def _words_html(name: str, question: QuestionView, form: _Form, picked: set[str]
             checked = " checked" if _OTHER in picked else ""
             out.append(
                 f'<label><input type=radio name="{name}" value="{_OTHER}"{checked}>'
-                "<span>Other: my own words below</span></label>"
+                f"<span>{_('Other: my own words below')}</span></label>"
             )
-            other = "Your own words (choose Other above)"
+            other = _("Your own words (choose Other above)")
         else:
-            other = "Other (your own words)" if question.options else "Your answer"
+            other = _("Other (your own words)") if question.options else _("Your answer")
         out.append(
             f'<label for="{name}-custom">{other}</label>'
             f'<textarea id="{name}-custom" name="{name}-custom" rows=3>{typed}</textarea>'
@@ -244,12 +288,20 @@ def _question_html(index: int, question: QuestionView, form: _Form) -> str:
     picked = set(form.get(name, []))
     parts = ['<section class="card">']
     if question.header:
-        parts.append(f'<p class="header">{html.escape(question.header)}</p>')
-    parts.append(f"<h2>{html.escape(question.question)}</h2>")
+        parts.append(
+            f'<p class="header">{html.escape(_review(question.kind, question.header))}</p>'
+        )
+    parts.append(f"<h2>{html.escape(_review(question.kind, question.question))}</h2>")
     parts.append(_detail_html(question))
+    if question.input is not None:  # a typed answer: its field only
+        parts.append(_input_html(name, question, form))
+        parts.append("</section>")
+        return "".join(parts)
     kind = "checkbox" if question.multi_select else "radio"
     for position, option in enumerate(question.options):
-        parts.append(_option_html(position, option, kind, name, str(position) in picked))
+        parts.append(
+            _option_html(position, option, kind, name, str(position) in picked, question.kind)
+        )
     if question.other:  # else the options only: no words of one's own
         parts.append(_words_html(name, question, form, picked))
     parts.append("</section>")
@@ -261,36 +313,160 @@ def _form_html(linked: LinkedQuestion, form: _Form | None = None) -> str:
     assert request is not None, "a pending question's page needs its request"
     views = request_view(request)
     review = any(view.kind != "question" for view in views)
-    lead = "review asked by" if review else "asked by"
+    lead = (
+        _("A question for review asked by {asker}") if review else _("A question asked by {asker}")
+    )
     cards = "".join(_question_html(i, view, form or {}) for i, view in enumerate(views))
+    kinds = {view.input.type for view in views if view.input is not None}
+    # Files go as multipart (the browser shows its own progress as they are sent).
+    encoding = " enctype=multipart/form-data" if "upload" in kinds else ""
+    filters = "".join(
+        _filter_html(i, view, form or {})
+        for i, view in enumerate(views)
+        if view.input is not None and view.input.type == "files"
+    )
+    script = f"<script>{_OFFSET_SCRIPT}</script>" if "datetime" in kinds else ""
     return (
-        f'<p class="header">A question {lead} {_text(linked.asker)}</p>'
-        f"<form method=post>{cards}<button type=submit name=action value=answer>Send answer"
-        "</button><button class=secondary type=submit name=action value=cancel>"
-        "Close without answering</button></form>"
+        f'<p class="header">{lead.format(asker=_text(linked.asker))}</p>{filters}'
+        f"<form method=post{encoding}>{cards}"
+        f"<button type=submit name=action value=answer>{_('Send answer')}</button>"
+        "<button class=secondary type=submit name=action value=cancel>"
+        f"{_('Close without answering')}</button></form>{script}"
+    )
+
+
+_FILES_SHOWN = 200
+"""The most files a file question lists at once; its filter (a search) narrows the rest."""
+
+_INPUT_TYPES = {"number": "number", "date": "date", "time": "time", "datetime": "datetime-local"}
+
+# The one script of the page (allowed by its hash): it picks the browser's UTC offset for the
+# date and time chosen, so a local time is sent with its offset. Without it the human picks.
+_OFFSET_SCRIPT = (
+    'for(const s of document.querySelectorAll("select[data-offset-for]")){'
+    "const f=document.getElementById(s.dataset.offsetFor);"
+    "const set=()=>{const d=f.value?new Date(f.value):new Date();if(isNaN(d))return;"
+    "const m=-d.getTimezoneOffset(),a=Math.abs(m);"
+    'const v=(m<0?"-":"+")+String(Math.floor(a/60)).padStart(2,"0")+":"'
+    '+String(a%60).padStart(2,"0");'
+    "if([...s.options].some(o=>o.value===v))s.value=v;};"
+    'set();f.addEventListener("change",set);}'
+)
+_OFFSET_HASH = base64.b64encode(hashlib.sha256(_OFFSET_SCRIPT.encode()).digest()).decode()
+_OFFSETS = [
+    f"{'-' if minutes < 0 else '+'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+    for minutes in range(-12 * 60, 14 * 60 + 1, 15)
+]
+
+
+def _attr(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _input_html(name: str, question: QuestionView, form: _Form) -> str:
+    """The field of a typed answer: a native number, date, time or date-and-time input, a
+    file list with checkboxes (narrowed by the filter above the form), or a file picker."""
+    field = question.input
+    assert field is not None, "only a typed question has a field"
+    words = html.escape(inert_text(describe_input(field)))
+    hint = f'<p class="hint" id="{name}-hint">{words[:1].upper()}{words[1:]}</p>'
+    kind = field.type
+    if kind in _INPUT_TYPES:
+        extra = ""
+        if kind == "number":
+            for key in ("min", "max"):
+                value = getattr(field, key, None)
+                if value is not None:
+                    extra += f' {key}="{_attr(value)}"'
+            step = getattr(field, "step", None)
+            extra += f' step="{_attr(step if step is not None else "any")}"'
+        typed = _attr(form.get(f"{name}-value", [""])[-1])
+        out = (
+            f'<label for="{name}-value">Your answer</label>'
+            f'<input type={_INPUT_TYPES[kind]} id="{name}-value" name="{name}-value"'
+            f' value="{typed}" aria-describedby="{name}-hint"{extra}>{hint}'
+        )
+        if kind == "datetime":
+            chosen = form.get(f"{name}-offset", ["+00:00"])[-1]
+            options = "".join(
+                f"<option{' selected' if offset == chosen else ''}>{offset}</option>"
+                for offset in _OFFSETS
+            )
+            out += (
+                f'<label for="{name}-offset">Time zone (UTC offset)</label>'
+                f'<select id="{name}-offset" name="{name}-offset"'
+                f' data-offset-for="{name}-value">{options}</select>'
+            )
+        return out
+    if kind == "files":
+        candidates = field.candidates
+        needle = form.get(f"{name}-filter", [""])[-1].strip().lower()
+        ticked = set(form.get(f"{name}-file", []))
+        shown = [
+            (path, text)
+            for path, text in zip(candidates, field.shown, strict=True)
+            if not needle or needle in path.lower()
+        ]
+        rows = "".join(
+            f'<label><input type=checkbox name="{name}-file" value="{_attr(path)}"'
+            f"{' checked' if path in ticked else ''}><span>{html.escape(text)}</span></label>"
+            for path, text in shown[:_FILES_SHOWN]
+        )
+        more = (
+            f"{len(shown)} files match; the first {_FILES_SHOWN} are listed: filter to narrow."
+            if len(shown) > _FILES_SHOWN
+            else f"{len(shown)} of {len(candidates)} files listed."
+        )
+        return (
+            f'{hint}<p class="hint">{more}</p>'
+            f'<fieldset class="files"><legend class="hint">Files</legend>{rows}</fieldset>'
+        )
+    if kind == "upload":
+        accept = getattr(field, "accept", None) or ()
+        accepting = f' accept="{_attr(",".join(accept))}"' if accept else ""
+        count = getattr(field, "max_count", None)
+        several = "" if count == 1 else " multiple"
+        return (
+            f'<label for="{name}-upload">Choose {"a file" if count == 1 else "files"}</label>'
+            f'<input type=file id="{name}-upload" name="{name}-upload"{accepting}{several}'
+            f' aria-describedby="{name}-hint">{hint}'
+        )
+    return f"<p>{words}</p>"
+
+
+def _filter_html(index: int, question: QuestionView, form: _Form) -> str:
+    """The search that narrows a file question's list (a GET of the same page)."""
+    name = f"q{index}"
+    typed = _attr(form.get(f"{name}-filter", [""])[-1])
+    title = html.escape(question.header or question.question.split("\n", 1)[0])
+    return (
+        f'<form method=get class="card" role="search"><label for="{name}-filter">Filter the'
+        f" files of \u201c{title}\u201d</label>"
+        f'<input type=search id="{name}-filter" name="{name}-filter" value="{typed}">'
+        "<button type=submit class=secondary>Filter</button></form>"
     )
 
 
 def _confirm_close_html() -> str:
     return (
-        '<section class="card"><p>The agent will be told you declined to answer.</p>'
+        f'<section class="card"><p>{_("The agent will be told you declined to answer.")}</p>'
         "<form method=post><button type=submit name=action value=close>"
-        'Yes, close it</button><a class="button" href="">No, back to the question</a>'
-        "</form></section>"
+        f'{_("Yes, close it")}</button><a class="button" href="">'
+        f"{_('No, back to the question')}</a></form></section>"
     )
 
 
 _OUTCOMES = {
-    "answered": "This question has been answered.",
-    "withdrawn": "The agent withdrew this question; nothing more is needed.",
-    "expired": "This question expired before it was answered.",
-    "cancelled": "This question was closed without an answer.",
+    "answered": N_("This question has been answered."),
+    "withdrawn": N_("The agent withdrew this question; nothing more is needed."),
+    "expired": N_("This question expired before it was answered."),
+    "cancelled": N_("This question was closed without an answer."),
 }
 
 
 def _outcome_html(linked: LinkedQuestion, note: str | None = None) -> str:
     said = f"<p>{html.escape(note)}</p>" if note else ""
-    outcome = _OUTCOMES.get(str(linked.outcome), "This question was settled.")
+    outcome = _(_OUTCOMES.get(str(linked.outcome), N_("This question was settled.")))
     return f'<section class="card">{said}<p class="outcome">{outcome}</p></section>'
 
 
@@ -301,11 +477,16 @@ def _answer_from_form(request: AskUserQuestionRequest, form: _Form) -> dict[str,
     """The wire answer of a posted form; `UserQuestionError` (``BAD_ANSWER``) listing what
     the page refuses before the rules see it: nothing given at all, a single-select pick
     beside typed words, "Other" chosen without words."""
-    items = []
-    problems = []
+    items: list[dict[str, Any]] = []
+    problems: list[str] = []
     given = False
     for index, question in enumerate(request_view(request)):
         name = question.header or question.question
+        if question.input is not None:
+            typed_item = _value_item(index, question, form)
+            given = given or "value" in typed_item
+            items.append(typed_item)
+            continue
         raw_picks = form.get(f"q{index}", [])
         chosen = [
             question.options[int(raw)]
@@ -318,21 +499,52 @@ def _answer_from_form(request: AskUserQuestionRequest, form: _Form) -> dict[str,
         if not question.multi_select and question.options:
             if picked and typed:
                 problems.append(
-                    f"{name}: you chose \u201c{chosen[0].shown}\u201d and typed your own"
-                    " words; choose Other to send your words, or clear them"
+                    _(
+                        "{question}: you chose \u201c{label}\u201d and typed your own words;"
+                        " choose Other to send your words, or clear them"
+                    ).format(question=name, label=chosen[0].shown)
                 )
             elif _OTHER in raw_picks and not typed:
-                problems.append(f"{name}: type your answer below Other, or choose an option")
+                problems.append(
+                    _("{question}: type your answer below Other, or choose an option").format(
+                        question=name
+                    )
+                )
         item: dict[str, Any] = {"id": question.id, "selected": picked}
         if typed:
             item["custom"] = custom
         given = given or bool(picked) or typed
         items.append(item)
     if not given and not problems:
-        problems.append("Nothing to send: choose an option or type an answer first.")
+        problems.append(_("Nothing to send: choose an option or type an answer first."))
     if problems:
         raise UserQuestionError.bad_answer(*problems)
     return {"answers": items}
+
+
+def _value_item(index: int, question: QuestionView, form: _Form) -> dict[str, Any]:
+    """The answer item of a typed question from the posted form (no value: a skip)."""
+    field = question.input
+    assert field is not None, "only a typed question has a value"
+    key = f"q{index}"
+    item: dict[str, Any] = {"id": question.id, "selected": []}
+    if field.type == "files":
+        paths = form.get(f"{key}-file", [])
+        if paths:
+            item["value"] = paths
+    elif field.type == "upload":
+        tokens = form.get(f"{key}-upload", [])
+        if tokens:
+            item["value"] = [{"upload": token} for token in tokens]
+    else:
+        raw = form.get(f"{key}-value", [""])[-1].strip()
+        if raw and field.type == "datetime":
+            if len(raw) == 16:  # the browser's YYYY-MM-DDTHH:MM
+                raw += ":00"
+            raw += form.get(f"{key}-offset", ["+00:00"])[-1]
+        if raw:
+            item["value"] = value_from_text(field, raw)
+    return item
 
 
 def link_routes(
@@ -341,6 +553,7 @@ def link_routes(
     get: Callable[[str], Awaitable[LinkedQuestion | None]],
     answer: Callable[[str, dict[str, Any]], Awaitable[str | None]],
     cancel: Callable[[str], Awaitable[object]],
+    upload: Callable[[str, str, str, str | None], Any] | None = None,
 ) -> list[Any]:
     """The Starlette routes of ``/q/{token}`` over a provider's questions.
 
@@ -348,32 +561,49 @@ def link_routes(
     wire_answer)`` hands an answer over and returns ``None`` when it was taken, else why not
     (shown as "Your answer was not used (why)."), raising ``BAD_ANSWER`` as a
     `UserQuestionError` for an answer the rules refuse; ``cancel(question_id)`` closes it.
+    ``upload(question_id, item_id, name, media_type)`` opens a sink for a file the form
+    carries (``write``/``finish`` giving the token the answer names it by/``abort``; raising
+    `dsh_user_questions._uploads.UploadRefused` or `LookupError`); without it a form with files
+    is refused.
     """
     from urllib.parse import parse_qs
 
     from starlette.routing import Route
 
     async def open_link(request: Any) -> Any:
+        _LANGUAGE.set(language_from_accept(request.headers.get("accept-language")))
         try:
             question_id = verify_link_token(secret(), request.path_params["token"])
         except LinkError as err:
             status = 410 if err.reason == "expired" else 403
-            return _page("Link not valid", _card(f"{err}."), status)
+            return _page(_("Link not valid"), _card(f"{err}."), status)
         linked = await get(question_id)
         if linked is None:
-            return _page("Question gone", _card("This question is gone."), 410)
+            return _page(_("Question gone"), _card(_("This question is gone.")), 410)
         note = None
         if request.method == "POST" and linked.outcome is None and linked.request is not None:
-            body = await request.body()
-            if len(body) > _MAX_FORM_BYTES:
-                return _page("Answer too long", _card("That answer is too long."), 413)
-            form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
+            kind = request.headers.get("content-type", "")
+            if kind.lower().startswith("multipart/form-data"):
+                try:
+                    form = await _multipart(request, kind, linked.request, question_id, upload)
+                except _Refused as refused:
+                    return _page(
+                        _("Your file was not taken"),
+                        f'<section class="card problems" role="alert"><p>{_text(str(refused))}'
+                        " " + _("Nothing of it was kept.") + "</p></section>" + _form_html(linked),
+                        refused.status,
+                    )
+            else:
+                body = await request.body()
+                if len(body) > _MAX_FORM_BYTES:
+                    return _page(_("Answer too long"), _card(_("That answer is too long.")), 413)
+                form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
             action = form.get("action", ["answer"])[-1]
             if action == "cancel":  # asked once more: one tap must not decline for good
-                return _page("Close without answering?", _confirm_close_html())
+                return _page(_("Close without answering?"), _confirm_close_html())
             if action == "close":
                 await cancel(question_id)
-                note = "You closed the question."
+                note = _("You closed the question.")
             else:
                 try:
                     why = await answer(question_id, _answer_from_form(linked.request, form))
@@ -382,30 +612,156 @@ def link_routes(
                         f"<li>{_text(p)}</li>" for p in err.problems or (err.message,)
                     )
                     return _page(
-                        "Your answer was not sent",
+                        _("Your answer was not sent"),
                         f'<section class="card problems" role="alert"><ul>{problems}</ul>'
                         "</section>" + _form_html(linked, form),
                         422,
                     )
                 note = (
-                    "Your answer was recorded."
+                    _("Your answer was recorded.")
                     if why is None
-                    else (f"Your answer was not used ({why}).")
+                    else _("Your answer was not used ({why}).").format(why=why)
                 )
             linked = await get(question_id) or linked
         if linked.outcome is None and linked.request is not None:
-            return _page("A question is waiting", _form_html(linked))
-        return _page("Question settled", _outcome_html(linked, note))
+            shown = parse_qs(request.url.query) if request.method == "GET" else {}
+            return _page(_("A question is waiting"), _form_html(linked, shown))
+        return _page(_("Question settled"), _outcome_html(linked, note))
 
     return [Route("/q/{token}", open_link, methods=["GET", "POST"])]
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+async def _multipart(
+    request: Any,
+    content_type: str,
+    asked: AskUserQuestionRequest,
+    question_id: str,
+    upload: Callable[[str, str, str, str | None], Any] | None,
+) -> _Form:
+    """A multipart form, its files streamed into ``upload`` sinks as they arrive (each file
+    part of a field ``q<N>-upload`` becomes its token in the form); `_Refused` (nothing of the
+    refused file kept) for a file over its question's limit, of a refused type or with a bad
+    name, or for fields over the form's size limit."""
+    from python_multipart.multipart import MultipartParser, parse_options_header
+
+    from ._uploads import UploadRefused
+
+    _, options = parse_options_header(content_type)
+    boundary = options.get(b"boundary")
+    if not boundary:
+        raise _Refused("The form was sent without its boundary.", 400)
+    ids = [item.id for item in asked.questions]
+    form: _Form = {}
+    state: dict[str, Any] = {"headers": {}, "field": b"", "value": b"", "sink": None, "text": 0}
+    failure: list[_Refused] = []
+
+    def header_field(data: bytes, start: int, end: int) -> None:
+        state["field"] += data[start:end]
+
+    def header_value(data: bytes, start: int, end: int) -> None:
+        state["value"] += data[start:end]
+
+    def header_end() -> None:
+        state["headers"][state["field"].decode("latin-1").lower()] = state["value"]
+        state["field"] = state["value"] = b""
+
+    def part_begin() -> None:
+        state.update(headers={}, sink=None, name=None, data=bytearray())
+
+    def headers_done() -> None:
+        _, disposition = parse_options_header(state["headers"].get("content-disposition", b""))
+        name = disposition.get(b"name", b"").decode("utf-8", "replace")
+        state["name"] = name
+        filename = disposition.get(b"filename")
+        if filename is None or failure:
+            return
+        state["name"] = None  # a file part is no text field
+        label = filename.decode("utf-8", "replace")
+        index = name[1:].split("-", 1)[0] if name.startswith("q") else ""
+        if not label or not name.endswith("-upload") or not index.isdigit():
+            return  # no file chosen (an empty part), or not an upload field: ignored
+        if upload is None or int(index) >= len(ids):
+            failure.append(_Refused("This page cannot take files for that question.", 400))
+            return
+        media = state["headers"].get("content-type", b"").decode("latin-1") or None
+        try:
+            state["sink"] = upload(question_id, ids[int(index)], label, media)
+        except UploadRefused as refused:
+            failure.append(_Refused(f"{refused}.", refused.status))
+        except LookupError as missing:
+            failure.append(_Refused(f"{missing}.", 409))
+        else:
+            state["sink_field"] = name
+
+    def part_data(data: bytes, start: int, end: int) -> None:
+        sink = state["sink"]
+        if sink is not None:
+            try:
+                sink.write(data[start:end])
+            except UploadRefused as refused:
+                state["sink"] = None
+                failure.append(_Refused(f"{refused}.", refused.status))
+        elif state["name"] is not None:
+            state["text"] += end - start
+            if state["text"] > _MAX_FORM_BYTES:
+                state["name"] = None
+                failure.append(_Refused("That answer is too long.", 413))
+            else:
+                state["data"] += data[start:end]
+
+    def part_end() -> None:
+        sink = state["sink"]
+        if sink is not None:
+            state["sink"] = None
+            try:
+                form.setdefault(state["sink_field"], []).append(sink.finish())
+            except LookupError as missing:
+                failure.append(_Refused(f"{missing}.", 409))
+        elif state["name"] is not None:
+            text = bytes(state["data"]).decode("utf-8", "replace").replace("\r\n", "\n")
+            form.setdefault(state["name"], []).append(text)
+
+    parser = MultipartParser(
+        boundary,
+        {
+            "on_part_begin": part_begin,
+            "on_header_field": header_field,
+            "on_header_value": header_value,
+            "on_header_end": header_end,
+            "on_headers_finished": headers_done,
+            "on_part_data": part_data,
+            "on_part_end": part_end,
+        },
+    )
+    try:
+        async for chunk in request.stream():
+            parser.write(chunk)
+            if failure:
+                break
+        parser.finalize()
+    except ValueError as error:  # the parser's own complaint: a malformed body
+        failure.append(_Refused(f"The form could not be read ({type(error).__name__}).", 400))
+    finally:
+        if state.get("sink") is not None:
+            state["sink"].abort()
+    if failure:
+        raise failure[0]
+    return form
 
 
 def with_links(app: Any, routes: list[Any], hosts: Callable[[], Collection[str]]) -> Any:
     """``app`` with ``routes`` (from `link_routes`) answering ``/q/...`` beside it.
 
     A link request passes no page token (the link is its own capability) but the same Host
-    check: a Host header that `dsh_user_questions._links.host_allowed` refuses for ``hosts()``
-    gets 421.
+    and Origin checks as the page: a Host header that `dsh_user_questions._links.host_allowed`
+    refuses for ``hosts()`` gets 421, a request `dsh_user_questions._links.cross_origin_refusal`
+    refuses (another origin, another site, an https public URL's name over http) 403.
     """
     from starlette.applications import Starlette
     from starlette.responses import PlainTextResponse
@@ -415,9 +771,16 @@ def with_links(app: Any, routes: list[Any], hosts: Callable[[], Collection[str]]
 
     async def dispatch(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"].startswith("/q/"):
-            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1").lower()
-            if not host_allowed(host, hosts()):
+            headers = {key.lower(): value.decode("latin-1") for key, value in scope["headers"]}
+            allowed = hosts()
+            if not host_allowed(headers.get(b"host", "").lower(), allowed):
                 await refused(scope, receive, send)
+                return
+            refusal = cross_origin_refusal(
+                scope["method"], headers.get(b"origin"), headers.get(b"sec-fetch-site", ""), allowed
+            )
+            if refusal is not None:
+                await PlainTextResponse(refusal, status_code=403)(scope, receive, send)
                 return
             await links(scope, receive, send)
             return

@@ -7,8 +7,9 @@ signed with HMAC-SHA256 under the server's secret; `verify_link_token` refuses a
 foreign or expired token with a `LinkError` that says which.
 
 The page servers that serve links (the web provider, ``dsh-inbox serve``) decide here which
-``Host`` and ``Origin`` headers reach them (`host_allowed`, `origin_allowed`): one rule for the
-page, its posts and the links, behind a reverse proxy or not.
+``Host`` and ``Origin`` headers reach them (`host_allowed`, `origin_allowed`, and
+`cross_origin_refusal` for a request as a whole): one rule for the page, its posts and the
+links, behind a reverse proxy or not.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from collections.abc import Collection
 
 __all__ = [
     "LinkError",
+    "cross_origin_refusal",
     "host_allowed",
     "make_link_token",
     "origin_allowed",
     "public_host",
+    "public_origin",
     "public_prefix",
     "verify_link_token",
 ]
@@ -104,13 +107,56 @@ def host_allowed(host: str, allowed: Collection[str]) -> bool:
     return name in allowed or (port is not None and f"{name}:{port}" in allowed)
 
 
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def _origin(scheme: str, name: str, port: str | None) -> str:
+    """An origin as browsers write it: lower case, without its scheme's default port."""
+    shown = "" if port is None or port == _DEFAULT_PORTS.get(scheme) else f":{port}"
+    return f"{scheme}://{name}{shown}"
+
+
 def origin_allowed(origin: str, allowed: Collection[str]) -> bool:
-    """Whether an ``Origin`` header is this server's own page: ``http`` or ``https`` (a TLS
-    proxy in front), on a host `host_allowed` accepts. ``null`` and other schemes are not."""
+    """Whether an ``Origin`` header is this server's own page.
+
+    ``allowed`` is `host_allowed`'s set, where an origin entry (`public_origin`'s
+    ``https://name``) pins its name: that name is then this server's only over that origin
+    (an ``http://`` origin of it, or another port of it, is not). Another name is ``http`` or
+    ``https`` (a TLS proxy in front) on a host `host_allowed` accepts; a ``name:port`` entry
+    (the address the server is bound to, loopback) admits both schemes on that port. ``null``
+    and other schemes are not.
+    """
     scheme, sep, rest = origin.strip().lower().partition("://")
     if not sep or scheme not in ("http", "https") or not rest or "/" in rest:
         return False
-    return host_allowed(rest, allowed)
+    if not host_allowed(rest, allowed):
+        return False
+    name, port = _split_host(rest)
+    if port is not None and f"{name}:{port}" in allowed:
+        return True
+    pins = {
+        entry
+        for entry in allowed
+        if "://" in entry and _split_host(entry.partition("://")[2])[0] == name
+    }
+    return not pins or _origin(scheme, name, port) in pins
+
+
+def cross_origin_refusal(
+    method: str, origin: str | None, fetch_site: str, allowed: Collection[str]
+) -> str | None:
+    """Why a request from a browser must be refused (403), or ``None``: the one check of both
+    page servers (the page's guard and the one-question link page).
+
+    ``origin`` is the ``Origin`` header (``None`` when absent: not a browser's cross-origin
+    request), checked by `origin_allowed`; ``fetch_site`` the ``Sec-Fetch-Site`` header
+    (``""`` when absent), which must say the request is the page's own unless it is a ``GET``.
+    """
+    if origin is not None and not origin_allowed(origin, allowed):
+        return "forbidden: cross-origin request"
+    if method != "GET" and fetch_site not in ("", "same-origin", "none"):
+        return "forbidden: cross-site request"
+    return None
 
 
 def public_host(public_url: str) -> str:
@@ -128,6 +174,16 @@ def public_host(public_url: str) -> str:
         )
     name = parts.hostname.lower()
     return f"[{name}]" if ":" in name else name
+
+
+def public_origin(public_url: str) -> str:
+    """The origin of ``public_url`` (``https://name`` or ``https://name:8443``), as an entry of
+    `host_allowed`'s set: its name then answers a browser only over that origin (see
+    `origin_allowed`). Raises `ValueError` like `public_host`."""
+    name = public_host(public_url)
+    parts = urllib.parse.urlsplit(public_url.strip())
+    port = None if parts.port is None else str(parts.port)
+    return _origin(parts.scheme.lower(), name, port)
 
 
 def public_prefix(public_url: str) -> str:

@@ -5,11 +5,12 @@ interpreters. Standard library only. Three phases:
 
 1. choose: each configuration's environments (its envlist, or the ones asked for with -e), with
    its pyXY environments fitted to the interpreters found (see ``fit_versions``);
-2. build: every environment is made one at a time (``tox run --notest``): two builds at once
-   would build the editable core in the same tree;
-3. test: the environments of ALL configurations run in one pool of ``--jobs`` at a time, the
-   longest first (durations of the last run are kept in each configuration's
-   ``.tox/.dsh-durations.json``), each one's output printed whole when it ends, pass or fail.
+2. build: every environment is made one at a time (``tox run --notest -e ENV``), the longest
+   first: two builds at once would build the editable core in the same tree;
+3. test: each environment built joins one pool of ALL configurations' environments, which runs
+   ``--jobs`` at a time, the longest first (durations of the last run are kept in each
+   configuration's ``.tox/.dsh-durations.json``), each one's output printed whole when it
+   ends, pass or fail. The end lists each build's and each test run's wall time.
 
 With ``--jobs 1`` each configuration is one plain ``tox run`` with its output live.
 One SIGINT or SIGTERM stops the run: each running tox is interrupted (pytest tears its fixtures
@@ -33,8 +34,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PY_ENV = re.compile(r"^py(3)(\d+)$")
-# Before any duration is known (a fresh clone): the order of the longest environments first.
-FIRST_GUESS = {"installs": 600, "web py": 400, "durable": 350, "frameworks": 300, "inbox py": 300}
+# Before any duration is known (a fresh clone, as CI always is): each environment's seconds in
+# a full run on a busy 2-core machine (load average about 9), so that the longest start first;
+# "core py" stands for each of the core's pyXY environments. Its own runs then replace them.
+FIRST_GUESS = {
+    "core e2e": 870,
+    "inbox e2e": 660,
+    "core installs": 640,
+    "terminal e2e": 430,
+    "core type": 300,
+    "web e2e": 250,
+    "web py": 230,
+    "core py": 230,
+    "core durable": 200,
+    "core frameworks": 110,
+    "inbox py": 75,
+    "terminal py": 80,
+    "core docs": 40,
+}
 GRACE_SECONDS = 30  # how long an interrupted tox may take to tear its fixtures down
 
 
@@ -59,9 +76,9 @@ class Job:
     def guess(self, history: dict[str, float]) -> float:
         if self.name in history:
             return history[self.name]
-        if PY_ENV.match(self.env):
-            return FIRST_GUESS.get(f"{Path(self.config).parent.name} py", 250.0)
-        return FIRST_GUESS.get(self.env, 60.0)
+        owner = Path(self.config).parent.name or "core"
+        kind = "py" if PY_ENV.match(self.env) else self.env
+        return FIRST_GUESS.get(f"{owner} {kind}", 60.0)
 
 
 @dataclass
@@ -75,6 +92,8 @@ class Run:
     running: list[Job] = field(default_factory=list)
     interrupted: int = 0  # the signal number
     signals: int = 0
+    timed: list[Job] = field(default_factory=list)  # every build and test, for the end
+    started: float = field(default_factory=time.monotonic)
 
     def on_signal(self, signum: int, _frame: object) -> None:
         self.interrupted = signum
@@ -243,12 +262,15 @@ def print_job(job: Job, verdict: str) -> None:
 def run_serial(run: Run, chosen: dict[str, list[str]]) -> None:
     for config, envs in chosen.items():
         say(f"=== tox -c {config} {' '.join(env_args(run, envs))}")
-        job = Job(config, ",".join(envs) or "(envlist)")
+        job = Job(config, ",".join(envs) or "(envlist)", started=time.monotonic())
         run.running = [job]
         job.process = start(
             run, ["run", "-c", config, *skip(run), *env_args(run, envs), *run.rest], None
         )
-        if wait_plain(run, job.process) != 0:
+        job.status = wait_plain(run, job.process)
+        job.seconds = time.monotonic() - job.started
+        run.timed.append(job)
+        if job.status != 0:
             run.failed.append(config)
 
 
@@ -266,10 +288,20 @@ def skipped_for_its_interpreter(run: Run, job: Job) -> bool:
 
 
 def run_pool(run: Run, chosen: dict[str, list[str]]) -> None:
-    """Build the configurations one after another while the environments already built run
-    their tests, ``run.jobs`` at a time, the longest first."""
+    """Build the environments one at a time, the longest first, while those already built run
+    their tests, ``run.jobs`` at a time, the longest first.
+
+    Each environment is built by a tox run of its own (``--notest -e ENV``), so its tests can
+    start as soon as it is ready: a configuration's slow builds (the frameworks' 400 MB) no
+    longer hold back the tests of its environments built before them.
+    """
     history = load_history(list(chosen))
-    to_build = list(chosen.items())
+    to_build = [
+        Job(config, env)
+        for config, envs in chosen.items()
+        for env in (envs or tox_envlist(run.tox, config))
+    ]
+    to_build.sort(key=lambda job: -job.guess(history))  # stable: ties keep their order
     builder: Job | None = None
     pending: list[Job] = []
     finished: list[Job] = []
@@ -282,29 +314,31 @@ def run_pool(run: Run, chosen: dict[str, list[str]]) -> None:
                 run.running.append(builder)
             stop_all(run)
         if builder is None and to_build:
-            config, envs = to_build.pop(0)
+            builder = to_build.pop(0)
             count += 1
-            builder = Job(config, "(building)", log=logs / f"{count}.log", started=time.monotonic())
-            say(f"--- building the environments of {config}: {', '.join(envs) or '(envlist)'}")
-            args = ["run", "-c", config, "--notest", *skip(run), *env_args(run, envs)]
+            builder.log = logs / f"{count}.log"
+            builder.started = time.monotonic()
+            say(f"--- building {builder.name}")
+            args = ["run", "-c", builder.config, "--notest", *skip(run), "-e", builder.env]
             builder.process = start(run, args, builder.log)
-            builder.env = ",".join(envs)
         if builder and builder.process and (status := builder.process.poll()) is not None:
             end_group(builder.process)
-            builder.seconds = time.monotonic() - builder.started
+            built = Job(builder.config, f"{builder.env} (building)", log=builder.log)
+            built.seconds = time.monotonic() - builder.started
+            built.status = status
+            run.timed.append(built)
             if status == 0:
-                say(f"=== {builder.config}: built ({builder.seconds:.0f} s)")
+                say(f"=== {builder.name}: built ({built.seconds:.0f} s)")
                 if builder.log:
                     builder.log.unlink()
-                names = (
-                    builder.env.split(",") if builder.env else tox_envlist(run.tox, builder.config)
-                )
-                pending += [Job(builder.config, env) for env in names]
+                pending.append(Job(builder.config, builder.env))
                 pending.sort(key=lambda job: -job.guess(history))
+            elif skipped_for_its_interpreter(run, builder):
+                print_job(built, "SKIPPED (its interpreter is not installed)")
+                run.skipped.append(builder.name)
             else:
-                builder.env = "(building)"
-                print_job(builder, f"FAILED to build (exit {status})")
-                run.failed.append(f"{builder.config} (building)")
+                print_job(built, f"FAILED to build (exit {status})")
+                run.failed.append(built.name)
             builder = None
         while pending and len(run.running) < run.jobs:
             job = pending.pop(0)
@@ -326,6 +360,7 @@ def run_pool(run: Run, chosen: dict[str, list[str]]) -> None:
             job.seconds = time.monotonic() - job.started
             run.running.remove(job)
             finished.append(job)
+            run.timed.append(job)
             if status != 0 and skipped_for_its_interpreter(run, job):
                 print_job(job, "SKIPPED (its interpreter is not installed)")
                 run.skipped.append(job.name)
@@ -334,7 +369,6 @@ def run_pool(run: Run, chosen: dict[str, list[str]]) -> None:
             if status != 0:
                 run.failed.append(job.name)
     save_history(finished)
-    say("durations: " + ", ".join(f"{j.name} {j.seconds:.0f} s" for j in finished))
     with contextlib.suppress(OSError):
         logs.rmdir()
 
@@ -365,6 +399,25 @@ def say_reruns() -> None:
                 total += int(line.split()[0])
         os.unlink(log)
     say(f"reruns: {total} (only the tests the [pytest] settings name are retried, up to twice)")
+
+
+def say_times(run: Run) -> None:
+    """Each build's and each environment's wall time, longest first, then the whole run's."""
+    if not run.timed:
+        return
+    say(
+        "wall time of each step, longest first (the builds one after another; the tests"
+        f" {run.jobs} at a time, so the steps add up to more than the whole run):"
+    )
+    for job in sorted(run.timed, key=lambda j: -j.seconds):
+        verdict = ""
+        if job.name in run.skipped:
+            verdict = "  (skipped)"
+        elif job.status not in (0, None):
+            verdict = "  (failed)"
+        say(f"  {job.seconds:6.0f} s  {job.name}{verdict}")
+    whole = time.monotonic() - run.started
+    say(f"  {whole:6.0f} s  the whole run ({whole / 60:.1f} min)")
 
 
 def main() -> None:
@@ -408,6 +461,7 @@ def main() -> None:
     finally:
         stamp_envs()
         print(file=sys.stderr)
+        say_times(run)
         for line in args.warning:
             say(f"!!! {line}")
         say_reruns()

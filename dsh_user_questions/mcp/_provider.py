@@ -198,7 +198,8 @@ def elicitation_schema(request: AskUserQuestionRequest) -> tuple[str, dict[str, 
 
 
 def _expected(request: AskUserQuestionRequest) -> dict[str, type]:
-    """The form's field names and the type each value must have (``list`` or ``str``)."""
+    """The form's field names and the type each value must have (``list``, ``str``; a typed
+    field's ``float`` for a number, ``tuple`` for files)."""
     expected: dict[str, type] = {}
     for question in request.questions:
         if question.input is not None:
@@ -213,12 +214,10 @@ def _expected(request: AskUserQuestionRequest) -> dict[str, type]:
 def _fits(value: object, kind: type) -> bool:
     if kind is list:
         return isinstance(value, list) and all(isinstance(entry, str) for entry in value)
-    if kind is float:
+    if kind is float:  # a number field
         return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind is tuple:  # files: one path, or a list of them
-        return isinstance(value, str) or (
-            isinstance(value, list) and all(isinstance(entry, str) for entry in value)
-        )
+    if kind is tuple:  # a files field: one path, or a list of them
+        return isinstance(value, str) or _fits(value, list)
     return isinstance(value, str)
 
 
@@ -246,14 +245,10 @@ def _answer_item(
 ) -> AskUserQuestionAnswerItem | None:
     """The answer to ``question`` in the (type-checked) ``content``; ``None`` when left empty."""
     value = content.get(question.id)
-    if question.input is not None:
+    if question.input is not None:  # a typed field: its value (a files field's one path, a list)
         if value is None:
             return None
-        typed = (
-            (value,)
-            if _INPUT_KINDS.get(question.input.type) is tuple and isinstance(value, str)
-            else value
-        )
+        typed = (value,) if question.input.type == "files" and isinstance(value, str) else value
         return AskUserQuestionAnswerItem(id=question.id, value=typed)
     if not question.options:
         custom = _own_words(value)

@@ -12,10 +12,12 @@ import pytest
 from dsh_user_questions import AskUserQuestionOption
 from dsh_user_questions._link_page import LinkedQuestion, link_routes, link_url, with_links
 from dsh_user_questions._links import (
+    cross_origin_refusal,
     host_allowed,
     make_link_token,
     origin_allowed,
     public_host,
+    public_origin,
     public_prefix,
 )
 from dsh_user_questions.diff_review import diff_review_question
@@ -366,6 +368,51 @@ class TestHostsAndOrigins:
         """A TLS proxy's ``https://`` origin passes like ``http://``; other origins do not."""
         assert origin_allowed(origin, {"box.example", "127.0.0.1:8765"}) is ok
 
+    @pytest.mark.parametrize(
+        ("origin", "ok"),
+        [
+            ("https://box.example", True),
+            ("https://box.example:443", True),
+            ("http://box.example", False),
+            ("http://box.example:8080", False),
+            ("https://box.example:8443", False),
+            ("http://127.0.0.1:8765", True),
+            ("http://lan.example:8080", True),
+            ("https://lan.example", True),
+        ],
+    )
+    def test_an_https_public_urls_name_admits_only_its_https_origin(
+        self, origin: str, ok: bool
+    ) -> None:
+        """With ``https://box.example`` public, an http origin of that name (or another port of
+        it: a plain-http proxy port) is refused; loopback and another allowed name keep both."""
+        allowed = {
+            "box.example",
+            public_origin("https://box.example/inbox"),
+            "127.0.0.1:8765",
+            "lan.example",
+        }
+        assert origin_allowed(origin, allowed) is ok
+
+    def test_one_check_refuses_another_origin_and_another_site(self) -> None:
+        """The check both pages make: a foreign origin, or a post from another site."""
+        allowed = {"box.example", "https://box.example"}
+        assert cross_origin_refusal("POST", "https://box.example", "same-origin", allowed) is None
+        assert cross_origin_refusal("POST", None, "", allowed) is None
+        assert cross_origin_refusal("POST", "http://box.example", "", allowed) == (
+            "forbidden: cross-origin request"
+        )
+        assert cross_origin_refusal("POST", None, "cross-site", allowed) == (
+            "forbidden: cross-site request"
+        )
+        assert cross_origin_refusal("GET", None, "cross-site", allowed) is None
+
+    def test_a_public_url_gives_its_origin(self) -> None:
+        """The origin as a browser writes it: lower case, no default port."""
+        assert public_origin("https://Box.Example:443/questions/") == "https://box.example"
+        assert public_origin("https://box.example:8443/q") == "https://box.example:8443"
+        assert public_origin("http://[::1]:80") == "http://[::1]"
+
     def test_a_public_url_gives_its_host_name_and_prefix(self) -> None:
         """The public URL's host is allowed by name; its path is the prefix; a URL that is
         not http(s) is a ValueError naming it."""
@@ -412,3 +459,76 @@ class TestNoOtherOnTheLinkPage:
                 },
             )
         ]
+
+
+class TestTheLinkPageChecksOriginLikeThePage:
+    """The one-question page refuses a post from another origin (or from the public name over
+    http) as the page does, and lets its own form's post through."""
+
+    @pytest.fixture
+    async def public(self, questions: Questions) -> AsyncIterator[httpx.AsyncClient]:
+        """The link page of a server whose public URL is ``https://answers.example``."""
+        routes = link_routes(
+            secret=lambda: SECRET,
+            get=questions.get,
+            answer=questions.answer,
+            cancel=questions.cancel,
+        )
+        hosts = {"answers.example", public_origin("https://answers.example"), "127.0.0.1:8765"}
+
+        async def page(scope: Any, receive: Any, send: Any) -> None:  # pragma: no cover
+            raise AssertionError("only links are asked for")
+
+        transport = httpx.ASGITransport(app=with_links(page, routes, lambda: hosts))
+        async with httpx.AsyncClient(transport=transport, base_url="http://answers.example") as c:
+            yield c
+
+    @pytest.mark.parametrize(
+        "headers",
+        [
+            {"Origin": "https://evil.example"},
+            {"Origin": "http://answers.example"},
+            {"Origin": "http://answers.example:8080"},
+            {"Origin": "null"},
+            {"Sec-Fetch-Site": "cross-site"},
+        ],
+    )
+    async def test_a_post_from_elsewhere_is_refused(
+        self, public: httpx.AsyncClient, questions: Questions, headers: dict[str, str]
+    ) -> None:
+        """403 naming why; the question is not answered."""
+        sent = await public.post(
+            path("q-3"), data={"q0": "0", "q1": "1", "action": "answer"}, headers=headers
+        )
+        assert sent.status_code == 403
+        assert "forbidden: cross-" in sent.text
+        assert questions.answers == []
+
+    @pytest.mark.parametrize(
+        "headers",
+        [
+            {"Origin": "https://answers.example", "Sec-Fetch-Site": "same-origin"},
+            {"Host": "127.0.0.1:8765", "Origin": "http://127.0.0.1:8765"},
+            {},
+        ],
+    )
+    async def test_its_own_post_is_taken(
+        self, public: httpx.AsyncClient, questions: Questions, headers: dict[str, str]
+    ) -> None:
+        """The public https origin, the loopback address, or no Origin at all (no browser)."""
+        sent = await public.post(
+            path("q-3"), data={"q0": "0", "q1": "1", "action": "answer"}, headers=headers
+        )
+        assert sent.status_code == 200
+        assert "Your answer was recorded." in sent.text
+        assert len(questions.answers) == 1
+
+    async def test_the_page_asks_the_browser_to_send_its_origin(
+        self, public: httpx.AsyncClient
+    ) -> None:
+        """Under ``no-referrer`` a browser posts a form with ``Origin: null``; the page's policy
+        is ``same-origin`` (still no Referer to any other site), so its own post passes."""
+        page = await public.get(path("q-3"))
+        assert page.headers["referrer-policy"] == "same-origin"
+        assert '<meta name=referrer content="same-origin">' in page.text
+        assert "no-referrer" not in page.text

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import email
+import email.policy
+import html
 import http.server
 import json
 import logging
@@ -18,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
 
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionRequest
@@ -26,34 +30,55 @@ from dsh_user_questions._notify import (
     REMIND_ENV,
     Notification,
     Notifier,
+    chat_text,
     notification_for,
     redact_url,
     remind_after,
 )
+from dsh_user_questions.rules import inert_text
 from dsh_user_questions.testing import make_question, make_request
 
 pytest.importorskip("apprise")
 
 
 class Receiver:
-    """An HTTP receiver: records posts; ``mode`` "ok", "fail" (500) or "hang" (never answers)."""
+    """An HTTP receiver: records every request; ``mode`` "ok", "fail" (500) or "hang" (never
+    answers). Its answer is enough of each real service's for Apprise: Slack's webhook says
+    ``ok``, the rest get JSON with what Matrix's login and room join return."""
 
     def __init__(self, mode: str = "ok") -> None:
-        self.posts: list[tuple[str, str, bytes]] = []
+        self.requests: list[tuple[str, str, str, bytes]] = []
         self.mode = mode
         self.release = threading.Event()
         receiver = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
+            def answer(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
-                receiver.posts.append(
-                    (self.path, self.headers.get("Content-Type", ""), self.rfile.read(length))
+                receiver.requests.append(
+                    (
+                        self.command,
+                        self.path,
+                        self.headers.get("Content-Type", ""),
+                        self.rfile.read(length),
+                    )
                 )
                 if receiver.mode == "hang":
                     receiver.release.wait(30)
+                reply = (
+                    b"ok"
+                    if self.path.startswith("/hooks.slack.com/")
+                    else json.dumps(
+                        {"ok": True, "access_token": "t", "user_id": "@bot:x",
+                         "room_id": "!r:x", "event_id": "$e", "home_server": "x"}
+                    ).encode()
+                )  # fmt: skip
                 self.send_response(500 if receiver.mode == "fail" else 200)
+                self.send_header("Content-Length", str(len(reply)))
                 self.end_headers()
+                self.wfile.write(reply)
+
+            do_POST = do_PUT = do_GET = answer
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -62,6 +87,13 @@ class Receiver:
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def posts(self) -> list[tuple[str, str, bytes]]:
+        """The POST requests: path, content type and body."""
+        return [
+            (path, kind, body) for method, path, kind, body in self.requests if method == "POST"
+        ]
 
     def close(self) -> None:
         self.release.set()
@@ -225,158 +257,352 @@ def test_send_blocking_reports_an_exception_as_false(monkeypatch: pytest.MonkeyP
     assert notifier.send_blocking(Notification(title="t", body="b")) is False
 
 
+FAKE_LINK = "https://answers.example/q/forged"
 HOSTILE = (
+    f"Answer: {FAKE_LINK} first! "
     'Deploy <a href="https://evil.example/x">Approve here</a> now? a<b & c>d'
-    " @everyone @here <@123> <@&456> <!channel> [docs](https://evil.example/y) *bold* `code`"
-    " # not a heading https://evil.example/z"
+    " @everyone @here @room @channel @alice_admin <@123> <@&456> <!channel> <#42>"
+    " \uff20bob [docs](https://evil.example/y) *bold* `code` # not a heading"
+    " https://evil.example/z www.evil.example evil.example 10.0.0.1 ftp://files.example/a"
+    " me@example.com @types/node"
 )
-"""A question a hostile model might write: HTML, a bare ``<``, mentions, links, markdown."""
+"""A question a hostile model might write: a forged answer link above the real one, HTML, a
+bare ``<``, every kind of mention, links with and without a scheme, markdown."""
+
+LINK = "https://answers.example/q/abc?x=1&y=2"
+"""The provider's own answer link: the one link a message may carry."""
 
 
-def hostile() -> Notification:
-    request = make_request(make_question(header="Deploy", question=HOSTILE))
-    return notification_for(request, asker="bot", link="https://answers.example/q/abc?x=1&y=2")
+def hostile(text: str = HOSTILE) -> Notification:
+    request = make_request(make_question(header="Deploy @here", question=text))
+    return notification_for(request, asker="bot", link=LINK)
 
 
-class Captured:
-    """The HTTP requests Apprise made, answered by ``status`` without any network."""
+# What a service would read as a mention or a link, in the text it receives (the markup's
+# escapes undone where a service undoes them: HTML entities, Discord's backslashes).
+LIVE = re.compile(
+    r"[@\uff20\ufe6b](?=\w)"  # @room, @here, @alice, <@123>
+    r"|<[@!#]"  # <@123>, <!channel>, <#42>
+    r"|(?<!\[)://"  # any address with a scheme ([://] is the defanged form)
+    r"|(?<=\S)[.\u3002\uff0e\uff61](?=[^\W\d_])"  # a bare domain: example.com, www.x.y
+    r"|\d[.\u3002\uff0e\uff61]\d+[.\u3002\uff0e\uff61]\d+[.\u3002\uff0e\uff61]\d"  # an IPv4
+)
 
-    def __init__(
-        self, monkeypatch: pytest.MonkeyPatch, status: int = 200, reply: bytes | None = None
-    ) -> None:
-        requests = pytest.importorskip("requests")
+
+def readable(text: str) -> str:
+    """``text`` as the service shows it: HTML entities and markdown backslashes undone."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", html.unescape(text))
+
+
+def strings(value: Any) -> Iterator[str]:
+    """Every string in a decoded JSON value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
+
+
+def message_texts(body: bytes) -> list[str]:
+    """The strings of a request body (JSON, a form or plain text) that carry the message."""
+    text = body.decode("utf-8")
+    try:
+        found = list(strings(json.loads(text)))
+    except ValueError:
+        form = urllib.parse.parse_qs(text)
+        found = [value for values in form.values() for value in values] if form else [text]
+    return [each for each in found if "question is waiting" in each or "asks:" in each]
+
+
+def assert_inert(texts: list[str]) -> None:
+    """No live mention or link in ``texts`` but the answer link, which is there exactly once."""
+    shown = [readable(text) for text in texts]
+    assert sum(text.count(LINK) for text in shown) == 1, shown
+    for text in shown:
+        rest = text.replace(LINK, "")
+        assert not LIVE.search(rest), (LIVE.search(rest), rest)
+        assert FAKE_LINK not in rest
+
+
+class Services:
+    """Apprise sends to the receiver: services with a fixed https address (Telegram, Discord,
+    Slack) are sent to it instead, the rest (ntfy, Matrix, json, form) are pointed at it by
+    their URL."""
+
+    def __init__(self, receiver: Receiver, monkeypatch: pytest.MonkeyPatch) -> None:
         adapters = pytest.importorskip("requests.adapters")
-        self.sent: list[tuple[str, str, Any]] = []
-        captured = self
+        original = adapters.HTTPAdapter.send
+        self.receiver = receiver
+        port = receiver.port
 
-        def send(adapter: object, request: Any, **_kwargs: object) -> Any:
-            body = request.body
-            text = body.decode() if isinstance(body, bytes) else (body or "")
-            try:
-                decoded: Any = json.loads(text)
-            except ValueError:
-                decoded = text
-            captured.sent.append((request.method, request.url, decoded))
-            response = requests.Response()
-            response.status_code = status
-            # Enough of a real service's answer for Apprise (Slack's webhook answers "ok").
-            response._content = (
-                reply
-                or json.dumps(
-                    {"ok": True, "access_token": "t", "user_id": "@bot:x", "room_id": "!r:x"}
-                ).encode()
-            )
-            response.request = request
-            response.url = request.url
-            return response
+        def send(adapter: object, request: Any, **kwargs: object) -> Any:
+            # The request as Apprise built it, bytes unchanged, to the receiver: the service's
+            # host becomes the first segment of the path.
+            parts = urllib.parse.urlsplit(request.url)
+            if parts.hostname != "127.0.0.1":
+                query = f"?{parts.query}" if parts.query else ""
+                request.url = f"http://127.0.0.1:{port}/{parts.hostname}{parts.path}{query}"
+            return original(adapter, request, **kwargs)
 
-        # Apprise's services go through requests; its transport adapter is where they meet.
         monkeypatch.setattr(adapters.HTTPAdapter, "send", send)
 
-    def last(self) -> Any:
-        return self.sent[-1][2]
+    def url(self, service: str) -> str:
+        """The Apprise URL of ``service``, every secret in it one the tests look for."""
+        port = self.receiver.port
+        return {
+            "telegram": f"tgram://123456789:{SECRETS['telegram']}/987654",
+            "discord": f"discord://{SECRETS['discord-id']}/{SECRETS['discord']}",
+            "slack": f"slack://T1A2B3C4D/B1A2B3C4D/{SECRETS['slack']}",
+            "matrix": f"matrix://bot:{SECRETS['matrix']}@127.0.0.1:{port}/#room",
+            "ntfy": f"ntfy://alice:{SECRETS['ntfy']}@127.0.0.1:{port}/questions",
+            "json": f"json://user:{SECRETS['json']}@127.0.0.1:{port}/hook",
+            "form": f"form://127.0.0.1:{port}/form?token={SECRETS['form']}",
+        }[service]
+
+    def message(self, service: str) -> bytes:
+        """The body of the last request that carried the message to ``service``."""
+        where = {
+            "telegram": "/api.telegram.org/",
+            "discord": "/discord.com/",
+            "slack": "/hooks.slack.com/",
+            "matrix": "/send/",
+            "ntfy": "/",
+            "json": "/hook",
+            "form": "/form",
+        }[service]
+        carrying = [
+            body
+            for _method, path, _kind, body in self.receiver.requests
+            if where in path and message_texts(body)
+        ]
+        assert carrying, (service, self.receiver.requests)
+        return carrying[-1]
+
+
+SECRETS = {
+    "telegram": "AAHsecretBotToken",
+    "discord-id": "111222333444",
+    "discord": "secretWebhookToken",
+    "slack": "secretslackhooktoken1234",
+    "matrix": "matrixPassw0rdSecret",
+    "ntfy": "ntfyPassw0rdSecret",
+    "json": "jsonPassw0rdSecret",
+    "form": "formTokenSecret99",
+}
+SERVICES = ("telegram", "discord", "slack", "matrix", "ntfy", "json", "form")
+
+
+@pytest.fixture
+def services(receiver: Receiver, monkeypatch: pytest.MonkeyPatch) -> Services:
+    return Services(receiver, monkeypatch)
 
 
 class TestEachServiceGetsInertText:
-    """The request Apprise would send to each service carries the model's text inert."""
+    """The bytes each service is sent carry the model's words inert: no mention, no link but
+    the question's own, in the service's own markup."""
 
-    def test_telegram_gets_escaped_html(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        """Telegram parses HTML: tags, a bare < and & arrive escaped; the link stays whole."""
-        captured = Captured(monkeypatch)
-        notifier = Notifier(["tgram://123456789:AAHsecretBotToken/987654"])
+    @pytest.mark.parametrize("service", SERVICES)
+    def test_no_mention_and_no_link_but_the_answer_link(
+        self, services: Services, service: str
+    ) -> None:
+        """@room, @here, <@123>, <!channel>, model-written addresses (a forged answer link
+        among them) arrive defanged; the real link arrives once, whole."""
+        notifier = Notifier([services.url(service)])
         assert notifier.send_blocking(hostile()) is True
-        payload = captured.last()
+        assert_inert(message_texts(services.message(service)))
+
+    def test_telegram_gets_escaped_html(self, services: Services) -> None:
+        """Telegram parses HTML: tags, a bare < and & arrive escaped; the link stays whole."""
+        notifier = Notifier([services.url("telegram")])
+        assert notifier.send_blocking(hostile()) is True
+        payload = json.loads(services.message("telegram"))
         assert payload["parse_mode"] == "HTML"
         text = payload["text"]
         assert "<a href" not in text
-        assert "</a>" not in text
         assert "&lt;a href=" in text
         assert "a&lt;b &amp; c&gt;d" in text
         assert "https://answers.example/q/abc?x=1&amp;y=2" in text
+        assert "hxxps[://]evil[.]example/z" in text
 
     @pytest.mark.parametrize("query", ["", "?format=markdown"])
     def test_discord_gets_escaped_markdown_and_no_mention(
-        self, monkeypatch: pytest.MonkeyPatch, query: str
+        self, services: Services, query: str
     ) -> None:
         """Discord: no mention can fire (also from an embed), no masked link or emphasis; the
         link to the question stays clickable."""
-        captured = Captured(monkeypatch)
-        notifier = Notifier([f"discord://111222333/secretWebhookToken{query}"])
+        notifier = Notifier([services.url("discord") + query])
         assert notifier.send_blocking(hostile()) is True
-        payload = captured.last()
+        payload = json.loads(services.message("discord"))
         text = payload.get("content", "") + json.dumps(payload.get("embeds", []))
-        assert not re.search(r"@(everyone|here|&?\d)", text)
         assert "allow_mentions" not in payload
         assert "allowed_mentions" not in payload
         assert "[docs](" not in text
         assert "*bold*" not in text
         assert "`code`" not in text
-        assert "https://evil" not in text  # escaped: Discord links no bare address of the model's
         assert "https://answers.example/q/abc?x=1&y=2" in text
 
-    def test_slack_gets_its_three_characters_escaped(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def test_slack_gets_its_three_characters_escaped(self, services: Services) -> None:
         """Slack: <, > and & escaped, no mrkdwn, so <!channel> and <url|text> stay text."""
-        captured = Captured(monkeypatch, reply=b"ok")
-        notifier = Notifier(["slack://T1A2B3C4D/B1A2B3C4D/secretslackhooktoken1234"])
+        notifier = Notifier([services.url("slack")])
         assert notifier.send_blocking(hostile()) is True
-        payload = captured.last()
+        payload = json.loads(services.message("slack"))
         assert payload["mrkdwn"] is False
         text = json.dumps(payload)
         assert "<!channel>" not in text
         assert "<a href" not in text
-        assert "&lt;!channel&gt;" in text
+        assert "&lt;\u200b!channel&gt;" in payload["attachments"][0]["text"]
         assert "a&lt;b &amp; c&gt;d" in text
 
-    @pytest.mark.parametrize(
-        "url",
-        ["ntfy://my-topic", "ntfy://my-topic?format=markdown", "matrix://bot:pw@localhost/#r"],
-    )
-    def test_ntfy_and_matrix_get_plain_text(
-        self, monkeypatch: pytest.MonkeyPatch, url: str
-    ) -> None:
-        """ntfy and Matrix get plain text (no markdown flag, no formatted body) as written."""
-        captured = Captured(monkeypatch)
-        notifier = Notifier([url])
+    @pytest.mark.parametrize("service", ["ntfy", "matrix"])
+    def test_ntfy_and_matrix_get_plain_text(self, services: Services, service: str) -> None:
+        """ntfy and Matrix get plain text (no markdown flag, no formatted body)."""
+        url = services.url(service)
+        notifier = Notifier([url + ("&format=markdown" if "?" in url else "?format=markdown")])
         assert notifier.send_blocking(hostile()) is True
-        method, _where, payload = captured.sent[-1]
-        if url.startswith("ntfy"):
+        payload = json.loads(services.message(service))
+        if service == "ntfy":
             assert "markdown" not in json.dumps(payload).lower()
-            assert HOSTILE in payload["message"]
         else:
-            assert method == "PUT"
             assert payload["msgtype"] == "m.text"
             assert "formatted_body" not in payload
             assert "format" not in payload
-            assert HOSTILE in payload["body"]
+
+    async def test_mail_gets_plain_text_without_mentions_or_links(self) -> None:
+        """mailto:// to an aiosmtpd server on 127.0.0.1: the subject and the text/plain body
+        carry no live mention or link but the answer link."""
+        mails = await _mail_through_a_local_server([hostile()])
+        [mail] = mails
+        message = email.message_from_bytes(mail, policy=email.policy.default)
+        assert message.get_content_type() == "text/plain"
+        body = message.get_content()
+        assert "question is waiting" in str(message["Subject"])
+        assert_inert([str(message["Subject"]), body])
+
+    def test_any_model_text_crosses_inert_to_every_service(self, services: Services) -> None:
+        """Property: whatever the model writes (mentions, addresses, markup, look-alike dots and
+        at signs in any mix), no service receives a live mention or link, and the answer link
+        arrives once. One service per way of writing a message (HTML, Discord's markdown, text
+        as JSON and as a form); the services Apprise throttles between sends (Slack, Matrix,
+        ntfy: text, like json) get the hostile text above."""
+        hypothesis = pytest.importorskip("hypothesis")
+        st = hypothesis.strategies
+        quick = ("telegram", "discord", "json", "form")
+        notifier = Notifier([services.url(service) for service in quick])
+        pieces = st.sampled_from(
+            ["@", "\uff20", "\ufe6b", "<", ">", "!", "#", "&", "://", ":", "/", ".", "\u3002",
+             "\uff0e", "http", "https", "HTTPS", "ftp", "www", "example", "com", "room", "here",
+             "everyone", "1", "10", " ", "\n", "[", "]", "(", ")", "*", "`", "\\", "\u200b",
+             "e\u0301", "Answer: ", LINK]
+        )  # fmt: skip
+        text = st.lists(st.one_of(pieces, st.text(max_size=4)), min_size=1, max_size=30)
+
+        @hypothesis.settings(max_examples=30, deadline=None, derandomize=True)
+        @hypothesis.given(words=text.map("".join))
+        def crosses_inert(words: str) -> None:
+            services.receiver.requests.clear()
+            assert notifier.send_blocking(hostile(words)) is True
+            for service in quick:
+                assert_inert(message_texts(services.message(service)))
+
+        crosses_inert()
+
+
+def test_chat_text_breaks_every_mention_and_address() -> None:
+    """The one rule, on its own: what each kind of mention and address becomes."""
+    assert chat_text("@room <@123> <!here> <#42> me@example.com") == (
+        "@\u200broom <\u200b@\u200b123> <\u200b!here> <\u200b#42> me@\u200bexample[.]com"
+    )
+    assert chat_text("https://evil.example/x http://10.0.0.1 tg://resolve") == (
+        "hxxps[://]evil[.]example/x hxxp[://]10[.]0[.]0[.]1 tg[://]resolve"
+    )
+    assert chat_text("version 3.12 costs 1.50") == "version 3.12 costs 1.50"
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(text=hypothesis.strategies.text())
+def test_chat_text_leaves_nothing_live_in_any_text(text: str) -> None:
+    """Property: any text, made inert and sent through the rule, holds no live mention or
+    address (a service's markup escaping comes after and only adds to this)."""
+    assert not LIVE.search(chat_text(inert_text(text)))
+
+
+async def _mail_through_a_local_server(notes: list[Notification], **login: str) -> list[bytes]:
+    """Each mail an aiosmtpd server on 127.0.0.1 got for ``notes`` sent through mailto://."""
+    controller_module = pytest.importorskip("aiosmtpd.controller")
+    got: list[bytes] = []
+
+    class Handler:
+        async def handle_DATA(self, server: object, session: object, envelope: object) -> str:
+            got.append(envelope.content)  # type: ignore[attr-defined]
+            return "250 OK"
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = controller_module.Controller(Handler(), hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        user = f"{login['user']}:{login['password']}@" if login else ""
+        notifier = Notifier(
+            [
+                f"mailto://{user}example.com?smtp=127.0.0.1&port={port}&from=bot@example.com"
+                "&to=me@example.com&mode=insecure"
+            ]
+        )
+        for note in notes:
+            await asyncio.to_thread(notifier.send_blocking, note)
+    finally:
+        controller.stop()
+    return got
 
 
 class TestCredentialsNeverLogged:
-    """Every target is logged in Apprise's privacy form: no token, webhook id or password."""
+    """No token, webhook id or password in any log record at any level: ours name a target in
+    Apprise's privacy form, and Apprise's own records are redacted."""
 
-    @pytest.mark.parametrize(
-        ("url", "secret"),
-        [
-            ("tgram://123456789:AAHsecretBotToken/987654", "AAHsecretBotToken"),
-            ("discord://111222333/secretWebhookToken", "secretWebhookToken"),
-            ("slack://T1A2B3C4D/B1A2B3C4D/secretslackhooktoken1234", "secretslackhooktoken1234"),
-            ("json://user:hunter2@127.0.0.1:9/hook", "hunter2"),
-        ],
-    )
+    @pytest.mark.parametrize("service", SERVICES)
     def test_a_refusing_target_is_logged_without_its_secret(
-        self,
-        monkeypatch: pytest.MonkeyPatch,
-        caplog: pytest.LogCaptureFixture,
-        url: str,
-        secret: str,
+        self, services: Services, caplog: pytest.LogCaptureFixture, service: str
     ) -> None:
         """A target answering 500 is logged, named in its privacy form."""
-        Captured(monkeypatch, status=500)
-        notifier = Notifier([url])
+        services.receiver.mode = "fail"
+        notifier = Notifier([services.url(service)])
         assert notifier.send_blocking(hostile()) is False
         ours = [r.getMessage() for r in caplog.records if r.name == "dsh_user_questions.notify"]
         assert any("refused" in line for line in ours), ours
-        assert secret not in caplog.text
-        assert all(secret not in shown for shown in notifier.shown_targets)
+        for secret in SECRETS.values():
+            assert secret not in caplog.text
+            assert all(secret not in shown for shown in notifier.shown_targets)
+
+    @pytest.mark.parametrize("mode", ["ok", "fail"])
+    def test_no_record_at_debug_holds_a_secret(
+        self, services: Services, caplog: pytest.LogCaptureFixture, mode: str
+    ) -> None:
+        """With every logger at DEBUG (Apprise's TRACE too), a real send to every service, and
+        a refused one: no record's message, arguments or formatted text holds a secret."""
+        caplog.set_level(1)
+        services.receiver.mode = mode
+        notifier = Notifier([services.url(service) for service in SERVICES])
+        notifier.send_blocking(hostile())
+        apprise_records = [r for r in caplog.records if r.name == "apprise"]
+        assert apprise_records  # Apprise did log at DEBUG: the test reads real records
+        for record in caplog.records:
+            seen = f"{record.getMessage()} {record.msg} {record.args!r}"
+            for secret in SECRETS.values():
+                assert secret not in seen, (secret, record.name, seen)
+
+    async def test_the_mail_password_is_never_logged(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """mailto:// with a password, at DEBUG: the password is in no record."""
+        caplog.set_level(1)
+        await _mail_through_a_local_server([hostile()], user="bot", password="mailPassw0rdSecret")
+        assert any(r.name == "apprise" for r in caplog.records)
+        for record in caplog.records:
+            assert "mailPassw0rdSecret" not in f"{record.getMessage()} {record.args!r}"
 
     def test_an_unknown_url_shows_no_path_or_query(self) -> None:
         """A URL Apprise cannot read shows its scheme and host only."""

@@ -7,7 +7,9 @@ from a checkout of the repository (the sdist carries no scripts/).
 
 from __future__ import annotations
 
+import configparser
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -17,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-TOOLS = Path(__file__).resolve().parents[2] / "scripts" / "_tools.sh"
+REPO = Path(__file__).resolve().parents[2]
+TOOLS = REPO / "scripts" / "_tools.sh"
 
 pytestmark = [
     pytest.mark.skipif(not TOOLS.exists(), reason="not a checkout of the repository"),
@@ -152,6 +155,10 @@ envs = args[args.index("-e") + 1] if "-e" in args else "(envlist)"
 if "--notest" in args:
     with log.open("a") as file:
         file.write(f"build {config} {envs}\n")
+    if f"{config} {envs}" == os.environ.get("FAKE_TOX_SLOW_BUILD"):
+        time.sleep(3)
+        with log.open("a") as file:
+            file.write(f"built {config} {envs}\n")
     sys.exit(0)
 kind = "test" if "--skip-env-install" in args else "serial"
 with log.open("a") as file:
@@ -179,10 +186,16 @@ if f"{config} {envs}" == os.environ.get("FAKE_TOX_FAIL"):
 """
 
 
-def fake_checkout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+ALL_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
+
+
+def fake_checkout(
+    tmp_path: Path, pythons: tuple[str, ...] = ALL_PYTHONS
+) -> tuple[Path, dict[str, str]]:
     """A copy of scripts/ in a tree of two tox configurations (the core with py310 to py313 and
     lint, a provider with py310, py313 and lint), with a tool environment whose "python" runs
-    the real one with a fake ``tox`` module; the environment to run it in."""
+    the real one with a fake ``tox`` module; the environment to run it in: a machine without
+    pyenv whose CPythons are ``pythons`` (fakes on PATH), whatever this machine has."""
     repo = tmp_path / "repo"
     (repo / "scripts").mkdir(parents=True)
     for name in ("test", "_tools.sh", "_testrun.py"):
@@ -215,17 +228,20 @@ def fake_checkout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     }
     env.pop("CI", None)
     env.pop("DSH_RERUN_LOG", None)
+    only_pythons(tmp_path, env, pythons)
     return repo, env
 
 
-def one_python_only(tmp_path: Path, env: dict[str, str], version: str) -> None:
-    """Make ``env`` a machine without pyenv whose only CPython is ``python<version>`` on PATH
-    (as on Debian 12 with its python3.11), with the usual system tools."""
+def only_pythons(tmp_path: Path, env: dict[str, str], versions: tuple[str, ...]) -> None:
+    """Make ``env`` a machine without pyenv whose only CPythons are ``python<version>`` on PATH
+    (as on Debian 12 with its python3.11 alone), with the usual system tools."""
     bin_dir = tmp_path / "system-bin"
-    fake_python(bin_dir / f"python{version}", version)
+    bin_dir.mkdir(exist_ok=True)
+    for version in versions:
+        fake_python(bin_dir / f"python{version}", version)
     for tool in ("cat", "cut", "sha256sum", "mktemp", "dirname", "ln", "mkdir", "rm", "sort"):
         found = shutil.which(tool)
-        if found:
+        if found and not (bin_dir / tool).exists():
             (bin_dir / tool).symlink_to(found)
     env.update(
         PATH=str(bin_dir),
@@ -284,6 +300,9 @@ class TestHelp:
                 "postgresql",
                 "CI=true",
                 "installs",
+                "nginx",
+                "openssl",
+                "apt-get install python3-venv",
             ):
                 assert words in done.stdout
         assert not (tmp_path / "tools").exists()
@@ -297,8 +316,7 @@ class TestMatrix:
         """Without pyenv and with only python3.11 (Debian 12): the core and the provider both
         run on 3.11 (the provider's envlist names only 3.10 and 3.13), and the end of the run
         says which versions ran and which were not found."""
-        repo, env = fake_checkout(tmp_path)
-        one_python_only(tmp_path, env, "3.11")
+        repo, env = fake_checkout(tmp_path, ("3.11",))
         done = run_test_script(repo, env)
         assert done.returncode == 0, done.stderr
         tested = [call for call in tox_calls(tmp_path) if call.startswith("test ")]
@@ -315,12 +333,7 @@ class TestMatrix:
     def test_with_every_python_the_envlists_run_whole(self, tmp_path: Path) -> None:
         """With 3.10 to 3.13 found, the core runs on all four and the provider on the two its
         envlist names."""
-        repo, env = fake_checkout(tmp_path)
-        bin_dir = tmp_path / "pythons"
-        for version in ("3.10", "3.11", "3.12", "3.13"):
-            fake_python(bin_dir / f"python{version}", version)
-        one_python_only(tmp_path, env, "3.11")
-        env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+        repo, env = fake_checkout(tmp_path, ALL_PYTHONS)
         done = run_test_script(repo, env)
         assert done.returncode == 0, done.stderr
         tested = sorted(c for c in tox_calls(tmp_path) if c.startswith("test "))
@@ -330,31 +343,61 @@ class TestMatrix:
             + [f"test providers/one/tox.ini {e}" for e in ("py310", "py313", "lint")]
         )
 
+    @pytest.mark.parametrize(
+        "config",
+        sorted([REPO / "tox.ini", *REPO.glob("providers/*/tox.ini")], key=str),
+        ids=lambda path: path.parent.name if path.parent != REPO else "core",
+    )
+    def test_no_environment_of_an_envlist_is_pinned_to_a_python(self, config: Path) -> None:
+        """Every environment a full run makes runs on a machine with any single supported
+        CPython: none sets basepython (frameworks was pinned to 3.12, so a 3.11-only machine
+        skipped it)."""
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read(config, encoding="utf-8")
+        envlist = parser["tox"]["envlist"].replace(",", " ").split()
+        for name in envlist:
+            section = f"testenv:{name}"
+            if parser.has_section(section):
+                assert "basepython" not in parser[section], f"{config} [{section}]"
+                assert "base_python" not in parser[section], f"{config} [{section}]"
+
 
 class TestScheduling:
     """Building, the pool of environments, their output."""
 
     @pytest.mark.parametrize("jobs", [None, "3"])
-    def test_configurations_are_built_one_at_a_time_and_tested_in_one_pool(
+    def test_environments_are_built_one_at_a_time_and_tested_in_one_pool(
         self, tmp_path: Path, jobs: str | None
     ) -> None:
-        """The configurations are built one after another (tox --notest), never two at once;
-        each environment of every configuration then runs as its own tox run, after its
-        configuration was built."""
+        """Each environment is built by a tox run of its own (tox --notest -e ENV), one after
+        another, the longest first (the core's pyXY before lint); each then runs its tests as
+        its own tox run, after its build."""
         repo, env = fake_checkout(tmp_path)
         if jobs is not None:
             env["DSH_TEST_JOBS"] = jobs
         done = run_test_script(repo, env)
         assert done.returncode == 0, done.stderr
         calls = tox_calls(tmp_path)
-        builds = [c.split()[1] for c in calls if c.startswith("build ")]
-        assert builds == ["tox.ini", "providers/one/tox.ini"]
-        tests = [c for c in calls if c.startswith("test ")]
-        assert len(tests) == 8
+        builds = [c.removeprefix("build ") for c in calls if c.startswith("build ")]
+        tests = [c.removeprefix("test ") for c in calls if c.startswith("test ")]
+        assert sorted(builds) == sorted(tests)
+        assert len(tests) == 8  # the core on 3.10 to 3.13 and lint, the provider's three
+        core_py = [i for i, b in enumerate(builds) if b.startswith("tox.ini py3")]
+        lints = [i for i, b in enumerate(builds) if b.endswith(" lint")]
+        assert max(core_py) < min(lints), builds  # the core's pyXY are guessed longer
         for index, call in enumerate(calls):
-            config = call.split()[1]
             if call.startswith("test "):
-                assert ["build", config] in [c.split()[:2] for c in calls[:index]]
+                assert call.replace("test ", "build ", 1) in calls[:index]
+
+    def test_tests_run_while_a_slow_environment_is_still_being_built(self, tmp_path: Path) -> None:
+        """An environment whose build is slow holds back only its own tests: an environment of
+        the same configuration built before it has run its tests by the time it is built."""
+        repo, env = fake_checkout(tmp_path, ("3.12",))
+        env["FAKE_TOX_SLOW_BUILD"] = "tox.ini lint"
+        done = run_test_script(repo, env)
+        assert done.returncode == 0, done.stderr
+        calls = tox_calls(tmp_path)
+        assert calls.index("test tox.ini py312") < calls.index("built tox.ini lint"), calls
 
     def test_with_one_job_each_configuration_is_one_plain_tox_run(self, tmp_path: Path) -> None:
         """DSH_TEST_JOBS=1: one tox run per configuration, nothing built beforehand."""
@@ -424,6 +467,42 @@ class TestScheduling:
         assert "scripts/test: reruns: 4 " in done.stderr  # two configurations, two each
 
 
+class TestWallTimes:
+    """The end of the run says how long each step took."""
+
+    def test_the_end_of_the_run_gives_each_step_s_wall_time(self, tmp_path: Path) -> None:
+        """After every environment's output, the end lists each build and each environment with
+        its wall time (a failed one says so), then the whole run's."""
+        repo, env = fake_checkout(tmp_path, ("3.12",))
+        env["FAKE_TOX_FAIL"] = "providers/one/tox.ini lint"
+        done = run_test_script(repo, env)
+        assert done.returncode == 1
+        lines = done.stderr.splitlines()
+        start = lines.index(
+            "scripts/test: wall time of each step, longest first (the builds one after"
+            " another; the tests 2 at a time, so the steps add up to more than the whole run):"
+        )
+        assert not [line for line in lines[start:] if line.startswith("scripts/test: ===")]
+        steps = [
+            line.split(" s  ", 1)[1]
+            for line in lines[start + 1 :]
+            if re.fullmatch(r"scripts/test:\s+\d+ s  .+", line)
+        ]
+        assert re.fullmatch(r"the whole run \(\d+\.\d min\)", steps[-1]), steps
+        assert sorted(steps[:-1]) == sorted(
+            [
+                "tox.ini py312 (building)",
+                "tox.ini lint (building)",
+                "tox.ini py312",
+                "tox.ini lint",
+                "providers/one/tox.ini py312 (building)",
+                "providers/one/tox.ini lint (building)",
+                "providers/one/tox.ini py312",
+                "providers/one/tox.ini lint  (failed)",
+            ]
+        )
+
+
 class TestSignals:
     """One signal stops everything."""
 
@@ -439,8 +518,10 @@ class TestSignals:
         repo, env = fake_checkout(tmp_path)
         env["FAKE_TOX_HANG"] = "1"
         log = tmp_path / "tox.log"
+        bash = shutil.which("bash")
+        assert bash is not None
         process = subprocess.Popen(
-            ["bash", str(repo / "scripts" / "test")],
+            [bash, str(repo / "scripts" / "test")],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -1,6 +1,7 @@
 """The package's pytest plugin as a harness author meets it: async tests of the kit's fixtures
 run with no async configuration, and nothing else of the user's tests changes (no marker of
-ours, no reruns); this project's own rerun policy is a plugin only its configuration loads.
+ours, no reruns); this project's own rerun and warning policies are plugins only its
+configurations load.
 
 Each case runs pytest in a subprocess on a project of its own (its own rootdir and settings),
 so this repository's pytest settings do not leak into it.
@@ -128,8 +129,23 @@ def _testing_extra() -> list[str]:
     return [line.strip() for line in lines if line.strip()]
 
 
+TOX_CONFIGS = sorted([ROOT / "tox.ini", *ROOT.glob("providers/*/tox.ini")], key=str)
+TOX_IDS = [p.parent.name if p.parent != ROOT else "core" for p in TOX_CONFIGS]
+
+
 class TestTheProjectsOwnRerunPolicy:
     """dsh_user_questions._reruns, loaded by this project's configuration only."""
+
+    @pytest.mark.parametrize("config", TOX_CONFIGS, ids=TOX_IDS)
+    def test_no_environment_reruns_its_tests_blindly(self, config: Path) -> None:
+        """No tox environment passes pytest-rerunfailures' own options (--reruns,
+        --only-rerun): only the tests marked dsh_timing are ever retried."""
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read(config, encoding="utf-8")
+        for section in parser.sections():
+            commands = parser[section].get("commands", "")
+            for option in ("--reruns", "--only-rerun"):
+                assert option not in commands, f"{config} [{section}]: {option}"
 
     def test_only_chosen_tests_are_rerun(self, tmp_path: Path) -> None:
         """A test chosen by ``dsh_timing_tests`` is retried twice; any other one never."""
@@ -237,3 +253,68 @@ class TestTheProjectsSplitOfASuite:
             env=env,
         )
         assert "2 passed" in done.stdout, done.stdout + done.stderr
+
+
+def _pytest_settings(config: Path) -> configparser.SectionProxy | None:
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(config, encoding="utf-8")
+    for section in ("pytest", "tool:pytest"):
+        if parser.has_section(section):
+            return parser[section]
+    return None
+
+
+class TestTheProjectsWarningPolicy:
+    """dsh_user_questions._warning_policy: one warning policy for the core and every provider."""
+
+    @pytest.mark.parametrize("config", TOX_CONFIGS, ids=TOX_IDS)
+    def test_every_distribution_loads_the_one_policy(self, config: Path) -> None:
+        """Each distribution's pytest settings are its tox.ini's [pytest] section, which loads
+        the policy and sets no filterwarnings of its own (setup.cfg holds none)."""
+        settings = _pytest_settings(config)
+        assert settings is not None, f"{config} has no [pytest] section"
+        assert "-p dsh_user_questions._warning_policy" in settings.get("addopts", ""), config
+        assert "filterwarnings" not in settings, config
+        assert _pytest_settings(config.parent / "setup.cfg") is None, config.parent / "setup.cfg"
+
+    def test_a_warning_is_an_error_but_a_named_dependency_warning(self, tmp_path: Path) -> None:
+        """Any warning fails its test; the dependency warnings the policy names do not, on any
+        Python (the real imghdr import warns on 3.11 and 3.12, is silent on 3.10 and is gone
+        on 3.13)."""
+        tests = """
+            import importlib
+            import sys
+            import warnings
+
+            def test_warns():
+                warnings.warn("something is deprecated", DeprecationWarning)
+
+            def test_the_imghdr_warning_as_written():
+                warnings.warn(
+                    "'imghdr' is deprecated and slated for removal in Python 3.13",
+                    DeprecationWarning,
+                )
+
+            def test_imports_imghdr_as_apprise_does():
+                sys.modules.pop("imghdr", None)
+                try:
+                    importlib.import_module("imghdr")
+                except ModuleNotFoundError:
+                    pass
+        """
+        ini = "addopts = -p dsh_user_questions._warning_policy\n"
+        done = run_pytest(project(tmp_path, tests, ini), "-p", "no:asyncio", "-v")
+        assert "1 failed, 2 passed" in done.stdout, done.stdout + done.stderr
+        assert "test_mine.py::test_warns FAILED" in done.stdout
+        assert "DeprecationWarning: something is deprecated" in done.stdout
+
+    def test_a_configuration_with_filterwarnings_of_its_own_is_refused(
+        self, tmp_path: Path
+    ) -> None:
+        """A [pytest] section that loads the policy and sets filterwarnings too (which the
+        policy's "error" would override) stops with a usage error naming both."""
+        ini = "addopts = -p dsh_user_questions._warning_policy\nfilterwarnings = error\n"
+        done = run_pytest(project(tmp_path, "def test_ok():\n    pass\n", ini), "-p", "no:asyncio")
+        assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+        assert "filterwarnings = ['error'] is set" in done.stderr
+        assert "dsh_user_questions/_warning_policy.py" in done.stderr

@@ -21,6 +21,7 @@ from dsh_user_questions_web import BoardEvent, Outcome, Settlement, problems_of
 
 from ._record import TOKEN_HOLDER, QuestionRecord, State
 from ._store import Inbox
+from ._uploads import InboxUploadSink, open_upload, resolve_uploads
 
 __all__ = ["InboxBoard", "outcome_of", "wire_of"]
 
@@ -123,6 +124,7 @@ class InboxBoard:
         if record is None or record.state in (State.ANSWERED, State.CANCELLED):
             return Settlement.not_pending(ask_id, outcome_of(record))
         try:
+            answer = await asyncio.to_thread(resolve_uploads, self._inbox, ask_id, answer)
             result = await asyncio.to_thread(
                 self._inbox.answer, ask_id, answer, surface=self._surface, by=TOKEN_HOLDER
             )
@@ -144,6 +146,13 @@ class InboxBoard:
                 return Settlement.kept(ask_id)
             return Settlement.accepted(ask_id)
         return Settlement.not_pending(ask_id, outcome_of(result.record))
+
+    def open_upload(
+        self, ask_id: str, question_id: str, name: str, media_type: str | None
+    ) -> InboxUploadSink:
+        """Start a file the human uploads for question ``question_id`` of pending record
+        ``ask_id``: its bytes go into the store (`_uploads`), for the asker to write out."""
+        return open_upload(self._inbox, ask_id, question_id, name, media_type)
 
     async def cancel(self, ask_id: str) -> Settlement:
         """Close the question (the asker gets ``ASK_CANCELLED``) if it is pending."""

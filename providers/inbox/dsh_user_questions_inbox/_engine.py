@@ -15,6 +15,7 @@ __all__ = [
     "INDEXES",
     "LEASES_TABLE",
     "TABLE_COLUMNS",
+    "UPLOADS_TABLE",
     "Engine",
     "Listener",
 ]
@@ -73,6 +74,22 @@ INDEXES = (
 LEASES_TABLE = (
     "CREATE TABLE IF NOT EXISTS dsh_inbox_leases"
     " (holder TEXT PRIMARY KEY, beat DOUBLE PRECISION NOT NULL)"
+)
+
+
+# Files uploaded through the store, on their way to the asking harness (see `_uploads`): the
+# bytes in one row each. BYTEA is a valid SQLite type name too, and SQLite keeps a blob as is.
+UPLOADS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS dsh_inbox_uploads ("
+    " token TEXT PRIMARY KEY,"
+    " question_id TEXT NOT NULL,"
+    " item_id TEXT NOT NULL,"
+    " name TEXT NOT NULL,"
+    " media_type TEXT NOT NULL,"
+    " size BIGINT NOT NULL,"
+    " sha256 TEXT NOT NULL,"
+    " data BYTEA NOT NULL,"
+    " created DOUBLE PRECISION NOT NULL)"
 )
 
 

@@ -45,11 +45,14 @@ def link_routes(
     answer: Callable[[str, dict[str, Any]], Any],
     cancel: Callable[[str], bool],
     to_thread: Callable[..., Any],
+    upload: Callable[[str, str, str, str | None], Any] | None = None,
 ) -> list[Any]:
     """The Starlette routes of ``/q/{token}`` over a store's ``get``/``answer``/``cancel``.
 
     ``answer(question_id, wire_answer)`` returns the store's `AnswerResult` (it raises
     ``BAD_ANSWER`` as `UserQuestionError`); blocking store calls run through ``to_thread``.
+    ``upload(question_id, item_id, name, media_type)`` opens a sink for a file the form
+    carries (`_uploads.open_upload`).
     """
 
     async def get_linked(question_id: str) -> LinkedQuestion | None:
@@ -63,4 +66,6 @@ def link_routes(
     async def cancel_linked(question_id: str) -> object:
         return await to_thread(cancel, question_id)
 
-    return page_routes(secret=secret, get=get_linked, answer=answer_linked, cancel=cancel_linked)
+    return page_routes(
+        secret=secret, get=get_linked, answer=answer_linked, cancel=cancel_linked, upload=upload
+    )

@@ -24,7 +24,14 @@ from dsh_user_questions import UserQuestionError
 from psycopg.conninfo import conninfo_to_dict
 
 from ._connections import ThreadConnections
-from ._engine import ADDED_COLUMNS, FIRST_COLUMNS, INDEXES, LEASES_TABLE, TABLE_COLUMNS
+from ._engine import (
+    ADDED_COLUMNS,
+    FIRST_COLUMNS,
+    INDEXES,
+    LEASES_TABLE,
+    TABLE_COLUMNS,
+    UPLOADS_TABLE,
+)
 
 __all__ = ["CHANNEL", "PostgresEngine"]
 
@@ -129,6 +136,7 @@ class PostgresEngine:
                     f"ALTER TABLE dsh_inbox_questions ADD COLUMN IF NOT EXISTS {name} {kind}"
                 )
             conn.execute(LEASES_TABLE)
+            conn.execute(UPLOADS_TABLE)
             for index in INDEXES:
                 conn.execute(index)
 

@@ -23,6 +23,7 @@ from ._notices import LINKS_RENEW_EVERY, Notices
 from ._record import TOKEN_HOLDER, State
 from ._retention import retention_seconds
 from ._store import Inbox
+from ._uploads import open_upload, resolve_uploads
 from ._url import default_sqlite_path
 
 __all__ = ["DEFAULT_PORT", "ENV_TOKEN", "serve", "token_from"]
@@ -63,16 +64,17 @@ def _hosts(
     host: str, port: int, extra: Collection[str], public_url: str | None = None
 ) -> frozenset[str]:
     """The Host values served: the bound names with the port, and by name with any port or
-    none the ``--allowed-host`` names and the public URL's host (see
-    `dsh_user_questions._links.host_allowed`)."""
-    from dsh_user_questions._links import public_host
+    none the ``--allowed-host`` names and the public URL's host, whose browser requests come
+    from the public URL's origin only (see `dsh_user_questions._links.host_allowed` and
+    `origin_allowed`)."""
+    from dsh_user_questions._links import public_host, public_origin
 
     names = {*(_LOOPBACK if host in ("127.0.0.1", "localhost", "::1") else ())}
     names.add(f"[{host}]" if ":" in host else host)
     hosts = {f"{name.lower()}:{port}" for name in names if name}
     hosts.update(name.strip().lower() for name in extra if name.strip())
     if public_url is not None:
-        hosts.add(public_host(public_url))
+        hosts.update((public_host(public_url), public_origin(public_url)))
     return frozenset(hosts)
 
 
@@ -209,10 +211,11 @@ def _with_links(
         secret=lambda: secret,
         get=inbox.get,
         answer=lambda qid, answer: inbox.answer(
-            qid, answer, surface=f"{surface}-link", by=TOKEN_HOLDER
+            qid, resolve_uploads(inbox, qid, answer), surface=f"{surface}-link", by=TOKEN_HOLDER
         ),
         cancel=lambda qid: inbox.settle(qid, State.CANCELLED, surface=f"{surface}-link"),
         to_thread=asyncio.to_thread,
+        upload=lambda *file: open_upload(inbox, *file),
     )
     return with_links(app, routes, hosts)
 

@@ -20,7 +20,14 @@ from typing import Any, Literal, TypeVar
 from dsh_user_questions import UserQuestionError
 
 from ._connections import ThreadConnections
-from ._engine import ADDED_COLUMNS, FIRST_COLUMNS, INDEXES, LEASES_TABLE, TABLE_COLUMNS
+from ._engine import (
+    ADDED_COLUMNS,
+    FIRST_COLUMNS,
+    INDEXES,
+    LEASES_TABLE,
+    TABLE_COLUMNS,
+    UPLOADS_TABLE,
+)
 from ._url import default_sqlite_path
 
 __all__ = ["SQLiteEngine", "unusable"]
@@ -299,6 +306,7 @@ class SQLiteEngine:
                 if name not in columns:
                     conn.execute(f"ALTER TABLE dsh_inbox_questions ADD COLUMN {name} {kind}")
             conn.execute(LEASES_TABLE)
+            conn.execute(UPLOADS_TABLE)
             conn.execute("CREATE TABLE IF NOT EXISTS dsh_inbox_seq (seq BIGINT NOT NULL)")
             conn.execute(
                 "INSERT INTO dsh_inbox_seq SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM dsh_inbox_seq)"

@@ -583,7 +583,7 @@ class Inbox:
             "DELETE FROM dsh_inbox_leases WHERE beat < :cutoff",
             {"cutoff": now - _LEASE_ROWS_KEPT},
         )
-        return self._engine.write_steps(
+        pruned = self._engine.write_steps(
             [
                 (
                     "DELETE FROM dsh_inbox_questions WHERE state <> 'pending'"
@@ -600,6 +600,10 @@ class Inbox:
                 ),
             ]
         )[0]
+        from ._uploads import prune_uploads  # uploaded files go with their records
+
+        prune_uploads(self)
+        return pruned
 
     # Reading -----------------------------------------------------------------------------------
 

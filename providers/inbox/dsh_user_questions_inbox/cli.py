@@ -25,12 +25,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from dsh_user_questions import BadAnswerError, UserQuestionError, WireFormatError
+from dsh_user_questions._input_text import describe_input, value_from_text
 from dsh_user_questions.rules import inert_text as inert
 from dsh_user_questions.view import Node, QuestionView, diff_lines, request_view
 
+from ._i18n import _
 from ._record import AnswerOutcome, QuestionRecord, State, login_name
 from ._retention import parse_duration, retention_seconds
 from ._store import Inbox, open_inbox
+from ._uploads import attach_files, resolve_uploads, stash_local_uploads
 from ._url import ENV_INBOX
 
 __all__ = ["main"]
@@ -87,6 +90,24 @@ def _parser() -> argparse.ArgumentParser:
     answer.add_argument("id", help="the question's id (see dsh-inbox list)")
     answer.add_argument(
         "--surface", default="cli", help="who answers, as the record will say (default: cli)"
+    )
+    answer.add_argument(
+        "--value",
+        action="append",
+        metavar="TEXT",
+        help="the value of a question that asks for one (a number, a date, a time; repeat it"
+        " for each file of a file question)",
+    )
+    answer.add_argument(
+        "--attach",
+        action="append",
+        metavar="PATH",
+        help="a file to upload to a question that asks for files (repeatable)",
+    )
+    answer.add_argument(
+        "--question",
+        metavar="QID",
+        help="which question --value or --attach answers (default: the one that asks for it)",
     )
     serve = commands.add_parser(
         "serve", help="serve the web page for every harness's questions in this inbox"
@@ -184,6 +205,8 @@ def _run(inbox: Inbox, args: argparse.Namespace) -> int:
     if args.command == "list":
         return _list(inbox, as_json=args.json, everything=args.all)
     if args.command == "answer":
+        if args.value or args.attach:
+            return _answer_value(inbox, args)
         return _answer(inbox, args.id, surface=args.surface)
     if args.command == "show":
         return _show(inbox, args.id, as_json=args.json)
@@ -194,7 +217,7 @@ def _run(inbox: Inbox, args: argparse.Namespace) -> int:
     if args.command == "log":
         return _log(inbox, args.id, as_json=args.json, since=args.since)
     if args.command == "init":
-        print(f"the inbox store is ready: {inbox.url.shown}")
+        print(_("the inbox store is ready: {url}").format(url=inbox.url.shown))
         return 0
     from ._serve import serve
 
@@ -219,11 +242,13 @@ def _notify_test() -> int:
     if notifier is None:
         return _fail(f"{NOTIFY_ENV} is not set: nothing to notify")
     note = Notification(
-        title="dsh-inbox test notification",
-        body="Questions your agents ask through the inbox will be announced here.",
+        title=_("dsh-inbox test notification"),
+        body=_("Questions your agents ask through the inbox will be announced here."),
     )
     if notifier.send_blocking(note):
-        print(f"sent a test notification to {len(notifier.targets)} target(s)")
+        print(
+            _("sent a test notification to {count} target(s)").format(count=len(notifier.targets))
+        )
         return 0
     return _fail("the notification was not delivered (see the warning above)")
 
@@ -240,7 +265,7 @@ def _list(inbox: Inbox, *, as_json: bool, everything: bool) -> int:
         print(json.dumps([r.to_dict() for r in records]))
         return 0
     if not records:
-        print("no questions" if everything else "no pending questions and no late answers")
+        print(_("no questions") if everything else _("no pending questions and no late answers"))
         return 0
     now = time.time()
     for record in records:
@@ -379,10 +404,12 @@ def _question_lines(view: QuestionView, colour: bool) -> list[str]:
         lines.append(f"[{view.header}]")
     kind = " (pick any)" if view.multi_select else ""
     kind += " (secret: typed hidden)" if view.secret else ""
-    kind += "" if view.other else " (options only)"
+    kind += "" if view.other or view.input is not None else " (options only)"
     first, *more = view.question.split("\n")
     lines.append(f"{inert(view.id)}: {first}{kind}")
     lines.extend(f"  {line}" for line in more)
+    if view.input is not None:
+        lines.extend(_input_lines(view))
     if view.diff is not None:
         lines.append("    (diff to review)")
         lines.extend(f"    {line}" for line in _diff_lines(view.diff, colour))
@@ -401,6 +428,28 @@ def _question_lines(view: QuestionView, colour: bool) -> list[str]:
         if option.preview is not None:
             lines.append("      preview:")
             lines.extend(_indented(_tree_text(option.preview), "        "))
+    return lines
+
+
+_FILES_LISTED = 50  # the files `show` lists of a file question (the rest counted)
+
+
+def _input_lines(view: QuestionView) -> list[str]:
+    """What a typed question asks for, and how to answer it from the shell."""
+    field = view.input
+    assert field is not None
+    lines = [f"  asks for {describe_input(field)}"]
+    qid = inert(view.id)
+    if field.type == "files":
+        lines.append(f"  {len(field.shown)} files to pick from:")
+        lines.extend(f"    {path}" for path in field.shown[:_FILES_LISTED])
+        if len(field.shown) > _FILES_LISTED:
+            lines.append(f"    ... and {len(field.shown) - _FILES_LISTED} more")
+        lines.append(f"  answer: dsh-inbox answer ID --question {qid} --value PATH [--value PATH]")
+    elif field.type == "upload":
+        lines.append(f"  answer: dsh-inbox answer ID --question {qid} --attach FILE")
+    else:
+        lines.append(f"  answer: dsh-inbox answer ID --question {qid} --value VALUE")
     return lines
 
 
@@ -441,7 +490,7 @@ def render(record: QuestionRecord, *, colour: bool = False) -> str:
 
 def _cancel(inbox: Inbox, question_id: str, *, surface: str) -> int:
     if inbox.settle(question_id, State.CANCELLED, surface=surface):
-        print(f"closed question {question_id}")
+        print(_("closed question {id}").format(id=question_id))
         return EXIT_APPLIED
     record = inbox.get(question_id)
     if record is None:
@@ -462,6 +511,10 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
         answer: Any = ask_in_terminal(inbox, record)
         if isinstance(answer, int):
             return answer
+        # Files taken by the form go through the store (the asker may be on another machine).
+        answer = resolve_uploads(
+            inbox, question_id, stash_local_uploads(inbox, question_id, answer)
+        )
     else:
         text = sys.stdin.read() if sys.stdin is not None else ""
         try:
@@ -477,6 +530,61 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
             raise
         # The person's own answer breaks the question's rules: say which, as the rules do.
         why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)
+        return _fail(_("your answer was refused: {why}").format(why=why), EXIT_INVALID)
+    if result.applied:
+        return _applied(question_id, inbox.wait_received(question_id, RECEIPT_SECONDS))
+    return report(result.outcome, question_id, result.record)
+
+
+def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
+    """``answer ID --value TEXT`` / ``--attach PATH``: the value of one typed question (the
+    one ``--question`` names, else the only one of its kind); the others stay unanswered.
+    The rules judge the value; a refusal names the question and the rule."""
+    question_id = args.id
+    record = inbox.get(question_id)
+    if record is None:
+        return _no_question(question_id)
+    views = _views(record)
+    if views is None:
+        return _fail(f"question {question_id} is not readable as a question", EXIT_INVALID)
+    wanted = "upload" if args.attach else None
+    typed = [
+        view
+        for view in views
+        if view.input is not None
+        and (args.question is None or view.id == args.question)
+        and ((view.input.type == "upload") == (wanted == "upload"))
+    ]
+    if args.value and args.attach:
+        return _fail("give --value or --attach, not both", EXIT_INVALID)
+    if len(typed) != 1:
+        what = "files to upload (--attach)" if wanted else "a value (--value)"
+        if not typed:
+            return _fail(f"question {question_id} has no question that asks for {what}", 2)
+        ids = ", ".join(inert(view.id) for view in typed)
+        return _fail(f"several questions ask for {what} ({ids}): name one with --question", 2)
+    view = typed[0]
+    field = view.input
+    assert field is not None
+    if args.attach:
+        try:
+            value: Any = attach_files(inbox, question_id, view.id, args.attach)
+        except (OSError, ValueError, LookupError) as err:
+            return _fail(f"{inert(view.id)}: the file was not taken: {inert(str(err))}", 2)
+    elif field.type == "files":
+        value = [path for text in args.value for path in value_from_text(field, text)]
+    elif len(args.value) > 1:
+        return _fail(f"{inert(view.id)} takes one --value", EXIT_INVALID)
+    else:
+        value = value_from_text(field, args.value[0])
+    items = [{"id": view.id, "selected": [], "value": value}]
+    try:
+        wire = resolve_uploads(inbox, question_id, {"answers": items})
+        result = inbox.answer(question_id, wire, surface=args.surface, by=login_name())
+    except UserQuestionError as err:
+        if not isinstance(err, BadAnswerError):
+            raise
+        why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)
         return _fail(f"your answer was refused: {why}", EXIT_INVALID)
     if result.applied:
         return _applied(question_id, inbox.wait_received(question_id, RECEIPT_SECONDS))
@@ -487,12 +595,14 @@ def _applied(question_id: str, reception: str) -> int:
     """Say what became of an applied answer: received by its asker, kept for one that is not
     waiting now, or not taken by an asker that stopped waiting as it landed."""
     if reception == "received":
-        print(f"answered question {question_id}: its asker received the answer")
+        print(_("answered question {id}: its asker received the answer").format(id=question_id))
         return EXIT_APPLIED
     if reception == "no-asker":
         print(
-            f"answered question {question_id}: no asker is waiting for it now; the answer is"
-            " kept for its harness, which gets it when it resumes"
+            _(
+                "answered question {id}: no asker is waiting for it now; the answer is kept for"
+                " its harness, which gets it when it resumes"
+            ).format(id=question_id)
         )
         return EXIT_APPLIED
     return _fail(
@@ -505,7 +615,7 @@ def _applied(question_id: str, reception: str) -> int:
 def report(outcome: AnswerOutcome, question_id: str, record: QuestionRecord | None) -> int:
     """Say what became of an answer; the exit status for it."""
     if outcome is AnswerOutcome.APPLIED:
-        print(f"answered question {question_id}")
+        print(_("answered question {id}").format(id=question_id))
         return EXIT_APPLIED
     if outcome is AnswerOutcome.UNKNOWN or record is None:
         return _no_question(question_id)
@@ -537,7 +647,7 @@ def _prune(inbox: Inbox, older_than: str | None) -> int:
     except ValueError as err:
         return _fail(str(err), EXIT_INVALID)
     if seconds is None:
-        print("retention is never: nothing pruned")
+        print(_("retention is never: nothing pruned"))
         return 0
-    print(f"pruned {inbox.prune(seconds)} final records")
+    print(_("pruned {count} final records").format(count=inbox.prune(seconds)))
     return 0

@@ -38,6 +38,7 @@ from ._notices import Notices, QuestionNotifier
 from ._record import QuestionRecord, State
 from ._seal import Sealer, register_seal
 from ._store import Inbox, new_question_id, open_inbox, pending_record
+from ._uploads import write_out
 from ._watcher import Watcher, settle
 
 __all__ = ["ENV_HARNESS", "InboxProvider", "default_harness_label"]
@@ -580,7 +581,8 @@ class InboxProvider:
         self, record: QuestionRecord, answer: AskUserQuestionAnswer
     ) -> AskUserQuestionAnswer:
         # Secret answers are sealed to this provider's key in the store; opened only here.
-        return self._sealer.open(record.to_request(), answer)
+        # Files uploaded through the store are written out here, on the asker's machine.
+        return write_out(self.inbox, self._sealer.open(record.to_request(), answer))
 
     def _claim(self, record: QuestionRecord, keyed: bool, received: bool) -> bool:
         """Mark the outcome delivered; ``True`` when this asker may have it."""

@@ -19,17 +19,23 @@ import asyncio
 import contextlib
 import sys
 import time
-from typing import Literal, TextIO
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation
+from typing import Any, Literal, TextIO
 
 from dsh_user_questions import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionRequest,
+    AskUserQuestionUpload,
     UserQuestionError,
 )
+from dsh_user_questions._i18n import review_text
+from dsh_user_questions._input_text import value_from_text
+from dsh_user_questions._uploads import UploadRefused, copy_file, discard_upload
 from dsh_user_questions.rules import inert_text
 from prompt_toolkit.application import Application, create_app_session
 from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import DynamicCompleter, PathCompleter
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import create_input
@@ -50,13 +56,15 @@ from prompt_toolkit.widgets import TextArea
 
 from ._abort import AbortRelay
 from ._drawing import SEP, STYLE, boxed, continuation, join, mark_cut, recap, wrap_parts
+from ._i18n import N_, _
 from ._keys import DISCARD, LAST_KEY, TALK, form_bindings
 from ._markdown import Line
-from ._page import RECOMMENDED, Page, TextPurpose
+from ._page import FILES_SHOWN, RECOMMENDED, Page, TextPurpose
 from ._questions import (
     SECRET_GIVEN,
     answer_problem,
     describe_answer,
+    describe_value,
     one_line,
     title,
     unusable_stream,
@@ -76,11 +84,15 @@ TYPING_SECONDS = 1.0
 """A key this recent when a page appears means the human was typing (for the previous page)."""
 
 
-TOO_SMALL = "Window too small: make it larger to answer"
+TOO_SMALL = N_("Window too small: make it larger to answer")
 
 _PREVIEW_SOURCE = -1_000_000  # the source number of a preview's lines (never a review card's)
 
 _DIGIT_PAUSE = 1.0  # seconds within which a second digit continues a number (1 then 2: row 12)
+
+# The field a typed answer is entered in, by the kind of input (a number, date or time: "value").
+_INPUT_PURPOSE: dict[str, TextPurpose] = {"files": "filter", "upload": "path"}
+_PATHS = PathCompleter(expanduser=True)
 
 
 class _Frame:
@@ -123,6 +135,10 @@ class Form:
         self.text = TextArea(
             multiline=True,
             accept_handler=self._guarded_accept,
+            # Tab completes a path (no completion while typing: Tab's own would be dropped
+            # while one runs).
+            complete_while_typing=False,
+            completer=DynamicCompleter(lambda: _PATHS if self.text_purpose == "path" else None),
             wrap_lines=True,
             height=self._field_height,
             read_only=Condition(lambda: not self.armed),
@@ -134,6 +150,7 @@ class Form:
                 )
             ],
         )
+        self.text.buffer.on_text_changed += self._typed
         self.body_control = FormattedTextControl(self._body, focusable=True, show_cursor=False)
         self.app: Application[AskUserQuestionAnswer] = Application(
             layout=Layout(self._container(), focused_element=self.body_control),
@@ -177,7 +194,9 @@ class Form:
         if self.summary:
             return
         page = self.current
-        if not page.view.options and page.answer is None:
+        if page.input is not None:
+            self._start_text(_INPUT_PURPOSE.get(page.input_type or "", "value"))
+        elif not page.view.options and page.answer is None:
             self._start_text("free")
         else:
             self.stop_text()
@@ -186,7 +205,12 @@ class Form:
         self.text_purpose = purpose
         self.feedback_label = label
         page = self.current
-        self.text.text = page.custom if purpose != "feedback" else ""
+        if purpose == "filter":
+            self.text.text = page.filter_text
+        elif purpose == "path":
+            self.text.text = ""
+        else:
+            self.text.text = page.custom if purpose != "feedback" else ""
         self.text.buffer.cursor_position = len(self.text.text)
         self.app.layout.focus(self.text)
 
@@ -228,14 +252,20 @@ class Form:
             page.checked.clear()
             page.other_checked = False
             self._record(AskUserQuestionAnswerItem(id=item.id))
+        elif row.kind == "other" and page.input is not None:
+            self._start_text(_INPUT_PURPOSE.get(page.input_type or "", "value"))
         elif row.kind == "other":
             self._start_text("free" if not page.view.options else "other")
+        elif page.input_type == "files":
+            if not page.chosen:
+                self.toggle(row_index)
+            self.confirm_files()
         elif page.plan and row.approves:
             if self._plan_unread(page):
                 self.scroll_detail(+1)
                 self.read_first = True  # said until the whole plan has been drawn
                 return
-            self._record(AskUserQuestionAnswerItem(id=item.id, selected=[row.label]))
+            self._record(AskUserQuestionAnswerItem(id=item.id, selected=(row.label,)))
         elif page.plan:
             self._start_text("feedback", row.label)
         elif page.view.multi_select:
@@ -243,7 +273,7 @@ class Form:
                 page.checked.add(row.index)
             self.confirm_multi()
         else:
-            self._record(AskUserQuestionAnswerItem(id=item.id, selected=[row.label]))
+            self._record(AskUserQuestionAnswerItem(id=item.id, selected=(row.label,)))
 
     def toggle(self, row_index: int) -> None:
         page = self.current
@@ -252,7 +282,9 @@ class Form:
             return
         page.cursor = row_index
         row = page.rows[row_index]
-        if row.kind == "option":
+        if row.kind == "option" and page.input_type == "files":
+            self.toggle_file(row.label)
+        elif row.kind == "option":
             page.checked ^= {row.index}
             page.touched = True
         elif row.kind == "other":
@@ -270,12 +302,99 @@ class Form:
         page.checked = set() if page.checked == everything else everything
         page.touched = True
 
+    def toggle_file(self, path: str) -> None:
+        """Tick or untick a file of a file question (at most its ``max_count``)."""
+        page = self.current
+        if path in page.chosen:
+            page.chosen.remove(path)
+            self.notice = ""
+            return
+        assert page.input is not None, "a file question has its input"
+        limit = page.input.max_count
+        if limit is not None and len(page.chosen) >= limit:
+            self.notice = f"At most {limit} file{'s' if limit != 1 else ''}: untick one first."
+            return
+        page.chosen.append(path)
+        self.notice = ""
+
+    def confirm_files(self) -> None:
+        """Send the ticked files of a file question (the rules judge them first)."""
+        page = self.current
+        if not page.chosen:
+            self.notice = "Tick at least one file (Space), or choose Skip."
+            return
+        self._record_value(list(page.chosen))
+
+    def _record_value(self, value: Any) -> bool:
+        """Record ``value`` for the current question if the core's rules take it; else say
+        why (the notice) and keep the field as typed."""
+        page = self.current
+        item = page.item
+        answer = AskUserQuestionAnswerItem(id=item.id, value=value)
+        problem = answer_problem(item, answer)
+        if problem is not None:
+            self.notice = f"Not taken: {problem}"
+            return False
+        self.notice = ""
+        self._record(answer)
+        return True
+
+    def step_number(self, direction: int) -> None:
+        """Up/Down in a number field: one ``step`` (else 1) up or down, kept within range."""
+        page = self.current
+        field = page.input
+        assert field is not None, "a number question has its input"
+        step = Decimal(str(field.step)) if field.step is not None else Decimal(1)
+        low = None if field.min is None else Decimal(str(field.min))
+        high = None if field.max is None else Decimal(str(field.max))
+        try:
+            now = Decimal(self.text.text.strip())
+        except InvalidOperation:
+            now = None
+        if now is None or not now.is_finite():
+            new = low if low is not None else Decimal(0)
+        else:
+            # To the next point of the grid (counted from min, else 0) that way.
+            base = low if low is not None else Decimal(0)
+            steps = (now - base) / step
+            if direction > 0:
+                new = base + (steps.to_integral_value(rounding=ROUND_FLOOR) + 1) * step
+            else:
+                new = base + (steps.to_integral_value(rounding=ROUND_CEILING) - 1) * step
+        if low is not None and new < low:
+            new = low
+        if high is not None and new > high:
+            new = high
+        text = format(new.normalize(), "f") if new != 0 else "0"
+        self.text.text = text
+        self.text.buffer.cursor_position = len(text)
+
+    def _typed(self, _buffer: Buffer) -> None:
+        """As the field changes: a file question's rows follow the filter; a typed value is
+        checked by the rules, and their objection shown at once (nothing is recorded)."""
+        if self.summary:
+            return
+        page = self.current
+        if self.text_purpose == "filter":
+            page.refilter(self.text.text)
+            self.visible = range(0)
+        elif self.text_purpose == "value":
+            words = self.text.text.strip()
+            if not words:
+                self.notice = ""
+                return
+            value = value_from_text(page.input, words)
+            problem = answer_problem(
+                page.item, AskUserQuestionAnswerItem(id=page.item.id, value=value)
+            )
+            self.notice = "" if problem is None else f"Not yet: {problem}"
+
     def confirm_multi(self) -> None:
         page = self.current
         item = page.item
         selected = [r.label for r in page.rows if r.kind == "option" and r.index in page.checked]
         custom = page.custom.strip() if page.other_checked and page.custom.strip() else None
-        self._record(AskUserQuestionAnswerItem(id=item.id, selected=selected, custom=custom))
+        self._record(AskUserQuestionAnswerItem(id=item.id, selected=tuple(selected), custom=custom))
 
     def _guarded_accept(self, buffer: Buffer) -> bool:
         try:
@@ -290,19 +409,34 @@ class Form:
         value = buffer.text.strip()
         item = page.item
         purpose = self.text_purpose
+        if purpose == "value":
+            page.custom = value
+            if not value:
+                self.notice = "Type an answer, or press Esc and choose Skip."
+                return True
+            self._record_value(value_from_text(page.input, value))
+            return True
+        if purpose == "filter":
+            self.confirm_files()
+            return True
+        if purpose == "path":
+            self._take_path(value)
+            return True
         if value:
             # What the core's answer rules would refuse (too long, control characters pasted)
             # is not taken: the text stays in the field to be edited.
             problem = answer_problem(item, AskUserQuestionAnswerItem(id=item.id, custom=value))
             if problem is not None:
-                self.notice = f"Not taken: {problem}. Edit it and press Enter again."
+                self.notice = _("Not taken: {problem}. Edit it and press Enter again.").format(
+                    problem=problem
+                )
                 return True
         self.notice = ""
         if purpose == "feedback":
             if value:
                 self._record(AskUserQuestionAnswerItem(id=item.id, custom=value))
             else:
-                self._record(AskUserQuestionAnswerItem(id=item.id, selected=[self.feedback_label]))
+                self._record(AskUserQuestionAnswerItem(id=item.id, selected=(self.feedback_label,)))
         elif purpose == "free":
             page.custom = value
             self._record(
@@ -320,6 +454,40 @@ class Form:
         else:
             self.stop_text()
         return True
+
+    def _take_path(self, typed: str) -> None:
+        """Enter on an upload question's path: copy that file into the uploads folder (its
+        size, type and name checked as it goes); Enter on an empty path sends the files taken."""
+        page = self.current
+        field = page.input
+        assert field is not None, "an upload question has its input"
+        if not typed:
+            if page.uploads:
+                if not self._record_value(list(page.uploads)):
+                    return
+            else:
+                self.notice = "Type the path of a file (Tab completes), or press Esc and Skip."
+            return
+        limit = field.max_count
+        if limit is not None and len(page.uploads) >= limit:
+            self.notice = f"At most {limit} file{'s' if limit != 1 else ''}: press Enter to send."
+            return
+        try:
+            record = copy_file(typed, max_bytes=field.max_bytes, accept=field.accept)
+        except UploadRefused as refused:
+            self.notice = f"Not taken: {inert_text(str(refused))}"
+            return
+        except OSError as error:
+            self.notice = f"Not taken: {inert_text(error.strerror or str(error))}"
+            return
+        page.uploads.append(AskUserQuestionUpload.from_dict(record))
+        self.text.text = ""
+        taken = describe_value(page.uploads)
+        if limit == 1:
+            if not self._record_value(list(page.uploads)):
+                discard_upload(page.uploads.pop().to_dict())
+            return
+        self.notice = f"Taken: {taken}. Another path, or Enter to send."
 
     def confirm(self, prompt: str) -> None:
         """Ask ``prompt`` before cancelling: ``y`` cancels, any other key keeps the form."""
@@ -497,7 +665,7 @@ class Form:
         """The form does not fit: say so, and draw no row (no key can answer meanwhile)."""
         frame = _Frame()
         frame.too_small = True
-        frame.body = wrap_line([("class:notice", TOO_SMALL)], width)[:height]
+        frame.body = wrap_line([("class:notice", _(TOO_SMALL))], width)[:height]
         frame.rows = RowWindow(0, 0, 0)
         return frame
 
@@ -532,22 +700,31 @@ class Form:
         fragments: Line = []
         total = len(self.pages)
         waiting = TERMINAL_TURNS.waiting
-        more = f" \u00b7 {waiting} more waiting" if waiting else ""
+        more = " \u00b7 " + _("{count} more waiting").format(count=waiting) if waiting else ""
         if self.summary:
             return [
-                ("class:chip", " Summary "),
-                ("class:progress", f"  check your answers{more}"),
+                ("class:chip", " " + _("Summary") + " "),
+                ("class:progress", "  " + _("check your answers") + more),
             ]
         view = self.current.view
         if view.header:
-            fragments += [("class:chip", f" {view.header} "), ("", "  ")]
-        progress = f"question {self.page + 1} of {total}" if total > 1 else ""
+            fragments += [("class:chip", f" {review_text(view.kind, view.header)} "), ("", "  ")]
+        progress = (
+            _("question {number} of {total}").format(number=self.page + 1, total=total)
+            if total > 1
+            else ""
+        )
         if progress or more:
             fragments.append(("class:progress", (progress + more).lstrip(" \u00b7")))
         return fragments
 
     def _question_lines(self, width: int) -> list[Line]:
-        text = "Submit these answers?" if self.summary else one_line(self.current.view.question)
+        view = self.current.view
+        text = (
+            _("Submit these answers?")
+            if self.summary
+            else one_line(review_text(view.kind, view.question))
+        )
         return wrap_line([("class:question", text)], width)
 
     def _detail_lines(self, width: int, overflow: list[Line]) -> list[Line]:
@@ -596,7 +773,7 @@ class Form:
             sources.append(_PREVIEW_SOURCE)
         start = len(wrapped)
         label = page.rows[row_index].shown
-        title: Line = [("class:preview.title", f"Preview \u00b7 {label}")]
+        title: Line = [("class:preview.title", _("Preview") + f" \u00b7 {label}")]
         lines = wrap_line(title, inner)
         for line in preview:
             barred: Line = [("class:md.prefix", "\u2502 "), *line]
@@ -616,9 +793,15 @@ class Form:
         page.detail_top = top
         shown = lines[top : top + height]
         frame.shown = (top, top + len(shown))
-        position = f"lines {top + 1}-{top + len(shown)} of {len(lines)}" if scrolls else ""
+        position = (
+            _("lines {first}-{last} of {total}").format(
+                first=top + 1, last=top + len(shown), total=len(lines)
+            )
+            if scrolls
+            else ""
+        )
         if page.plan:
-            return boxed(shown, width, page.what.capitalize(), position)
+            return boxed(shown, width, _("Diff") if page.what == "diff" else _("Plan"), position)
         out: list[Line] = [[("", "  "), *line] for line in shown]
         if scrolls:
             out.append([("class:more", f"  \u2195 {position} \u00b7 PgUp/PgDn")])
@@ -629,27 +812,37 @@ class Form:
         if self.summary:
             return self._summary_lines(width)
         page = self.current
-        multi = page.view.multi_select
+        files = page.input_type == "files"
+        multi = page.view.multi_select or files
         digits = len(str(len(page.rows)))
         out: list[list[Line]] = []
         for i, row in enumerate(page.rows):
-            here = i == page.cursor and self.text_purpose is None
+            here = i == page.cursor and self.text_purpose in (None, "filter")
             fragments: Line = [
                 ("class:pointer", "\u276f " if here else "  "),
                 ("class:number", f"{i + 1:>{digits}}. "),
             ]
             if multi and row.kind in ("option", "other"):
-                on = row.index in page.checked if row.kind == "option" else page.other_checked
+                if files:
+                    on = row.label in page.chosen
+                elif row.kind == "option":
+                    on = row.index in page.checked
+                else:
+                    on = page.other_checked
                 fragments.append(("class:checkbox", "[x] " if on else "[ ] "))
             indent = sum(get_cwidth(text) for _, text in fragments)
             fragments.append(("class:current" if here else "", row.shown))
             description = row.description
             if row.recommended:
-                fragments.append(("class:recommended", f" {RECOMMENDED}"))
+                fragments.append(("class:recommended", f" {_(RECOMMENDED)}"))
             if page.plan and row.approves and self._plan_unread(page):
-                description = f"read the whole {page.what} first (PgDn)"
+                description = (
+                    _("read the whole diff first (PgDn)")
+                    if page.what == "diff"
+                    else _("read the whole plan first (PgDn)")
+                )
             if row.kind == "other" and page.custom and (page.other_checked or not multi):
-                shown = SECRET_GIVEN if page.secret else inert_text(page.custom)
+                shown = _(SECRET_GIVEN) if page.secret else inert_text(page.custom)
                 fragments.append(("class:extra", f": {shown}"))
             elif description:
                 fragments.append(("class:description", f" \u2014 {description}"))
@@ -676,32 +869,57 @@ class Form:
     def _rows_window(self, rows: list[list[Line]], window: RowWindow, width: int) -> list[Line]:
         out: list[Line] = []
         if window.above:
-            out.append([("class:more", f"  \u2191 {window.above} more above")])
+            out.append(
+                [("class:more", "  \u2191 " + _("{count} more above").format(count=window.above))]
+            )
         for lines in rows[window.start : window.end]:
             out += lines
         if window.clip is not None:  # the row alone is taller than the room: its head, marked
             out = out[: (1 if window.above else 0) + window.clip]
             out[-1] = mark_cut(out[-1], width)
         if window.below:
-            out.append([("class:more", f"  \u2193 {window.below} more below")])
+            out.append(
+                [("class:more", "  \u2193 " + _("{count} more below").format(count=window.below))]
+            )
         return out
 
     def _text_label(self) -> StyleAndTextTuples:
+        page = self.current
+        if self.text_purpose == "filter":
+            shown = min(page.matches, FILES_SHOWN)
+            more = f", first {shown} shown" if page.matches > shown else ""
+            return [
+                ("class:question", "  Filter:"),
+                (
+                    "class:hint",
+                    f" {page.matches:,} of {len(page.files):,} files match{more};"
+                    f" {len(page.chosen)} ticked",
+                ),
+            ]
+        if self.text_purpose == "path":
+            return [
+                ("class:question", "  Path of the file:"),
+                ("class:hint", f" {page.input_words}"),
+            ]
+        if self.text_purpose == "value":
+            return [("class:question", "  Your answer:"), ("class:hint", f" {page.input_words}")]
         if self.text_purpose == "feedback":
-            return [("class:question", "  What should change?")]
+            return [("class:question", "  " + _("What should change?"))]
         if not self.summary and self.current.secret:
             return [
-                ("class:question", "  Your answer:"),
-                ("class:hint", " secret: hidden as you type, kept out of the record"),
+                ("class:question", "  " + _("Your answer:")),
+                ("class:hint", " " + _("secret: hidden as you type, kept out of the record")),
             ]
-        return [("class:question", "  Your answer:")]
+        return [("class:question", "  " + _("Your answer:"))]
 
     def _notice_text(self) -> str:
         """The notice above the key hint, while it is true."""
         if self.notice:
             return self.notice
         if self.read_first and not self.summary and self._plan_unread(self.current):
-            return f"Read the whole {self.current.what} first: PgDn shows the rest."
+            if self.current.what == "diff":
+                return _("Read the whole diff first: PgDn shows the rest.")
+            return _("Read the whole plan first: PgDn shows the rest.")
         return ""
 
     def _hint_lines(self, width: int, *, scrolls: bool, notice: bool = True) -> list[Line]:
@@ -710,34 +928,52 @@ class Form:
         if text:
             lines = wrap_line([("class:notice", text)], width) + lines
         if self.confirming:
-            return wrap_line([("class:notice", self.confirm_prompt)], width)
+            return wrap_line([("class:notice", _(self.confirm_prompt))], width)
         if not self.armed:  # keys do not count yet: the hint shows once they do
             return [[] for _ in lines]
         return lines
 
     def _hint_text(self, scrolls: bool) -> str:
-        back = " \u00b7 \u2190 back" if self.page > 0 else ""
+        back = " \u00b7 \u2190 " + _("back") if self.page > 0 else ""
         page = self.current
         if self.summary:
-            text = f"Enter submit \u00b7 1-{len(self.pages)} change an answer{back}"
+            text = _("Enter submit \u00b7 1-{count} change an answer").format(count=len(self.pages))
+            text += back
         elif self.text_purpose == "feedback":
             label = page.shown_labels.get(self.feedback_label, "")
-            text = f"Enter send (empty: {label} without feedback) \u00b7 Esc back to choices"
-        elif self.text_purpose == "free" and not page.view.options:
-            text = "Enter send (empty: skip) \u00b7 Esc more choices"
-        elif self.text_purpose is not None:
-            text = "Enter send \u00b7 Esc back to the choices"
-        elif page.view.multi_select:
-            text = (
-                f"\u2191\u2193 move \u00b7 Space or 1-{len(page.rows)} toggle \u00b7 a all"
-                f" \u00b7 Enter confirm{back}"
+            text = _("Enter send (empty: {label} without feedback) \u00b7 Esc back to choices")
+            text = text.format(label=label)
+        elif self.text_purpose == "value":
+            steps = " \u00b7 \u2191\u2193 " + _("step") if page.input_type == "number" else ""
+            text = _("Enter send") + steps + " \u00b7 " + _("Esc more choices")
+        elif self.text_purpose == "filter":
+            text = _(
+                "type to filter \u00b7 \u2191\u2193 move \u00b7 Space tick"
+                " \u00b7 Enter send the ticked files \u00b7 Esc more choices"
             )
+        elif self.text_purpose == "path":
+            text = _(
+                "Tab completes \u00b7 Enter take the file (empty: send) \u00b7 Esc more choices"
+            )
+        elif self.text_purpose == "free" and not page.view.options:
+            text = _("Enter send (empty: skip) \u00b7 Esc more choices")
+        elif self.text_purpose is not None:
+            text = _("Enter send \u00b7 Esc back to the choices")
+        elif page.view.multi_select:
+            text = _(
+                "\u2191\u2193 move \u00b7 Space or 1-{count} toggle \u00b7 a all"
+                " \u00b7 Enter confirm"
+            ).format(count=len(page.rows))
+            text += back
         else:
-            text = f"\u2191\u2193 move \u00b7 1-{len(page.rows)} or Enter choose{back}"
+            text = _("\u2191\u2193 move \u00b7 1-{count} or Enter choose").format(
+                count=len(page.rows)
+            )
+            text += back
         if scrolls and not self.summary and self.text_purpose is None:
-            text += " \u00b7 PgUp/PgDn scroll"
+            text += " \u00b7 " + _("PgUp/PgDn scroll")
         if self.text_purpose is None:
-            text += " \u00b7 Esc cancel"
+            text += " \u00b7 " + _("Esc cancel")
         return text
 
 

@@ -10,14 +10,16 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
+from ._i18n import N_
+
 if TYPE_CHECKING:
     from ._interactive import Form
 
 __all__ = ["DISCARD", "LAST_KEY", "TALK", "form_bindings"]
 
-DISCARD = "Discard your answers and cancel? y discard \u00b7 n keep"
+DISCARD = N_("Discard your answers and cancel? y discard \u00b7 n keep")
 """What Esc asks once something is answered."""
-TALK = "Talk instead? This closes the question. y talk \u00b7 n keep"
+TALK = N_("Talk instead? This closes the question. y talk \u00b7 n keep")
 """What Talk instead asks: it closes the question (``ASK_CANCELLED``), as a page's close does."""
 
 LAST_KEY = [float("-inf")]
@@ -59,6 +61,48 @@ def form_bindings(form: Form) -> KeyBindings:
     @kb.add("escape", filter=typing, eager=True)
     def _(event: KeyPressEvent) -> None:
         form.stop_text()
+
+    def typing_for(kind: str) -> Condition:
+        return Condition(lambda: form.text_purpose is not None and _input(form) == kind)
+
+    stepping = Condition(lambda: form.text_purpose == "value") & typing_for("number")
+    filtering = Condition(lambda: form.text_purpose == "filter")
+
+    @kb.add("up", filter=stepping)
+    def _(event: KeyPressEvent) -> None:
+        form.step_number(+1)
+
+    @kb.add("down", filter=stepping)
+    def _(event: KeyPressEvent) -> None:
+        form.step_number(-1)
+
+    @kb.add("up", filter=filtering)
+    def _(event: KeyPressEvent) -> None:
+        form.move(-1)
+
+    @kb.add("down", filter=filtering)
+    def _(event: KeyPressEvent) -> None:
+        form.move(+1)
+
+    @kb.add("pagedown", filter=filtering)
+    def _(event: KeyPressEvent) -> None:
+        form.move(form.page_rows(), wrap=False)
+
+    @kb.add("pageup", filter=filtering)
+    def _(event: KeyPressEvent) -> None:
+        form.move(-form.page_rows(), wrap=False)
+
+    @kb.add("space", filter=filtering)
+    def _(event: KeyPressEvent) -> None:
+        form.toggle(form.current.cursor)
+
+    @kb.add("tab", filter=Condition(lambda: form.text_purpose == "path"))
+    def _(event: KeyPressEvent) -> None:
+        buffer = form.text.buffer
+        if buffer.complete_state:
+            buffer.complete_next()
+        else:
+            buffer.start_completion(select_first=True)
 
     @kb.add("enter", filter=typing)
     def _(event: KeyPressEvent) -> None:
@@ -155,6 +199,10 @@ def form_bindings(form: Form) -> KeyBindings:
     for binding in kb.bindings:
         binding.handler = _guarded(form, binding.handler, binding.keys)
     return kb
+
+
+def _input(form: Form) -> str | None:
+    return None if form.summary else form.current.input_type
 
 
 def _guarded(

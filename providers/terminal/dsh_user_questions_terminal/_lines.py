@@ -28,12 +28,17 @@ from dsh_user_questions import (
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
     AskUserQuestionRequest,
+    AskUserQuestionUpload,
     UserQuestionError,
 )
+from dsh_user_questions._i18n import review_text
+from dsh_user_questions._input_text import describe_input, value_from_text
+from dsh_user_questions._uploads import UploadRefused, copy_file, discard_upload
 from dsh_user_questions.harness import AbortSignal
 from dsh_user_questions.rules import inert_text
 from dsh_user_questions.view import QuestionView, question_view
 
+from ._i18n import _
 from ._markdown import lines_to_plain, render_nodes
 from ._page import RECOMMENDED, detail_lines
 from ._questions import SECRET_GIVEN, answer_problem, one_line, unusable_stream
@@ -45,6 +50,7 @@ _PICKS = re.compile(r"\d+(?:\s*[,\s]\s*\d+)*")
 # it is refused rather than taken as the human's own words.
 _NUMBERISH = re.compile(r"[\d\s.,;:#()\[\]+\-]*\d[\d\s.,;:#()\[\]+\-]*")
 _APPROVE_WORDS = frozenset({"approve", "a", "yes", "y"})
+_FILES_LISTED = 50  # the files line mode lists of a file question (the rest counted)
 LABEL_PREFIX = "="
 """``=LABEL`` picks the option labelled LABEL, also when LABEL is a number (``=2``)."""
 
@@ -128,6 +134,8 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
     text = line.strip()
     if not text:
         return AskUserQuestionAnswerItem(id=item.id)
+    if view.input is not None:
+        return _typed_value(item, view, text)
     if not view.options:
         return AskUserQuestionAnswerItem(id=item.id, custom=text)
     if text.startswith(LABEL_PREFIX):
@@ -136,10 +144,10 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
         if label is None:
             said = json.dumps(inert_text(wanted), ensure_ascii=False)
             raise _Refused(f"no option is labelled {said} ({LABEL_PREFIX}LABEL picks by label)")
-        return AskUserQuestionAnswerItem(id=item.id, selected=[label])
+        return AskUserQuestionAnswerItem(id=item.id, selected=(label,))
     approve = _approve_label(view)
     if approve is not None and text.casefold() in _APPROVE_WORDS:
-        return AskUserQuestionAnswerItem(id=item.id, selected=[approve])
+        return AskUserQuestionAnswerItem(id=item.id, selected=(approve,))
     label = _matching_label(view, text)
     if _PICKS.fullmatch(text):
         try:
@@ -150,9 +158,9 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
             picks = [label]  # no reading as rows: the label it is
         if label is not None and picks != [label] and re.search(r"[\s,]", text):
             raise _Refused(_readings(view, text, picks, label)) from None
-        return AskUserQuestionAnswerItem(id=item.id, selected=picks)
+        return AskUserQuestionAnswerItem(id=item.id, selected=tuple(picks))
     if label is not None:
-        return AskUserQuestionAnswerItem(id=item.id, selected=[label])
+        return AskUserQuestionAnswerItem(id=item.id, selected=(label,))
     own = view.other or view.kind != "question"  # a review card's text is feedback
     if _NUMBERISH.fullmatch(text) or not own:
         count = len(view.options)
@@ -162,6 +170,28 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
             raise _Refused(f"{text!r} is not one of the options: type {how} or a label")
         raise _Refused(f"{text!r} is not an answer: type {how}, a label, or your own words")
     return AskUserQuestionAnswerItem(id=item.id, custom=text)
+
+
+def _typed_value(
+    item: AskUserQuestionItem, view: QuestionView, text: str
+) -> AskUserQuestionAnswerItem:
+    """A typed question's line: the value (files: paths separated by commas); an upload's line
+    is the path of a local file, copied into the uploads folder (several: commas)."""
+    field = view.input
+    assert field is not None
+    if field.type != "upload":
+        return AskUserQuestionAnswerItem(id=item.id, value=value_from_text(field, text))
+    records = []
+    try:
+        for path in (part.strip() for part in text.split(",") if part.strip()):
+            records.append(copy_file(path, max_bytes=field.max_bytes, accept=field.accept))
+    except (UploadRefused, OSError) as error:
+        for record in records:
+            discard_upload(record)
+        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise _Refused(f"the file is not taken: {inert_text(why)}") from None
+    value = tuple(AskUserQuestionUpload.from_dict(record) for record in records)
+    return AskUserQuestionAnswerItem(id=item.id, value=value)
 
 
 def _approve_label(view: QuestionView) -> str | None:
@@ -303,24 +333,24 @@ def _show(out: TextIO, view: QuestionView, index: int, total: int) -> None:
     plan = view.kind != "question"
     heading = []
     if view.header:
-        heading.append(f"[{view.header}]")
+        heading.append(f"[{review_text(view.kind, view.header)}]")
     if total > 1:
-        heading.append(f"question {index + 1} of {total}")
+        heading.append(_("question {number} of {total}").format(number=index + 1, total=total))
     out.write("\n")
     if heading:
         _emit(out, " ".join(heading))
-    _emit(out, one_line(view.question))
+    _emit(out, one_line(review_text(view.kind, view.question)))
     detail = lines_to_plain(detail_lines(view))
     if detail:
         # A diff's gutter of line numbers is its bar.
         bar = "  " if view.diff is not None else "  \u2502 " if plan else "    "
         _emit(out, "\n".join(detail), indent=bar)
     for number, option in enumerate(view.options, start=1):
-        text = f"{number}. {option.shown}"
+        text = f"{number}. {review_text(view.kind, option.shown)}"
         if option.recommended:
-            text += f" {RECOMMENDED}"
+            text += f" {_(RECOMMENDED)}"
         if option.description:
-            text += f" - {one_line(option.description)}"
+            text += f" - {one_line(review_text(view.kind, option.description))}"
         _emit(out, text, indent="  ")
         if option.preview and not plan:
             # Nothing is focused here: each option's preview follows it, behind a bar.
@@ -330,30 +360,56 @@ def _show(out: TextIO, view: QuestionView, index: int, total: int) -> None:
 
 
 def _how_to_answer(view: QuestionView) -> str:
+    field = view.input
+    if field is not None:
+        if field.type == "files":
+            listed = "\n".join(f"    {path}" for path in field.shown[:_FILES_LISTED])
+            more = len(field.shown) - _FILES_LISTED
+            listed += f"\n    ... and {more} more" if more > 0 else ""
+            return (
+                f"{listed}\nAnswer: {describe_input(field)}: the paths, separated by commas;"
+                " an empty line skips."
+            )
+        if field.type == "upload":
+            return (
+                f"Answer: {describe_input(field)}: the path of each file, separated by commas;"
+                " an empty line skips."
+            )
+        return f"Answer: {describe_input(field)}; an empty line skips."
     count = len(view.options)
     approve = _approve_label(view)
     if approve is not None:
-        keep = "keeps editing" if view.kind == "diff-review" else "keeps planning"
-        return (
-            f"Answer: {_row_of(view, approve)} (or approve, a, yes) approves; another number, or"
-            f" your feedback as text, {keep}; end of input (Ctrl-D) to talk instead."
-        )
+        if view.kind == "diff-review":
+            how = _(
+                "Answer: {row} (or approve, a, yes) approves; another number, or your feedback"
+                " as text, keeps editing; end of input (Ctrl-D) to talk instead."
+            )
+        else:
+            how = _(
+                "Answer: {row} (or approve, a, yes) approves; another number, or your feedback"
+                " as text, keeps planning; end of input (Ctrl-D) to talk instead."
+            )
+        return how.format(row=_row_of(view, approve))
     if not count:
         if view.secret:
-            return "Answer: your text (secret: not shown as you type); an empty line skips."
-        return "Answer: your text; an empty line skips."
+            return _("Answer: your text (secret: not shown as you type); an empty line skips.")
+        return _("Answer: your text; an empty line skips.")
     by_label = (
-        f" (=LABEL for a label that is a number, e.g. {LABEL_PREFIX}{numeric})"
+        " "
+        + _("(=LABEL for a label that is a number, e.g. {example})").format(
+            example=f"{LABEL_PREFIX}{numeric}"
+        )
         if (numeric := _numeric_label(view)) is not None
         else ""
     )
-    own = ", or your own text" if view.other else ""
+    own = _(", or your own text") if view.other else ""
     if view.multi_select:
-        return (
-            f"Answer: numbers 1-{count} separated by commas (e.g. 1,3){by_label}{own}; an empty"
-            " line skips."
+        how = _(
+            "Answer: numbers 1-{count} separated by commas (e.g. 1,3){more}; an empty line skips."
         )
-    return f"Answer: a number 1-{count}{by_label}{own}; an empty line skips."
+    else:
+        how = _("Answer: a number 1-{count}{more}; an empty line skips.")
+    return how.format(count=count, more=by_label + own)
 
 
 def _numeric_label(view: QuestionView) -> str | None:
@@ -435,16 +491,16 @@ async def ask_in_lines(
                     " terminal a person types into",
                 )
             if not at_terminal:  # a terminal echoed the line already; a pipe did not
-                shown_line = SECRET_GIVEN if view.secret and line.strip() else inert_text(line)
+                shown_line = _(SECRET_GIVEN) if view.secret and line.strip() else inert_text(line)
                 _write(stream, shown_line + "\n")
             try:
                 answer = parse_answer_line(item, line)
                 problem = answer_problem(item, answer)
                 if problem is not None:
-                    raise _Refused(f"your text is not taken: {problem}")
+                    raise _Refused(_("your text is not taken: {problem}").format(problem=problem))
             except _Refused as refused:
                 refusal = io.StringIO()
-                _emit(refusal, f"{refused}; try again.")
+                _emit(refusal, _("{problem}; try again.").format(problem=refused))
                 _write(stream, refusal.getvalue())
                 continue
             answers.append(answer)

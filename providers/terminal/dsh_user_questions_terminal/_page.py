@@ -2,21 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem
-from dsh_user_questions.view import QuestionView, question_view
+from dsh_user_questions._i18n import OTHER, SKIP, TALK_INSTEAD, review_text
+from dsh_user_questions._i18n import _ as core_
+from dsh_user_questions._input_text import describe_input
+from dsh_user_questions.view import InputView, QuestionView, question_view
 
 from ._diff import render_diff
+from ._i18n import N_, _
 from ._markdown import Line, render_nodes
 from ._questions import one_line
 
-__all__ = ["RECOMMENDED", "Page", "Row", "RowKind", "TextPurpose", "detail_lines"]
+__all__ = [
+    "FILES_SHOWN",
+    "RECOMMENDED",
+    "Page",
+    "Row",
+    "RowKind",
+    "TextPurpose",
+    "detail_lines",
+]
 
 RowKind = Literal["option", "other", "skip", "talk"]
-TextPurpose = Literal["other", "feedback", "free"]
+TextPurpose = Literal["other", "feedback", "free", "value", "filter", "path"]
 
-RECOMMENDED = "(recommended)"
+FILES_SHOWN = 200
+"""The most file rows a file question draws at once; the filter narrows the rest."""
+
+RECOMMENDED = N_("(recommended)")
 """The mark after a recommended option's label (both modes)."""
 
 
@@ -64,12 +79,24 @@ class Page:
         # The word the card uses for its text.
         self.what = "diff" if view.kind == "diff-review" else "plan"
         self.secret = view.secret
-        self.shown_labels = {option.label: option.shown for option in view.options}
+        self.shown_labels = {
+            option.label: review_text(view.kind, option.shown) for option in view.options
+        }
+        # A typed answer (the view's input): a number, a date or time, files, uploads.
+        self.input: InputView | None = view.input
+        self.input_words = "" if view.input is None else describe_input(view.input)
+        files = view.input is not None and view.input.type == "files"
+        self.files: tuple[str, ...] = view.input.candidates if files and view.input else ()
+        self.files_shown: tuple[str, ...] = view.input.shown if files and view.input else ()
+        self.chosen: list[str] = []  # the files ticked, in the order ticked
+        self.matches = 0  # how many files the filter matches (at most FILES_SHOWN drawn)
+        self.filter_text = ""
+        self.uploads: list[Any] = []  # files copied for an upload question (their records)
         self.rows: list[Row] = [
             Row(
                 "option",
-                option.shown,
-                one_line(option.description or "") or None,
+                review_text(view.kind, option.shown),
+                one_line(review_text(view.kind, option.description or "")) or None,
                 i,
                 label=option.label,
                 recommended=option.recommended,
@@ -81,16 +108,24 @@ class Page:
             self.rows.append(
                 Row(
                     "talk",
-                    "Talk instead",
-                    f"cancel this question and discuss the {self.what} first",
+                    core_(TALK_INSTEAD),
+                    _("cancel this question and discuss the diff first")
+                    if self.what == "diff"
+                    else _("cancel this question and discuss the plan first"),
                 )
             )
+        elif self.input is not None:
+            # A typed answer: the field (a file question's filter) is typed into; Skip below.
+            self.rows.append(Row("other", self.input_words[:1].upper() + self.input_words[1:]))
+            self.rows.append(Row("skip", "Skip", "leave this question unanswered"))
         else:
             if view.options and view.other:
-                self.rows.append(Row("other", "Other", "type your own answer"))
+                self.rows.append(Row("other", core_(OTHER), _("type your own answer")))
             elif not view.options:
-                self.rows.append(Row("other", "Type your answer"))
-            self.rows.append(Row("skip", "Skip", "leave this question unanswered"))
+                self.rows.append(Row("other", _("Type your answer")))
+            self.rows.append(Row("skip", core_(SKIP), _("leave this question unanswered")))
+        if files:
+            self.refilter("")
         # The pointer starts on the recommended option (never checked or picked by itself).
         self.cursor = next((i for i, row in enumerate(self.rows) if row.recommended), 0)
         self.row_top = 0
@@ -115,10 +150,34 @@ class Page:
         self.seen_sources: set[int] = set()  # source lines every piece of which was drawn
         self.read = False  # every line of a review card's text has been drawn (at any size)
 
+    @property
+    def input_type(self) -> str | None:
+        """The kind of typed answer (``number``, ``date``, ``files``...), or ``None``."""
+        return None if self.input is None else str(self.input.type)
+
+    def refilter(self, text: str) -> None:
+        """A file question's rows: the files whose path holds ``text`` (ignoring case), the
+        first `FILES_SHOWN` of them, then Skip."""
+        self.filter_text = text
+        needle = text.strip().lower()
+        rows: list[Row] = []
+        matches = 0
+        for path, shown in zip(self.files, self.files_shown, strict=True):
+            if needle and needle not in path.lower():
+                continue
+            matches += 1
+            if len(rows) < FILES_SHOWN:
+                rows.append(Row("option", shown, index=len(rows), label=path))
+        self.matches = matches
+        rows.append(Row("skip", "Skip", "leave this question unanswered"))
+        self.rows = rows
+        self.cursor = 0
+        self.row_top = 0
+
     def preview(self, row_index: int) -> list[Line]:
         """The rendered preview of the option on row ``row_index`` (none: ``[]``)."""
         row = self.rows[row_index] if 0 <= row_index < len(self.rows) else None
-        if self.plan or row is None or row.kind != "option":
+        if self.plan or row is None or row.kind != "option" or self.input is not None:
             return []
         tree = self.view.options[row.index].preview
         if not tree:

@@ -10,19 +10,23 @@ from dsh_user_questions import (
     AskUserQuestionItem,
     UserQuestionError,
 )
+from dsh_user_questions._input_text import size_text
 from dsh_user_questions.rules import check_answer, inert_text
 from dsh_user_questions.view import QuestionView
+
+from ._i18n import N_, _
 
 __all__ = [
     "SECRET_GIVEN",
     "answer_problem",
     "describe_answer",
+    "describe_value",
     "one_line",
     "title",
     "unusable_stream",
 ]
 
-SECRET_GIVEN = "(secret given)"
+SECRET_GIVEN = N_("(secret given)")
 """What the summary, the scrollback record and line mode's transcript show for a secret answer."""
 
 
@@ -48,12 +52,32 @@ def describe_answer(
     characters as stand-ins); a ``secret`` answer's text is never shown.
     """
     if answer is None:
-        return "(not answered)"
+        return _("(not answered)")
+    value = getattr(answer, "value", None)
+    if value is not None:
+        return describe_value(value)
     labels = shown or {}
     parts = [labels.get(label) or inert_text(label) for label in answer.selected]
     if answer.custom is not None:
-        parts.append(SECRET_GIVEN if secret else f"\u201c{inert_text(answer.custom)}\u201d")
-    return ", ".join(parts) if parts else "(skipped)"
+        parts.append(_(SECRET_GIVEN) if secret else f"\u201c{inert_text(answer.custom)}\u201d")
+    return ", ".join(parts) if parts else _("(skipped)")
+
+
+def describe_value(value: object) -> str:
+    """A typed answer's value in a few inert words: the number or date as given, the paths
+    picked, the names and sizes of the files uploaded (never their bytes)."""
+    if isinstance(value, (list, tuple)):
+        parts = []
+        for entry in value:
+            name = getattr(entry, "name", None)
+            if isinstance(name, str):  # an upload's record: its name and size, never more
+                size = getattr(entry, "size", None)
+                about = f" ({size_text(size)})" if isinstance(size, int) else ""
+                parts.append(f"{inert_text(name)}{about}")
+            else:
+                parts.append(inert_text(str(entry)))
+        return ", ".join(parts) if parts else "(none)"
+    return inert_text(str(value))
 
 
 def unusable_stream(name: str, why: str) -> UserQuestionError:

@@ -49,6 +49,29 @@ PACKAGE_MANAGER: dict[str, Any] = {
 }
 
 
+# The same question written in Chinese, asked in a Chinese locale: the form's words are the
+# catalog's, the question is the model's (docs/img/terminal-form-zh.svg).
+CHINESE: dict[str, Any] = {
+    "questions": [
+        {
+            "id": "pkg",
+            "header": "包管理器",
+            "question": "这个项目应该用哪个包管理器？",  # noqa: RUF001
+            "detail": "仓库里还没有**锁文件**；持续集成目前运行 `npm ci`。",  # noqa: RUF001
+            "options": [
+                {
+                    "label": "pnpm",
+                    "description": "快速，节省磁盘空间",  # noqa: RUF001
+                    "recommended": True,
+                },
+                {"label": "npm", "description": "随 Node.js 一起安装"},
+                {"label": "yarn"},
+            ],
+        }
+    ]
+}
+
+
 LONG_LIST: dict[str, Any] = {
     "questions": [
         {
@@ -241,25 +264,96 @@ def svg(screen: Any, title: str) -> str:
     return "\n".join(out)
 
 
-def picture(request: dict[str, Any], ready: str, size: tuple[int, int], title: str) -> str:
-    """The screen once ``ready`` shows, drawn as SVG."""
+def picture(
+    request: dict[str, Any],
+    ready: str,
+    size: tuple[int, int],
+    title: str,
+    *,
+    keys: tuple[str, ...] = (),
+    after: str = "",
+    **env: str,
+) -> str:
+    """The screen once ``ready`` shows (then ``keys`` typed one by one, each once the last
+    was drawn, until ``after`` shows), as SVG; ``env``: the driver's extra environment."""
     with tempfile.TemporaryDirectory() as tmp:
-        term = Terminal(request, Path(tmp), size=size)
+        term = Terminal(request, Path(tmp), size=size, **env)
         try:
             term.wait_for(ready)
+            for key in keys:
+                term.press(key)
+                term.settle(0.3)
+            if after:
+                term.wait_for(after)
             return svg(term.screen, title)
         finally:
             term.close()
 
 
+NUMBER: dict[str, Any] = {
+    "questions": [
+        {
+            "id": "workers",
+            "header": "Workers",
+            "question": "How many test workers should CI run?",
+            "input": {"type": "number", "min": 1, "max": 16, "step": 1, "unit": "workers"},
+        }
+    ]
+}
+
+# A file question's candidates as the asker lists them (its root is never shown).
+FILES: dict[str, Any] = {
+    "questions": [
+        {
+            "id": "read",
+            "header": "Context",
+            "question": "Which files should I read before changing the parser?",
+            "input": {
+                "type": "files",
+                "root": "/",
+                "max_count": 3,
+                "candidates": [
+                    "README.md",
+                    "docs/parser.md",
+                    "src/lexer.py",
+                    "src/parser.py",
+                    "src/tokens.py",
+                    "tests/test_lexer.py",
+                    "tests/test_parser.py",
+                ],
+            },
+        }
+    ]
+}
+
+
 def pictures() -> dict[str, str]:
     """The docs' pictures of the terminal form, by file name: the repository's
-    examples/package-manager.json at 80x24 and at 40x12."""
+    examples/package-manager.json at 80x24 and at 40x12, a number and a file question."""
     example = json.loads(EXAMPLE.read_text(encoding="utf-8"))
     title = "The terminal form asking which package manager the project should use"
     return {
         "terminal-form.svg": picture(example, "Esc cancel", (24, 80), f"{title} (80x24)"),
         "terminal-form-40x12.svg": picture(example, "Esc cancel", (12, 40), f"{title} (40x12)"),
+        "terminal-form-zh.svg": picture(
+            CHINESE,
+            "Esc 取消",
+            (24, 80),
+            "The terminal form in Simplified Chinese (LANG=zh_CN.UTF-8, 80x24)",
+            LC_ALL="",
+            LANG="zh_CN.UTF-8",
+        ),
+        "terminal-number.svg": picture(
+            NUMBER, "Esc more choices", (12, 80), "The terminal's number field with its range"
+        ),
+        "terminal-files.svg": picture(
+            FILES,
+            "Esc more choices",
+            (16, 80),
+            "The terminal's file list with its filter and checkboxes",
+            keys=("src", " ", "\x1b[B", " ", "\x1b[A"),
+            after="2 ticked",
+        ),
     }
 
 

@@ -50,6 +50,7 @@ class Terminal:
         tmp_path: Path,
         *args: str,
         size: tuple[int, int] = (ROWS, COLUMNS),
+        preexec_fn: Callable[[], None] | None = None,
         **extra_env: str,
     ) -> None:
         path = tmp_path / "request.json"
@@ -65,6 +66,7 @@ class Terminal:
             encoding="utf-8",
             codec_errors="replace",
             timeout=TIMEOUT,
+            preexec_fn=preexec_fn,  # run in the child before the driver starts
         )
         self.child.delaybeforesend = None
         self.screen = _Screen(self.child.send, *size)
@@ -199,9 +201,13 @@ def terminal(tmp_path: Path) -> Iterator[Callable[..., Terminal]]:
     started: list[Terminal] = []
 
     def start(
-        request: dict[str, Any], *args: str, size: tuple[int, int] = (ROWS, COLUMNS), **env: str
+        request: dict[str, Any],
+        *args: str,
+        size: tuple[int, int] = (ROWS, COLUMNS),
+        preexec_fn: Callable[[], None] | None = None,
+        **env: str,
     ) -> Terminal:
-        term = Terminal(request, tmp_path, *args, size=size, **env)
+        term = Terminal(request, tmp_path, *args, size=size, preexec_fn=preexec_fn, **env)
         started.append(term)
         return term
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Collection
 
-from dsh_user_questions._links import host_allowed, origin_allowed
+from dsh_user_questions._links import cross_origin_refusal, host_allowed
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -29,8 +29,11 @@ class Guard:
 
     ``allowed_hosts()`` are the values the Host header may carry (``name:port``, or a bare
     ``name`` with any port; see `dsh_user_questions._links.host_allowed`), and an Origin must
-    be ``http`` or ``https`` on one of them (a TLS proxy in front); the token is
-    the first path segment of every route. A refused request's connection is closed after
+    be ``http`` or ``https`` on one of them (a TLS proxy in front), or the public URL's own
+    origin for its name (`dsh_user_questions._links.cross_origin_refusal`, the check the link
+    page makes too); the token is
+    the first path segment of every route; the ``streamed`` paths bound their own bodies. A
+    refused request's connection is closed after
     its answer; ``on_trusted(client)`` is told of each request that passed (the server then
     keeps that connection over ones that never showed the token).
     """
@@ -42,9 +45,13 @@ class Guard:
         token: str,
         allowed_hosts: Callable[[], Collection[str]],
         max_body_bytes: int,
+        streamed: Collection[str] = (),
         on_trusted: Callable[[object], None] | None = None,
     ) -> None:
         self._app = app
+        # Routes that read their body as a stream and bound it themselves (an upload, up to
+        # its question's max_bytes): the post size limit does not apply to them.
+        self._streamed = frozenset(streamed)
         self._on_trusted = on_trusted
         self._prefix = f"/{token}".encode()
         self._allowed_hosts = allowed_hosts
@@ -83,12 +90,17 @@ class Guard:
         if not secrets.compare_digest(b"/" + given, self._prefix):
             return PlainTextResponse("unauthorized: the URL's token is missing or wrong", 401)
         origin = headers.get("origin")
-        if origin is not None and not origin_allowed(origin.decode("latin-1"), allowed):
-            return PlainTextResponse("forbidden: cross-origin request", status_code=403)
-        fetch_site = headers.get("sec-fetch-site", b"").decode("latin-1")
-        if scope["method"] != "GET" and fetch_site not in ("", "same-origin", "none"):
-            return PlainTextResponse("forbidden: cross-site request", status_code=403)
+        refusal = cross_origin_refusal(
+            scope["method"],
+            None if origin is None else origin.decode("latin-1"),
+            headers.get("sec-fetch-site", b"").decode("latin-1"),
+            allowed,
+        )
+        if refusal is not None:
+            return PlainTextResponse(refusal, status_code=403)
         length = headers.get("content-length")
+        if scope["path"] in self._streamed:
+            return None
         if length is not None and (not length.isdigit() or int(length) > self._max_body_bytes):
             return PlainTextResponse("request body too large", status_code=413)
         return None

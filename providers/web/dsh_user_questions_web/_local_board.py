@@ -23,10 +23,12 @@ from typing import Any
 
 import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions._uploads import UploadWriter, discard_upload
 from dsh_user_questions.providing import Receipt
 
 from ._answers import check_page_answer, problems_of
 from ._board import BoardEvent, Outcome, Settlement
+from ._uploads_web import UploadSink, resolve_uploads, upload_input
 
 _log = logging.getLogger(__name__)
 
@@ -50,6 +52,8 @@ class PendingAsk:
     taken: Receipt | None = None
     # While an answer is handed over: the outcome it ends with ("answered" or "withdrawn").
     delivery: asyncio.Future[Outcome] | None = None
+    # Files the human uploaded for its questions: token -> (question id, answer record).
+    uploads: dict[str, tuple[str, dict[str, Any]]] = attrs.field(factory=dict)
 
 
 def _wire(
@@ -149,6 +153,7 @@ class LocalBoard:
         if ask.delivery is not None:  # another answer is being handed over
             return Settlement.not_pending(ask_id, await asyncio.shield(ask.delivery))
         try:
+            answer = resolve_uploads(answer, ask.uploads)
             checked = check_page_answer(ask.request.questions, answer)
         except UserQuestionError as err:
             return Settlement.rejected(ask_id, problems_of(err))
@@ -181,6 +186,31 @@ class LocalBoard:
         delivery.set_result(outcome)
         return outcome
 
+    def open_upload(
+        self, ask_id: str, question_id: str, name: str, media_type: str | None
+    ) -> UploadSink:
+        """Start writing a file the human uploads for question ``question_id`` of a pending
+        ask into the uploads folder (`dsh_user_questions._uploads`). Raises
+        `dsh_user_questions._uploads.UploadRefused` (a bad name, a refused type) or
+        `LookupError` (no such pending ask or upload question)."""
+        ask = self._pending.get(ask_id)
+        if ask is None or ask.delivery is not None:
+            raise LookupError(f"question {ask_id!r} is not pending")
+        field = upload_input(ask.request.questions, question_id)
+        writer = UploadWriter(
+            name, media_type=media_type, max_bytes=field.max_bytes, accept=field.accept
+        )
+
+        def keep(record: dict[str, Any]) -> str:
+            if self._pending.get(ask_id) is not ask:  # settled while the bytes came
+                discard_upload(record)
+                raise LookupError(f"question {ask_id!r} is not pending")
+            token = secrets.token_urlsafe(12)
+            ask.uploads[token] = (question_id, record)
+            return token
+
+        return UploadSink(writer, keep)
+
     async def cancel(self, ask_id: str, *, by: str | None = None) -> Settlement:
         """Close the ask: the agent gets ``ASK_CANCELLED`` (``by``: as for `submit`)."""
         ask = self._pending.get(ask_id)
@@ -200,8 +230,10 @@ class LocalBoard:
     # -- inside -------------------------------------------------------------------------------
 
     def _settle(self, ask_id: str, outcome: Outcome, by: str | None = None) -> None:
-        if self._pending.pop(ask_id, None) is None:
+        ask = self._pending.pop(ask_id, None)
+        if ask is None:
             return
+        _discard_unused(ask, outcome)
         self._settled[ask_id] = outcome
         while len(self._settled) > _HISTORY:
             self._settled.popitem(last=False)
@@ -217,3 +249,23 @@ class LocalBoard:
             except Exception:
                 # A page's trouble must never fail the agent's ask or another page's stream.
                 _log.exception("a listener of the web provider's board failed")
+
+
+def _discard_unused(ask: PendingAsk, outcome: Outcome) -> None:
+    """Delete the uploaded files the settled ask's answer does not name (all of them when it
+    was not answered): nothing the human sent is kept for an answer that was not taken."""
+    used: set[str] = set()
+    if outcome == "answered" and ask.future.done() and not ask.future.cancelled():
+        error = ask.future.exception()
+        if error is None:
+            for item in ask.future.result().answers:
+                value = item.value if isinstance(item.value, tuple) else ()
+                used.update(
+                    path
+                    for record in value
+                    if isinstance(path := getattr(record, "path", None), str)
+                )
+    for _question, record in ask.uploads.values():
+        if record["path"] not in used:
+            discard_upload(record)
+    ask.uploads.clear()

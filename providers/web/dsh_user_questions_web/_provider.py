@@ -236,7 +236,7 @@ class WebProvider:
 
     async def _serve(self) -> None:
         # Loaded here, not at import: loading the plugin stays as light as the core.
-        from dsh_user_questions._links import public_host, public_prefix
+        from dsh_user_questions._links import public_host, public_origin, public_prefix
 
         from .app import create_app, under_prefix
         from .server import ConnectionTable, bind_socket, start_server
@@ -257,7 +257,8 @@ class WebProvider:
         # A bare extra name is allowed with any port or none (a proxy may send either).
         allowed.update(self._extra_hosts)
         if self._public_url is not None:
-            allowed.add(public_host(self._public_url))
+            # Its name with any port or none; a browser only from the public URL's origin.
+            allowed.update((public_host(self._public_url), public_origin(self._public_url)))
         self._allowed = frozenset(name.lower() for name in allowed)
         table = ConnectionTable(self._limits)
         app = self._app = create_app(
@@ -276,6 +277,7 @@ class WebProvider:
                 get=self._linked,
                 answer=self._answer_linked,
                 cancel=lambda ask_id: self._board.cancel(ask_id, by="link"),
+                upload=lambda *file: self._board.open_upload(*file),
             )
             served = with_links(app, routes, lambda: self._allowed)
         if self._public_url is not None:

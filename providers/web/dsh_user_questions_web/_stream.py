@@ -48,17 +48,30 @@ def page_form(ask: Mapping[str, Any]) -> dict[str, Any]:
     A question (wire form, read by `AskUserQuestionItem.from_dict`) reaches the page only as
     its `dsh_user_questions.view.QuestionView.to_dict`: every model-written text inert, the
     detail and each option's preview as markdown trees, a diff review's diff parsed, the kind
-    of card; an answer names an option by the view's ``label`` (its wire label). The ask's own
+    of card; an answer names an option by the view's ``label`` (its wire label). A file
+    question's candidates are left out (``candidate_count`` says how many; the page fetches
+    them from the ``files`` route). The ask's own
     fields stay, with ``agentShown``: the agent's name, inert
     (`dsh_user_questions.rules.inert_text`).
     """
     questions = [
-        question_view(AskUserQuestionItem.from_dict(question)).to_dict()
+        _lean(question_view(AskUserQuestionItem.from_dict(question)).to_dict())
         for question in ask.get("questions", ())
     ]
     agent = ask.get("agent")
     shown_agent = inert_text(agent) if isinstance(agent, str) else None
     return {**ask, "agentShown": shown_agent, "questions": questions}
+
+
+def _lean(view: dict[str, Any]) -> dict[str, Any]:
+    # A file question's candidates (up to a whole repository's paths) are fetched by the page
+    # when it opens the question (the ``files`` route), never carried by the stream: their
+    # count stands in for them.
+    field = view.get("input")
+    if isinstance(field, dict) and field.get("type") == "files":
+        count = len(field.get("candidates") or ())
+        view["input"] = {**field, "candidates": None, "shown": None, "candidate_count": count}
+    return view
 
 
 class _Page:

@@ -2,10 +2,14 @@
 
 Serves the repository's package-manager example (examples/package-manager.json) through a
 `WebProvider` and photographs, in one headless Chromium, the page and the one-question link
-page (the link a notification carries), each at 390 px (a phone) and 1280 px wide. ``--write``
-saves them as the repository's docs/img/web-page-390.png, web-page-1280.png, link-page-390.png
-and link-page-1280.png; without it, each fresh picture is compared with the committed one and
-the number of differing pixels printed. ``test_pictures.py`` fails when they differ.
+page (the link a notification carries), each at 390 px (a phone) and 1280 px wide, and a number,
+a file and an upload question at 390 px. ``--write`` saves them as the repository's
+docs/img/web-page-390.png, web-page-1280.png, link-page-390.png, link-page-1280.png,
+web-number-390.png, web-files-390.png and web-upload-390.png, and the page a Chinese browser
+gets at 390 px as web-page-zh-390.png (needs a CJK font: Debian's fonts-wqy-microhei);
+without it, each fresh picture is
+compared with the committed one and the number of differing pixels printed.
+``test_pictures.py`` fails when they differ.
 
 Deterministic: a fixed page token, the ask's id is never shown, and animations and the text
 caret are off. Font rendering may still move a few pixels between machines, so pictures are
@@ -65,15 +69,19 @@ async def _until(condition: Any, what: str) -> None:
         await asyncio.sleep(0.01)
 
 
-async def _shot(browser: Browser, url: str, width: int, *ready: str) -> bytes:
+async def _shot(
+    browser: Browser, url: str, width: int, *ready: str, locale: str | None = None
+) -> bytes:
     """A screenshot of ``url`` in a window ``width`` px wide, once every selector of ``ready``
-    matches and the fonts are loaded; an error in the page fails it."""
+    matches and the fonts are loaded; an error in the page fails it. ``locale``: the browser's
+    language (its Accept-Language), English unless given."""
     errors: list[object] = []
     context = await browser.new_context(
         viewport={"width": width, "height": SIZES[width]},
         color_scheme="light",
         reduced_motion="reduce",
         device_scale_factor=1,
+        locale=locale or "en-US",
     )
     try:
         page = await context.new_page()
@@ -112,11 +120,82 @@ async def shoot(browser: Browser) -> dict[str, bytes]:
                 '#connection[data-state="open"]',
             )
             pictures[f"link-page-{width}.png"] = await _shot(browser, links.links[0], width, "h1")
+        # The page a Chinese browser gets (a CJK font: Debian's fonts-wqy-microhei).
+        pictures["web-page-zh-390.png"] = await _shot(
+            browser,
+            provider.url,
+            390,
+            "article[data-ask-id]",
+            '#connection[data-state="open"]',
+            locale="zh-CN",
+        )
         return pictures
     finally:
         await provider.stop()
         if asking.done() and not asking.cancelled():
             asking.exception()
+
+
+# The typed answers' pictures (issue 36): one question each, on a phone.
+INPUTS: dict[str, dict[str, Any]] = {
+    "web-number-390.png": {
+        "id": "workers",
+        "header": "Workers",
+        "question": "How many test workers should CI run?",
+        "input": {"type": "number", "min": 1, "max": 16, "step": 1, "unit": "workers"},
+    },
+    "web-files-390.png": {
+        "id": "read",
+        "header": "Context",
+        "question": "Which files should I read before changing the parser?",
+        "input": {
+            "type": "files",
+            "root": "/",
+            "max_count": 3,
+            "candidates": [
+                "README.md",
+                "docs/parser.md",
+                "src/lexer.py",
+                "src/parser.py",
+                "src/tokens.py",
+                "tests/test_lexer.py",
+                "tests/test_parser.py",
+            ],
+        },
+    },
+    "web-upload-390.png": {
+        "id": "shot",
+        "header": "Screenshot",
+        "question": "Can you send a screenshot of the broken dialog?",
+        "input": {"type": "upload", "accept": ["image/*"], "max_bytes": 5242880, "max_count": 1},
+    },
+}
+
+
+async def shoot_inputs(browser: Browser) -> dict[str, bytes]:
+    """The typed answers' pictures, by file name, taken now (one provider each)."""
+    pictures = {}
+    for name, question in INPUTS.items():
+        provider = WebProvider(announce=False, token=TOKEN)
+        await provider.start()
+        request = AskUserQuestionRequest.from_dict({"questions": [question]})
+        asking = asyncio.ensure_future(provider.ask(request))
+        try:
+            await _until(
+                lambda p=provider, a=asking: p.pending_count > 0 or a.done(), "the question"
+            )
+            if asking.done():
+                asking.result()
+            assert provider.url is not None
+            ready = ["article[data-ask-id]", '#connection[data-state="open"]']
+            if question["input"]["type"] == "files":
+                ready.append(".file-row")
+            pictures[name] = await _shot(browser, provider.url, 390, *ready)
+        finally:
+            await provider.stop()
+            if asking.done() and not asking.cancelled():
+                asking.exception()
+    return pictures
 
 
 _COUNT_DIFFERING = """async ([a, b, tolerance]) => {
@@ -178,6 +257,7 @@ async def main(argv: list[str]) -> int:
         )
         try:
             pictures = await shoot(browser)
+            pictures.update(await shoot_inputs(browser))
             if "--write" in argv:
                 IMAGES.mkdir(parents=True, exist_ok=True)
                 for name, data in pictures.items():

@@ -86,3 +86,62 @@ class TestOptionsOnlyOnATerminal:
         child.close()
         assert child.exitstatus == 0
         assert inbox.get(record.id).answer == pick("npm", by=LOGIN)
+
+
+class TestTypedAnswersOnATerminal:
+    """Typed questions (issue 36) answered in the terminal form of ``dsh-inbox answer``."""
+
+    def test_a_bad_number_is_refused_naming_the_rule_then_a_good_one_applies(
+        self, inbox: Inbox, inbox_url: str
+    ) -> None:
+        field = {"type": "number", "min": 1, "max": 10}
+        record = inbox.add(
+            {"questions": [{"id": "n", "question": "How many?", "input": field}]}, harness="h"
+        )
+        child = spawn(inbox_url, record.id)
+        child.expect("a number between 1 and 10")
+        child.expect("> ")
+        child.sendline("11")
+        child.expect("10")
+        child.expect("> ")
+        child.sendline("4")
+        child.expect(f"answered question {record.id}")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0
+        assert inbox.get(record.id).answer == {
+            "answers": [{"id": "n", "selected": [], "value": 4}],
+            "answered_by": LOGIN,
+        }
+
+    def test_an_uploaded_file_goes_into_the_store_not_this_machine(
+        self, inbox: Inbox, inbox_url: str, tmp_path
+    ) -> None:
+        """The form copies the file, then it moves into the store for the asker (wherever it
+        is): the record names the store's copy and nothing stays in this uploads folder."""
+        source = tmp_path / "notes.txt"
+        source.write_text("notes")
+        local = tmp_path / "cli-uploads"
+        field = {"type": "upload", "max_count": 1}
+        record = inbox.add(
+            {"questions": [{"id": "f", "question": "Send notes", "input": field}]}, harness="h"
+        )
+        env = {
+            **os.environ,
+            "DSH_USER_QUESTIONS_PLAIN": "1",
+            "TERM": "xterm",
+            "DSH_USER_QUESTIONS_UPLOADS": str(local),
+        }
+        child = pexpect.spawn(
+            DSH_INBOX, ["--inbox", inbox_url, "answer", record.id], env=env, encoding="utf-8"
+        )
+        child.expect("> ")
+        child.sendline(str(source))
+        child.expect(f"answered question {record.id}")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0
+        (stored,) = inbox.get(record.id).answer["answers"][0]["value"]
+        assert stored["path"].startswith("/dsh-inbox-upload/")
+        assert stored["name"] == "notes.txt"
+        assert [p for p in local.rglob("*") if p.is_file()] == []

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import subprocess
 import time
 from pathlib import Path
 from typing import cast
 
+import httpx
 import pytest
 from _processes import DSH_INBOX
 from dsh_user_questions import (
@@ -127,3 +129,52 @@ def test_an_allowed_host_name_without_a_port_allows_any_port(
     hosts = _hosts("127.0.0.1", 8765, given, "https://questions.example/inbox")
     assert all(host_allowed(host, hosts) for host in [*allowed, "questions.example"])
     assert not any(host_allowed(host, hosts) for host in refused)
+
+
+class TestAnHttpsPublicUrlAdmitsOnlyItsOrigin:
+    def test_its_name_over_http_is_refused_loopback_and_allowed_hosts_are_not(
+        self, tmp_path: Path
+    ) -> None:
+        """``serve --public-url https://questions.example/inbox --allowed-host box.lan``: a post
+        on the public name from ``http://`` (or a plain-http proxy port of it) is 403, on the
+        page and on the link page; the https origin, loopback and the allowed name pass."""
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        token = "t" * 20
+        process = subprocess.Popen(
+            [DSH_INBOX, "--inbox", f"sqlite:///{tmp_path / 'inbox.db'}", "serve",
+             "--port", str(port), "--token", token,
+             "--public-url", "https://questions.example/inbox", "--allowed-host", "box.lan"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            assert line.startswith("dsh-inbox: serving"), line + process.communicate()[1]
+            base = f"http://127.0.0.1:{port}"
+            with httpx.Client(base_url=base) as client:
+
+                def post(where: str, host: str, origin: str) -> httpx.Response:
+                    return client.post(
+                        where, json={"id": "none"}, headers={"Host": host, "Origin": origin}
+                    )
+
+                page, link = f"/inbox/{token}/cancel", "/inbox/q/any-token"
+                for origin in ("http://questions.example", "http://questions.example:8080"):
+                    for where in (page, link):
+                        refused = post(where, "questions.example", origin)
+                        assert refused.status_code == 403, (where, origin)
+                        assert refused.text == "forbidden: cross-origin request"
+                for host, origin in [
+                    ("questions.example", "https://questions.example"),
+                    (f"127.0.0.1:{port}", base),
+                    (f"localhost:{port}", f"http://localhost:{port}"),
+                    ("box.lan", "http://box.lan"),
+                ]:
+                    taken = post(page, host, origin)
+                    assert taken.text != "forbidden: cross-origin request", (host, origin)
+                    assert taken.status_code != 403, (host, origin, taken.text)
+        finally:
+            process.terminate()
+            process.communicate(timeout=60)

@@ -20,6 +20,21 @@
     streamId: null,
   };
   const byId = (id) => document.getElementById(id);
+  // The page's words in the reader's language: the server puts the catalog's messages in a
+  // JSON data block (never run); a message missing there is shown in English.
+  const MESSAGES = (() => {
+    try {
+      const data = JSON.parse(byId("dsh-messages").textContent);
+      return data && typeof data === "object" ? data : {};
+    } catch (_) {
+      return {};
+    }
+  })();
+  function t(message, vars) {
+    const text = Object.prototype.hasOwnProperty.call(MESSAGES, message) ? MESSAGES[message] : message;
+    if (!vars) return text;
+    return text.replace(/\{(\w+)\}/g, (all, name) => (name in vars ? String(vars[name]) : all));
+  }
   let uid = 0;
   const nextId = (prefix) => `${prefix}-${++uid}`;
 
@@ -85,7 +100,7 @@
     if (!options.some((option) => Array.isArray(option.preview))) return null;
     const title = el("p", { className: "preview-title" });
     const body = el("div", { className: "preview-body" });
-    const box = el("div", { className: "preview", role: "region", "aria-label": "Preview of the option", tabindex: "0", hidden: true }, title, body);
+    const box = el("div", { className: "preview", role: "region", "aria-label": t("Preview of the option"), tabindex: "0", hidden: true }, title, body);
     const inputs = [...list.querySelectorAll("input.choice")];
     const show = (n) => {
       const nodes = n >= 0 && Array.isArray(options[n].preview) ? options[n].preview : null;
@@ -142,14 +157,15 @@
   }
 
   // Who serves this page: the harness itself, or a question server such as dsh-inbox serve.
-  const SERVER = document.documentElement.dataset.server || "the harness";
+  const SERVER = document.documentElement.dataset.server || t("the harness");
   const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+  const lowerFirst = (text) => text.charAt(0).toLowerCase() + text.slice(1);
 
   const OUTCOME_TEXT = {
-    answered: ["Answer sent. Thank you.", "This question was answered in another tab."],
-    cancelled: ["Question closed; the agent was told you declined.", "This question was closed in another tab."],
-    withdrawn: ["The agent withdrew this question.", "The agent withdrew this question."],
-    stopped: ["The question server stopped.", "The question server stopped."],
+    answered: [t("Answer sent. Thank you."), t("This question was answered in another tab.")],
+    cancelled: [t("Question closed; the agent was told you declined."), t("This question was closed in another tab.")],
+    withdrawn: [t("The agent withdrew this question."), t("The agent withdrew this question.")],
+    stopped: [t("The question server stopped."), t("The question server stopped.")],
   };
 
   // ---- drafts survive a reload (per tab) ----
@@ -179,15 +195,15 @@
   // ---- queue ----
   function agentText(ask) {
     // A board that knows better names the asker itself (the inbox: harness label and agent).
-    if (typeof ask.asker === "string") return `From ${ask.asker}`;
-    if (ask.agent === null || ask.agent === undefined) return "From your harness";
-    return `From agent ${typeof ask.agentShown === "string" ? ask.agentShown : ask.agent}`;
+    if (typeof ask.asker === "string") return t("From {asker}", { asker: ask.asker });
+    if (ask.agent === null || ask.agent === undefined) return t("From your harness");
+    return t("From agent {agent}", { agent: typeof ask.agentShown === "string" ? ask.agentShown : ask.agent });
   }
 
   function titleOf(ask) {
     const first = ask.questions[0] || { question: "" };
-    const more = ask.questions.length > 1 ? ` (+${ask.questions.length - 1} more)` : "";
-    return (first.header ? `${first.header}: ` : "") + first.question + more;
+    const more = ask.questions.length > 1 ? " " + t("(+{count} more)", { count: ask.questions.length - 1 }) : "";
+    return (first.header ? `${own(first, first.header)}: ` : "") + own(first, first.question) + more;
   }
 
   // Many events can arrive together (a reconnect, a burst of asks): draw the queue once for them.
@@ -199,7 +215,7 @@
     byId("waiting").hidden = !state.synced || state.asks.size > 0;
     byId("queue-panel").hidden = state.asks.size === 0;
     document.body.dataset.state = state.asks.size > 0 ? "asking" : state.synced ? "waiting" : "loading";
-    document.title = state.asks.size > 0 ? `(${state.asks.size}) Questions from your agent` : "Questions from your agent";
+    document.title = state.asks.size > 0 ? `(${state.asks.size}) ${t("Questions from your agent")}` : t("Questions from your agent");
     if (queueTimer === null) queueTimer = setTimeout(drawQueue, 0);
   }
 
@@ -278,26 +294,31 @@
   // The review cards the page knows (the view's kind); any other kind is an ordinary question.
   const REVIEWS = {
     "plan-review": {
-      box: "The plan", keep: "Keep planning", what: "plan",
-      choose: "Choose Approve or Keep planning.", change: "Write what the agent should change.",
+      box: t("The plan"), keep: t("Keep planning"), what: "plan",
+      choose: t("Choose Approve or Keep planning."), change: t("Write what the agent should change."),
     },
     "diff-review": {
-      box: "The diff", keep: "Request changes", what: "diff",
-      choose: "Choose Approve or Request changes.", change: "Write what the agent should change.",
+      box: t("The diff"), keep: t("Request changes"), what: "diff",
+      choose: t("Choose Approve or Request changes."), change: t("Write what the agent should change."),
     },
   };
   function reviewOf(question) {
     const kind = question.kind;
     return Object.hasOwn(REVIEWS, kind) ? { ...REVIEWS[kind], kind } : null;
   }
+  // A review card's header and question are the core's words (the server sends their
+  // translations with the page's messages); any other question's text is the model's, as written.
+  function own(question, text) {
+    return Object.hasOwn(REVIEWS, question.kind) ? t(text) : text;
+  }
 
   // ---- the diff view: files, hunks, numbered added/removed/context lines ----
   const DIFF_SIGN = { add: "+", del: "\u2212", ctx: " ", note: "" };
-  const DIFF_WORD = { add: "added", del: "removed", ctx: "unchanged", note: "" };
+  const DIFF_WORD = { add: t("added"), del: t("removed"), ctx: t("unchanged"), note: "" };
   function diffView(diff) {
     const fragment = document.createDocumentFragment();
     for (const file of diff.files) {
-      const path = file.old && file.new && file.old !== file.new ? `${file.old} \u2192 ${file.new}` : file.new || file.old || "Changes";
+      const path = file.old && file.new && file.old !== file.new ? `${file.old} \u2192 ${file.new}` : file.new || file.old || t("Changes");
       const box = el("div", { className: "diff-file" }, el("h3", { className: "diff-path", text: path }));
       for (const line of file.meta || []) box.append(el("div", { className: "diff-meta", text: line }));
       for (const hunk of file.hunks || []) {
@@ -338,7 +359,7 @@
 
   function buildCard(ask) {
     const total = ask.questions.length;
-    const node = el("article", { className: "card", "data-ask-id": ask.id, "aria-label": `Question from ${agentText(ask).slice(5)}` });
+    const node = el("article", { className: "card", "data-ask-id": ask.id, "aria-label": t("Question {from}", { from: lowerFirst(agentText(ask)) }) });
     const form = el("form", { novalidate: true });
     const draft = loadDraft(ask.id) || { page: 0, items: {}, skipped: [] };
     const pages = ask.questions.map((question, index) => buildPage(ask, question, index, total, draft));
@@ -386,7 +407,7 @@
     const collectSummaries = () =>
       pages.map((p, i) => ({
         question: ask.questions[i].question,
-        answer: skipped.has(i) ? "Skipped" : p.summary(),
+        answer: skipped.has(i) ? t("Skipped") : p.summary(),
         change: () => {
           changing = true;
           show(i);
@@ -449,7 +470,8 @@
   // A page takes the focus on its recommended option when it has one (focused, never checked),
   // else on its question.
   function focusPage(page) {
-    const target = page.recommended && !page.recommended.disabled ? page.recommended : page.section.querySelector(".question-text");
+    const field = page.field && page.field();
+    const target = field && !field.disabled ? field : page.recommended && !page.recommended.disabled ? page.recommended : page.section.querySelector(".question-text");
     target.focus();
   }
 
@@ -466,17 +488,17 @@
     review.section = el(
       "section",
       { className: "review-step", "aria-labelledby": titleId, "aria-describedby": errorId },
-      el("p", { className: "meta" }, el("span", { className: "agent", text: agentText(ask) }), el("span", { text: "Review" })),
-      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: "Review your answers" }),
+      el("p", { className: "meta" }, el("span", { className: "agent", text: agentText(ask) }), el("span", { text: t("Review") })),
+      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: t("Review your answers") }),
       list,
       error,
       el(
         "div",
         { className: "actions" },
-        button("Back", "", () => review.onBack()),
+        button(t("Back"), "", () => review.onBack()),
         el("span", { className: "spacer" }),
-        button(`Close all ${ask.questions.length} questions`, "quiet close", () => review.onClose()),
-        button("Submit answers", "primary submit-all", null, "submit"),
+        button(t("Close all {count} questions", { count: ask.questions.length }), "quiet close", () => review.onClose()),
+        button(t("Submit answers"), "primary submit-all", null, "submit"),
       ),
     );
     review.fail = (text) => { error.textContent = visible(text); };
@@ -488,7 +510,7 @@
             {},
             el("span", { className: "q", text: `${index + 1}. ${row.question}` }),
             el("span", { className: "a", text: row.answer }),
-            button("Change", "change", row.change),
+            button(t("Change"), "change", row.change),
           ),
         ),
       );
@@ -506,15 +528,15 @@
     const legend = el(
       "legend",
       {},
-      question.header ? el("span", { className: "header-chip", text: question.header }) : null,
-      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: question.question }),
+      question.header ? el("span", { className: "header-chip", text: own(question, question.header) }) : null,
+      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: own(question, question.question) }),
     );
     fieldset.append(legend);
     const meta = el(
       "p",
       { className: "meta" },
       el("span", { className: "agent", text: agentText(ask) }),
-      total > 1 ? el("span", { className: "progress", text: `Question ${index + 1} of ${total}` }) : null,
+      total > 1 ? el("span", { className: "progress", text: t("Question {number} of {total}", { number: index + 1, total }) }) : null,
     );
     const error = el("p", { id: errorId, className: "error", role: "alert" });
     page.fail = (text) => { error.textContent = visible(text); };
@@ -522,9 +544,9 @@
     section.append(meta, fieldset);
 
     const nav = (...buttons) => el("div", { className: "actions" }, ...buttons);
-    const back = index > 0 ? button("Back", "", () => page.onBack()) : null;
+    const back = index > 0 ? button(t("Back"), "", () => page.onBack()) : null;
     const last = index + 1 === total;
-    const closeText = total > 1 ? `Close all ${total} questions` : "Close question";
+    const closeText = total > 1 ? t("Close all {count} questions", { count: total }) : t("Close question");
     // The detail's markdown tree; none when the markdown was too deep to parse: its text then.
     const detailTree = Array.isArray(question.detail) ? question.detail : null;
 
@@ -542,15 +564,15 @@
       const approve = question.options.find((option) => option.approves).label;
       const keep = question.options.map((o) => o.label).find((label) => label !== approve);
       const hintId = nextId("hint");
-      const hint = el("p", { id: hintId, className: "hint approve-hint", text: `Approve opens once you have scrolled to the end of the ${review.what}.` });
+      const hint = el("p", { id: hintId, className: "hint approve-hint", text: (review.what === "diff" ? t("Approve opens once you have scrolled to the end of the diff.") : t("Approve opens once you have scrolled to the end of the plan.")) });
       fieldset.append(
         box,
-        feedback ? el("label", { className: "field-label", for: feedbackId, text: "Feedback for the agent (optional)" }) : null,
+        feedback ? el("label", { className: "field-label", for: feedbackId, text: t("Feedback for the agent (optional)") }) : null,
         feedback,
       );
-      const approveButton = button(last && total === 1 ? "Approve" : "Approve and continue", "primary approve", () => {
+      const approveButton = button(last && total === 1 ? t("Approve") : t("Approve and continue"), "primary approve", () => {
         if (words()) {
-          return page.fail(`Approving sends no feedback: clear it, or choose ${review.keep}.`);
+          return page.fail(t("Approving sends no feedback: clear it, or choose {keep}.", { keep: review.keep }));
         }
         page.onChosen({ id: question.id, selected: [approve] });
       });
@@ -567,7 +589,7 @@
             page.onChosen({ id: question.id, selected: [keep] });
           }),
           el("span", { className: "spacer" }),
-          button(total > 1 ? closeText : "Talk instead", "quiet talk", () => page.onClose()),
+          button(total > 1 ? closeText : t("Talk instead"), "quiet talk", () => page.onClose()),
         ),
       );
       lockUntilSeen(box, approveButton, hint);
@@ -576,7 +598,7 @@
       page.snapshot = () => ({ feedback: feedback ? feedback.value : "", fixed: page.fixed });
       page.summary = () => {
         const item = page.read();
-        if (item.error) return "Not answered yet";
+        if (item.error) return t("Not answered yet");
         return item.custom !== undefined ? `${review.keep}: ${item.custom}` : item.selected.join(", ");
       };
       page.choices = () => [];
@@ -588,6 +610,33 @@
       if (detailTree) detail.append(doc(detailTree));
       else detail.textContent = visible(question.detail_text);
       fieldset.append(detail);
+    }
+    if (question.input && typeof question.input === "object") {
+      // A typed answer (the view's input): a number, a date, a time, files of the workspace or
+      // files to upload. The value goes to the server as it is; the core's rules judge it and
+      // a refusal comes back naming the rule.
+      const field = typedField(ask, question, saved, page);
+      fieldset.append(...field.nodes);
+      page.choices = () => [];
+      page.read = field.read;
+      page.snapshot = field.snapshot;
+      page.summary = () => {
+        const item = page.read();
+        return item.error ? "Not answered yet" : field.summary();
+      };
+      page.field = field.focus;
+      const nextText = last ? (total > 1 ? "Review answers" : "Submit") : "Next";
+      section.append(
+        error,
+        nav(
+          back,
+          button("Skip", "skip", () => page.onSkip()),
+          el("span", { className: "spacer" }),
+          button(closeText, "quiet close", () => page.onClose()),
+          button(nextText, "primary next", null, "submit"),
+        ),
+      );
+      return page;
     }
     const options = question.options;
     const multi = Boolean(question.multi_select);
@@ -625,7 +674,7 @@
       // The view's other: false means the options only, no "Other" row for the human's words.
       if (question.other) {
         otherToggle = el("input", { type: kind, name: group, value: "", className: "other-toggle", checked: Boolean(saved.other) });
-        otherText = el("input", { type: "text", className: "other-text", "aria-label": "Other answer", placeholder: "Type your own answer", maxlength: "10000" });
+        otherText = el("input", { type: "text", className: "other-text", "aria-label": t("Other answer"), placeholder: t("Type your own answer"), maxlength: "10000" });
         otherText.value = typeof saved.otherText === "string" ? saved.otherText : "";
         otherText.addEventListener("input", () => { otherToggle.checked = otherText.value.trim() !== ""; });
         list.append(
@@ -634,7 +683,7 @@
             { className: "option other" },
             otherToggle,
             el("span", { className: "key", "aria-hidden": "true", text: options.length < 9 ? `${options.length + 1}` : "" }),
-            el("span", { className: "label", text: "Other" }),
+            el("span", { className: "label", text: t("Other") }),
           ),
           otherText,
         );
@@ -646,8 +695,8 @@
         el(
           "p",
           { className: "hint" },
-          multi ? "Pick any that apply. " : "",
-          el("span", { className: "keys-hint", text: multi ? "Number keys pick options." : "Number keys pick an option." }),
+          multi ? t("Pick any that apply. ") : "",
+          el("span", { className: "keys-hint", text: multi ? t("Number keys pick options.") : t("Number keys pick an option.") }),
         ),
       );
     } else {
@@ -659,26 +708,26 @@
           autocomplete: "off", autocapitalize: "off", spellcheck: "false", "data-secret": "",
         });
         fieldset.append(
-          el("label", { className: "field-label", for: fieldId, text: "Your answer (secret: hidden as you type)" }),
+          el("label", { className: "field-label", for: fieldId, text: t("Your answer (secret: hidden as you type)") }),
           freeText,
-          el("p", { className: "hint", text: "The secret goes to your harness only; this page keeps no copy." }),
+          el("p", { className: "hint", text: t("The secret goes to your harness only; this page keeps no copy.") }),
         );
       } else {
         freeText = el("textarea", { id: fieldId, className: "free-text", rows: "3", maxlength: "10000" });
         freeText.value = typeof saved.free === "string" ? saved.free : "";
-        fieldset.append(el("label", { className: "field-label", for: fieldId, text: "Your answer" }), freeText);
+        fieldset.append(el("label", { className: "field-label", for: fieldId, text: t("Your answer") }), freeText);
       }
     }
     page.choices = () => [...fieldset.querySelectorAll("input.choice, input.other-toggle")];
     page.read = () => {
       if (freeText) {
-        if (!freeText.value.trim()) return { error: "Type an answer, or press Skip." };
+        if (!freeText.value.trim()) return { error: t("Type an answer, or press Skip.") };
         return { id: question.id, selected: [], custom: freeText.value };
       }
       const selected = [...fieldset.querySelectorAll("input.choice:checked")].map((input) => input.value);
       const other = Boolean(otherToggle && otherToggle.checked);
-      if (other && !otherText.value.trim()) return { error: "Type your answer next to Other, or untick it." };
-      if (!selected.length && !other) return { error: "Choose an option, or press Skip." };
+      if (other && !otherText.value.trim()) return { error: t("Type your answer next to Other, or untick it.") };
+      if (!selected.length && !other) return { error: t("Choose an option, or press Skip.") };
       const item = { id: question.id, selected };
       if (other) item.custom = otherText.value;
       return item;
@@ -693,23 +742,289 @@
     };
     page.summary = () => {
       const item = page.read();
-      if (item.error) return "Not answered yet";
-      if (question.secret === true) return "Secret given (hidden)";
+      if (item.error) return t("Not answered yet");
+      if (question.secret === true) return t("Secret given (hidden)");
       return [...item.selected, ...(item.custom !== undefined ? [item.custom] : [])].join(", ");
     };
     page.recommended = fieldset.querySelector("input.choice.recommended");
-    const nextText = last ? (total > 1 ? "Review answers" : "Submit") : "Next";
+    const nextText = last ? (total > 1 ? t("Review answers") : t("Submit")) : t("Next");
     section.append(
       error,
       nav(
         back,
-        button("Skip", "skip", () => page.onSkip()),
+        button(t("Skip"), "skip", () => page.onSkip()),
         el("span", { className: "spacer" }),
         button(closeText, "quiet close", () => page.onClose()),
         button(nextText, "primary next", null, "submit"),
       ),
     );
     return page;
+  }
+
+  // ---- typed answers: number, date, time, datetime, files, upload ----
+  const FILES_SHOWN = 200; // rows drawn at once in a file list; the filter narrows the rest
+  const pad2 = (n) => String(n).padStart(2, "0");
+  function sizeText(bytes) {
+    if (!Number.isFinite(bytes)) return "";
+    if (bytes < 1024) return `${bytes} bytes`;
+    const units = ["KB", "MB", "GB"];
+    let value = bytes / 1024;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
+    return `${value >= 10 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
+  }
+  // A page's local date and time with the browser's offset at that moment: RFC 3339.
+  function withOffset(local) {
+    const date = new Date(local);
+    if (!local || Number.isNaN(date.getTime())) return null;
+    const minutes = -date.getTimezoneOffset();
+    const sign = minutes >= 0 ? "+" : "-";
+    const off = Math.abs(minutes);
+    const seconds = local.length === 16 ? `${local}:00` : local;
+    return `${seconds}${sign}${pad2(Math.floor(off / 60))}:${pad2(off % 60)}`;
+  }
+  function offsetText() {
+    const minutes = -new Date().getTimezoneOffset();
+    const off = Math.abs(minutes);
+    return `UTC${minutes >= 0 ? "+" : "-"}${pad2(Math.floor(off / 60))}:${pad2(off % 60)}`;
+  }
+  function numberHint(input) {
+    const parts = [];
+    const has = (key) => typeof input[key] === "number";
+    if (has("min") && has("max")) parts.push(`A number between ${input.min} and ${input.max}`);
+    else if (has("min")) parts.push(`A number of at least ${input.min}`);
+    else if (has("max")) parts.push(`A number of at most ${input.max}`);
+    else parts.push("A number");
+    if (has("step")) parts.push(`in steps of ${input.step}`);
+    return `${parts.join(", ")}${input.unit ? ` (${input.unit})` : ""}. Up and Down arrows step it.`;
+  }
+
+  function typedField(ask, question, saved, page) {
+    const input = question.input;
+    const fieldId = nextId("value");
+    const hintId = nextId("hint");
+    const label = (text) => el("label", { className: "field-label", for: fieldId, text });
+    const hint = (text) => el("p", { id: hintId, className: "hint", text });
+    if (input.type === "files") return filesField(ask, question, saved, fieldId, hintId);
+    if (input.type === "upload") return uploadField(ask, question, saved, fieldId, hintId);
+    const kinds = { number: "number", date: "date", time: "time", datetime: "datetime-local" };
+    const type = kinds[input.type];
+    if (!type) {
+      // A kind this page does not know: said, never guessed at.
+      return {
+        nodes: [el("p", { className: "hint", text: `This question asks for a kind of answer this page cannot take (${input.type}). Skip it, or answer it elsewhere.` })],
+        read: () => ({ error: "This page cannot answer this question: press Skip." }),
+        snapshot: () => ({}),
+        summary: () => "",
+        focus: () => null,
+      };
+    }
+    const box = el("input", {
+      id: fieldId, type, className: `value-field ${input.type}`, "aria-describedby": hintId,
+      min: typeof input.min === "number" || typeof input.min === "string" ? String(input.min) : null,
+      max: typeof input.max === "number" || typeof input.max === "string" ? String(input.max) : null,
+      step: typeof input.step === "number" ? String(input.step) : input.type === "number" ? "any" : null,
+      inputmode: input.type === "number" ? "decimal" : null,
+    });
+    if (typeof saved.value === "string") box.value = saved.value;
+    const words = {
+      number: ["Your answer", numberHint(input)],
+      date: ["Date", "A date (year, month, day)."],
+      time: ["Time", "A time of day (hours and minutes)."],
+      datetime: ["Date and time", `A date and a time, in your time zone (${offsetText()}); it is sent with that offset.`],
+    }[input.type];
+    const unit = input.type === "number" && input.unit ? el("span", { className: "unit", "aria-hidden": "true", text: input.unit }) : null;
+    const read = () => {
+      const raw = box.value.trim();
+      if (box.validity && box.validity.badInput) return { error: `${words[0]}: that is not a valid ${input.type === "number" ? "number" : input.type}.` };
+      if (!raw) return { error: `Fill in the ${words[0].toLowerCase()}, or press Skip.` };
+      let value = raw;
+      if (input.type === "number") value = Number(raw);
+      if (input.type === "datetime") value = withOffset(raw);
+      if (value === null || (typeof value === "number" && !Number.isFinite(value))) return { error: `${words[0]}: that is not a valid ${input.type}.` };
+      return { id: question.id, selected: [], value };
+    };
+    return {
+      nodes: [label(words[0]), el("div", { className: "value-row" }, box, unit), hint(words[1])],
+      read,
+      snapshot: () => ({ value: box.value }),
+      summary: () => {
+        const item = read();
+        return input.type === "number" && input.unit ? `${item.value} ${input.unit}` : String(item.value);
+      },
+      focus: () => box,
+    };
+  }
+
+  function filesField(ask, question, saved, fieldId, hintId) {
+    const input = question.input;
+    const max = Number.isInteger(input.max_count) ? input.max_count : null;
+    const chosen = new Set(Array.isArray(saved.files) ? saved.files.filter((f) => typeof f === "string") : []);
+    let all = null; // the candidates, once fetched
+    let shownOf = new Map(); // each candidate as inert text, for display
+    const filter = el("input", { id: fieldId, type: "search", className: "files-filter", "aria-describedby": hintId, autocomplete: "off", spellcheck: "false" });
+    const status = el("p", { className: "hint files-status", role: "status", "aria-live": "polite", text: "Loading the file list\u2026" });
+    const list = el("div", { className: "files-list", role: "group", "aria-label": "Files" });
+    const picked = el("ul", { className: "files-chosen", "aria-label": "Chosen files" });
+    const count = typeof input.candidate_count === "number" ? input.candidate_count : null;
+    const limitText = max ? `Pick up to ${max} ${max === 1 ? "file" : "files"}` : "Pick files";
+    const where = input.pattern ? ` matching ${input.pattern}` : "";
+    const drawChosen = () => {
+      picked.replaceChildren(
+        ...[...chosen].map((path) =>
+          el("li", {}, el("span", { className: "path", text: shownOf.get(path) || path }),
+            button("Remove", "quiet remove", () => { chosen.delete(path); draw(); list.dispatchEvent(new Event("change", { bubbles: true })); })),
+        ),
+      );
+      picked.hidden = chosen.size === 0;
+    };
+    const draw = () => {
+      drawChosen();
+      if (all === null) return;
+      const term = filter.value.trim().toLowerCase();
+      const rows = [];
+      let matches = 0;
+      for (const path of all) {
+        if (term && !path.toLowerCase().includes(term)) continue;
+        matches += 1;
+        if (rows.length < FILES_SHOWN) rows.push(path);
+      }
+      list.replaceChildren(
+        ...rows.map((path) => {
+          const shown = shownOf.get(path) || path;
+          const cut = shown.lastIndexOf("/");
+          const box = el("input", { type: "checkbox", className: "file-choice", value: path, checked: chosen.has(path) });
+          box.addEventListener("change", () => {
+            if (box.checked && max !== null && chosen.size >= max) {
+              box.checked = false;
+              status.textContent = `At most ${max} ${max === 1 ? "file" : "files"}: remove one first.`;
+              return;
+            }
+            if (box.checked) chosen.add(path);
+            else chosen.delete(path);
+            drawChosen();
+          });
+          return el("label", { className: "file-row" }, box,
+            el("span", { className: "dir", text: cut >= 0 ? shown.slice(0, cut + 1) : "" }),
+            el("span", { className: "base", text: cut >= 0 ? shown.slice(cut + 1) : shown }));
+        }),
+      );
+      const shown = matches > rows.length ? `; showing the first ${rows.length}: type to narrow` : "";
+      status.textContent = `${matches.toLocaleString("en")} of ${all.length.toLocaleString("en")} files match${shown}. ${chosen.size} chosen.`;
+    };
+    let timer = null;
+    filter.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(draw, all && all.length > 20000 ? 120 : 0); });
+    fetch(`files?ask=${encodeURIComponent(ask.id)}&question=${encodeURIComponent(question.id)}`, { credentials: "same-origin", cache: "no-store" })
+      .then((response) => (response.ok ? response.json() : Promise.reject(new Error(String(response.status)))))
+      .then((data) => {
+        all = Array.isArray(data.files) ? data.files.filter((f) => typeof f === "string") : [];
+        shownOf = new Map(all.map((path, n) => [path, Array.isArray(data.shown) && typeof data.shown[n] === "string" ? data.shown[n] : path]));
+        draw();
+      })
+      .catch(() => { status.textContent = "The file list could not be loaded: reload the page to try again."; });
+    drawChosen();
+    return {
+      nodes: [
+        el("label", { className: "field-label", for: fieldId, text: "Filter files" }),
+        filter,
+        el("p", { id: hintId, className: "hint", text: `${limitText}${where}${count !== null ? ` from ${count.toLocaleString("en")} in the workspace` : ""}. Type to filter; Tab to the list, Space ticks a file.` }),
+        status, list, picked,
+      ],
+      read: () => (chosen.size ? { id: question.id, selected: [], value: [...chosen] } : { error: "Pick at least one file, or press Skip." }),
+      snapshot: () => ({ files: [...chosen] }),
+      summary: () => [...chosen].join(", "),
+      focus: () => filter,
+    };
+  }
+
+  function uploadField(ask, question, saved, fieldId, hintId) {
+    const input = question.input;
+    const max = Number.isInteger(input.max_count) ? input.max_count : null;
+    const maxBytes = Number.isInteger(input.max_bytes) ? input.max_bytes : null;
+    const accept = Array.isArray(input.accept) ? input.accept.filter((a) => typeof a === "string") : [];
+    const done = Array.isArray(saved.uploads) ? saved.uploads.filter((u) => u && typeof u.upload === "string") : [];
+    let busy = 0;
+    const picker = el("input", {
+      id: fieldId, type: "file", className: "upload-field", "aria-describedby": hintId,
+      accept: accept.length ? accept.join(",") : null, multiple: max === null || max > 1,
+    });
+    const progressList = el("ul", { className: "uploads" });
+    const status = el("p", { className: "hint upload-status", role: "status", "aria-live": "polite" });
+    const limits = [
+      max ? `up to ${max} ${max === 1 ? "file" : "files"}` : "",
+      maxBytes ? `each at most ${sizeText(maxBytes)}` : "",
+      accept.length ? `of type ${accept.join(", ")}` : "",
+    ].filter(Boolean);
+    const drawDone = () => {
+      for (const row of progressList.querySelectorAll("li.done")) row.remove();
+      for (const item of done) {
+        progressList.append(el("li", { className: "done" },
+          el("span", { className: "name", text: `${item.name} (${sizeText(item.size)})` }),
+          button("Remove", "quiet remove", () => { done.splice(done.indexOf(item), 1); drawDone(); picker.dispatchEvent(new Event("change", { bubbles: true })); })));
+      }
+    };
+    const send = (file) => {
+      if (maxBytes !== null && file.size > maxBytes) {
+        status.textContent = `${file.name} is ${sizeText(file.size)}: larger than ${sizeText(maxBytes)}, not sent.`;
+        return;
+      }
+      if (max !== null && done.length + busy >= max) {
+        status.textContent = `At most ${max} ${max === 1 ? "file" : "files"}: remove one first.`;
+        return;
+      }
+      busy += 1;
+      const bar = el("progress", { max: "100", value: "0", "aria-label": `Uploading ${file.name}` });
+      const row = el("li", { className: "sending" }, el("span", { className: "name", text: file.name }), bar);
+      progressList.append(row);
+      const request = new XMLHttpRequest();
+      const query = `ask=${encodeURIComponent(ask.id)}&question=${encodeURIComponent(question.id)}&name=${encodeURIComponent(file.name)}`;
+      request.open("POST", `upload?${query}`);
+      request.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+      request.upload.addEventListener("progress", (event) => {
+        if (event.lengthComputable) bar.value = Math.round((100 * event.loaded) / event.total);
+      });
+      const end = (text) => {
+        busy -= 1;
+        row.remove();
+        if (text) status.textContent = text;
+      };
+      request.addEventListener("load", () => {
+        let data = {};
+        try { data = JSON.parse(request.responseText); } catch (_) { data = {}; }
+        if (request.status === 200 && typeof data.upload === "string") {
+          done.push({ upload: data.upload, name: String(data.name), size: Number(data.size) });
+          drawDone();
+          end(`${file.name} uploaded.`);
+          picker.dispatchEvent(new Event("change", { bubbles: true }));
+        } else {
+          end(`${file.name} was not taken: ${data.message || `${request.status} ${request.statusText}`}`);
+        }
+      });
+      request.addEventListener("error", () => end(`${file.name} could not be sent: ${SERVER} is unreachable.`));
+      request.send(file);
+    };
+    picker.addEventListener("change", (event) => {
+      if (!event.isTrusted) return; // our own change events (a draft to save)
+      for (const file of picker.files || []) send(file);
+      picker.value = "";
+    });
+    drawDone();
+    return {
+      nodes: [
+        el("label", { className: "field-label", for: fieldId, text: max === 1 ? "Choose a file to upload" : "Choose files to upload" }),
+        picker,
+        el("p", { id: hintId, className: "hint", text: `${limits.length ? `${capital(limits.join(", "))}. ` : ""}The file goes to your agent's machine; the agent sees its name, type and size.` }),
+        status, progressList,
+      ],
+      read: () => {
+        if (busy) return { error: "Wait until the upload has finished." };
+        if (!done.length) return { error: "Upload a file, or press Skip." };
+        return { id: question.id, selected: [], value: done.map((item) => ({ upload: item.upload })) };
+      },
+      snapshot: () => ({ uploads: done }),
+      summary: () => done.map((item) => item.name).join(", "),
+      focus: () => picker,
+    };
   }
 
   // Number keys pick the options of the question on screen (not while typing).
@@ -776,17 +1091,17 @@
       }
       state.sent.delete(ask.id);
       if (status === 409) {
-        notice(data.message || "That question is no longer pending.", "not-pending", ask.id);
+        notice(data.message || t("That question is no longer pending."), "not-pending", ask.id);
         drop(ask.id, true);
         return;
       } else if (status === 422) {
-        page.fail(`The server refused the answer: ${(data.problems || []).join("; ")}`);
+        page.fail(t("The server refused the answer: {problems}", { problems: (data.problems || []).join("; ") }));
       } else {
-        page.fail(`The server refused: ${data.message || (data.problems || []).join("; ") || status}`);
+        page.fail(t("The server refused: {why}", { why: data.message || (data.problems || []).join("; ") || status }));
       }
     } catch (_) {
       state.sent.delete(ask.id);
-      page.fail(`Could not reach ${SERVER}: nothing was sent. Your answer is kept here; send it again once the page reconnects.`);
+      page.fail(t("Could not reach {server}: nothing was sent. Your answer is kept here; send it again once the page reconnects.", { server: SERVER }));
       reconnectSoon();
     }
     setBusy(card, false);
@@ -818,7 +1133,7 @@
     for (const card of state.cards.values()) card.setStale(stale);
     const offline = byId("offline");
     if (stale) {
-      offline.textContent = `${capital(SERVER)} is unreachable, so answers cannot be sent. This page keeps trying and updates by itself when ${SERVER} is back.`;
+      offline.textContent = capital(t("{server} is unreachable, so answers cannot be sent. This page keeps trying and updates by itself when {server} is back.", { server: SERVER }));
       offline.hidden = false;
     } else {
       offline.hidden = true;
@@ -829,7 +1144,7 @@
   function onSnapshot(data) {
     state.failures = 0;
     state.synced = true;
-    setConnection("open", "Connected");
+    setConnection("open", t("Connected"));
     const before = state.currentId;
     state.asks = new Map(data.pending.map((ask) => [ask.id, ask]));
     queueWhole = true;
@@ -841,7 +1156,7 @@
     }
     setStale(false);
     if (before !== null && !state.asks.has(before)) {
-      notice("The question you were on was settled while this page was away.", "gone", "");
+      notice(t("The question you were on was settled while this page was away."), "gone", "");
       state.currentId = null;
       byId("card-slot").replaceChildren();
     }
@@ -851,23 +1166,23 @@
   function onAdded(ask) {
     if (state.asks.has(ask.id)) return;
     state.asks.set(ask.id, ask);
-    if (state.currentId !== null) announce(`New question ${agentText(ask).toLowerCase()}. ${state.asks.size} waiting.`);
+    if (state.currentId !== null) announce(t("New question {from}. {count} waiting.", { from: agentText(ask).toLowerCase(), count: state.asks.size }));
     ensureCurrent(state.currentId === null);
   }
 
   // Where an answer or a close came from when it was not a page: the one-question link of a
   // notification, the command line, or another surface named by the server.
-  const WHERE = { link: "through its link from a notification", cli: "from the command line" };
+  const WHERE = { link: t("through its link from a notification"), cli: t("from the command line") };
   function settledElsewhere(data) {
     if (typeof data.by !== "string" || !data.by || !["answered", "cancelled"].includes(data.outcome)) return null;
-    const where = WHERE[data.by] || `elsewhere (${data.by.slice(0, 40)})`;
-    return `This question was ${data.outcome === "answered" ? "answered" : "closed"} ${where}.`;
+    const where = WHERE[data.by] || t("elsewhere ({surface})", { surface: data.by.slice(0, 40) });
+    return data.outcome === "answered" ? t("This question was answered {where}.", { where }) : t("This question was closed {where}.", { where });
   }
 
   function onResolved(data) {
     if (!state.asks.has(data.id)) return;
     if (data.id === state.currentId) {
-      const texts = OUTCOME_TEXT[data.outcome] || ["This question was settled.", "This question was settled."];
+      const texts = OUTCOME_TEXT[data.outcome] || [t("This question was settled."), t("This question was settled.")];
       const elsewhere = settledElsewhere(data);
       notice(state.sent.has(data.id) ? texts[0] : elsewhere || texts[1], data.outcome, data.id);
     }
@@ -882,7 +1197,7 @@
     state.currentId = null;
     byId("card-slot").replaceChildren();
     renderQueue();
-    notice(`The question server stopped: ${data.reason}`, "bye", "");
+    notice(t("The question server stopped: {reason}", { reason: data.reason }), "bye", "");
   }
 
   // ---- one event stream per browser ----
@@ -947,14 +1262,14 @@
     const on = permission === "granted" && (state.notify || notifyWanted());
     node.setAttribute("aria-pressed", on ? "true" : "false");
     node.disabled = permission === "denied";
-    node.textContent = permission === "denied" ? "Notifications blocked by the browser" : on ? "Notifications on" : "Notify me of new questions";
+    node.textContent = permission === "denied" ? t("Notifications blocked by the browser") : on ? t("Notifications on") : t("Notify me of new questions");
   }
   function notifyAsk(ask) {
     if (typeof Notification !== "function" || Notification.permission !== "granted") return;
     if (!(state.notify || notifyWanted())) return;
     if (document.visibilityState === "visible" && document.hasFocus()) return; // seen already
     try {
-      const note = new Notification("A question is waiting for you", { body: `${agentText(ask)}: ${titleOf(ask)}`, tag: ask.id });
+      const note = new Notification(t("A question is waiting for you"), { body: `${agentText(ask)}: ${titleOf(ask)}`, tag: ask.id });
       note.addEventListener("click", () => {
         window.focus();
         if (state.asks.has(ask.id)) select(ask.id, true);
@@ -1033,18 +1348,18 @@
     if (state.source) state.source.close();
     state.source = null;
     state.failures += 1;
-    const connecting = state.synced ? "Reconnecting\u2026" : "Connecting\u2026";
+    const connecting = state.synced ? t("Reconnecting\u2026") : t("Connecting\u2026");
     if (state.failures >= RETRIES_BEFORE_UNREACHABLE) {
       // The stream may be refused while the harness is up (too many open tabs): ask once
       // whether it answers at all before calling it unreachable.
       fetch("state", { cache: "no-store", credentials: "same-origin", signal: AbortSignal.timeout(3000) })
         .then((response) => {
           if (!response.ok) throw new Error(String(response.status));
-          if (state.failures > 0) setConnection("retrying", `${connecting} (${SERVER} is busy)`);
+          if (state.failures > 0) setConnection("retrying", `${connecting} (${t("{server} is busy", { server: SERVER })})`);
         })
         .catch(() => {
           if (state.failures === 0) return; // reconnected meanwhile
-          setConnection("unreachable", `${capital(SERVER)} unreachable: retrying`);
+          setConnection("unreachable", capital(t("{server} unreachable: retrying", { server: SERVER })));
           setStale(true);
         });
     } else {

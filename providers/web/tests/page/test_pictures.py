@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from capture_pages import IMAGES, differing_pixels, shoot, too_different
+from capture_pages import IMAGES, differing_pixels, shoot, shoot_inputs, too_different
 from playwright.async_api import Browser
 
 pytestmark = pytest.mark.browser
@@ -11,17 +11,23 @@ pytestmark = pytest.mark.browser
 
 class TestThePictures:
     async def test_committed_pictures_match_a_fresh_capture(self, browser: Browser) -> None:
-        """docs/img's web-page and link-page pictures (390 and 1280 px) match fresh screenshots
-        of the package-manager example, to within 0.5% of their pixels (refresh:
+        """docs/img's web-page and link-page pictures (390 and 1280 px) of the package-manager
+        example, the typed answers' (number, files, upload at 390 px) and the page in Chinese
+        (390 px) match fresh
+        screenshots to within 0.5% of their pixels (refresh:
         ``python tests/capture_pages.py --write``)."""
         if not IMAGES.is_dir():
             pytest.skip("not in the repository: docs/img is not here (an unpacked sdist)")
-        pictures = await shoot(browser)
+        pictures = {**await shoot(browser), **await shoot_inputs(browser)}
         assert sorted(pictures) == [
             "link-page-1280.png",
             "link-page-390.png",
+            "web-files-390.png",
+            "web-number-390.png",
             "web-page-1280.png",
             "web-page-390.png",
+            "web-page-zh-390.png",
+            "web-upload-390.png",
         ]
         page = await browser.new_page()
         try:

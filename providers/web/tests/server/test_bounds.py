@@ -8,7 +8,6 @@ import json
 import random
 import socket
 import threading
-import tracemalloc
 from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
@@ -148,30 +147,19 @@ async def test_event_streams_are_capped(bounded: WebProvider) -> None:
             await stream.__aexit__(None, None, None)
 
 
-async def test_a_page_that_never_reads_is_dropped_with_memory_bounded(
-    bounded: WebProvider,
-) -> None:
-    """A stream that reads nothing holds at most its buffer, then its connection is closed."""
+async def test_a_page_that_never_reads_is_dropped(bounded: WebProvider) -> None:
+    """A stream that reads nothing while 6 MB of events pile up for it is closed by the server
+    (what it costs in memory meanwhile is a benchmark: benchmarks/bench_slow_page.py)."""
     host, port, path = address(bounded)
     sock = socket.create_connection((host, port))
     sock.sendall(f"GET {path}events HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode())
     await asyncio.sleep(0.2)
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        for index in range(300):  # about 6 MB of events for the page that does not read
-            detail = f"{index} " + "x" * 20_000
-            asked = bounded.ask(request(item(question=f"Question {index}?", detail=detail)))
-            await asyncio.sleep(0)
-            asked.cancel()
-            await asyncio.sleep(0)
-        await asyncio.sleep(0.5)
-        grown = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    # Every ask is settled, so only what waits for the page remains: at most its buffer
-    # (128 KiB) plus the socket's, where an unbounded queue would keep all 6 MB of frames.
-    assert grown < 1_500_000, grown
+    for index in range(300):  # about 6 MB of events for the page that does not read
+        detail = f"{index} " + "x" * 20_000
+        asked = bounded.ask(request(item(question=f"Question {index}?", detail=detail)))
+        await asyncio.sleep(0)
+        asked.cancel()
+        await asyncio.sleep(0)
     sock.setblocking(False)
 
     def server_closed() -> bool:

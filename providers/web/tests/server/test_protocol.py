@@ -740,3 +740,43 @@ class TestBehindAProxy:
                 assert refused.status_code == 403
         finally:
             await provider.stop()
+
+    async def test_an_https_public_name_answers_only_over_https(self) -> None:
+        """With ``public_url="https://proxy.example"``, a post on that name from its http
+        origin (or a plain-http proxy port of it) is 403, on the page and on the link page;
+        its https origin, the loopback address and another allowed name keep working."""
+        provider = WebProvider(
+            announce=False, public_url="https://proxy.example", allowed_hosts=["box.local"]
+        )
+        await provider.start()
+        try:
+            loopback = (provider.url or "").removesuffix(f"/{provider.token}/")
+            async with httpx.AsyncClient(base_url=provider.url or "") as client:
+                asking = await start_ask(provider, request())
+                body = {"id": "no-such-ask"}
+                for origin in ("http://proxy.example", "http://proxy.example:8080"):
+                    headers = {"Host": "proxy.example", "Origin": origin}
+                    refused = await client.post("cancel", json=body, headers=headers)
+                    assert refused.status_code == 403, origin
+                    assert refused.text == "forbidden: cross-origin request"
+                    link = await client.post(
+                        f"{loopback}/q/any-token", data={"action": "cancel"}, headers=headers
+                    )
+                    assert (link.status_code, link.text) == (403, refused.text), origin
+                for host, origin in [
+                    ("proxy.example", "https://proxy.example"),
+                    (loopback.removeprefix("http://"), loopback),
+                    ("box.local", "http://box.local:8080"),
+                ]:
+                    taken = await client.post(
+                        "cancel", json=body, headers={"Host": host, "Origin": origin}
+                    )
+                    assert taken.status_code != 403, (host, origin, taken.text)
+                own = {"Host": "proxy.example", "Origin": "https://proxy.example"}
+                cancelled = await client.post("cancel", json={"id": asking.id}, headers=own)
+                assert cancelled.status_code == 200
+            with pytest.raises(UserQuestionError) as info:
+                await asking.result()
+            assert info.value.code == "ASK_CANCELLED"
+        finally:
+            await provider.stop()
