@@ -383,7 +383,8 @@ def _shown(
         [
             item if hidden.custom == item.custom else attrs.evolve(item, custom=SECRET_SHOWN)
             for item, hidden in zip(answer.answers, redacted.answers, strict=True)
-        ]
+        ],
+        answered_by=answer.answered_by,
     )
 
 

@@ -398,7 +398,8 @@ def redact_secrets(
             if item.id in secret and item.custom is not None
             else item
             for item in answer.answers
-        ]
+        ],
+        answered_by=answer.answered_by,
     )
 
 

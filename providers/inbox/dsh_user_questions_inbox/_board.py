@@ -19,7 +19,7 @@ from typing import Any
 from dsh_user_questions import BadAnswerError, UserQuestionError
 from dsh_user_questions_web import BoardEvent, Outcome, Settlement, problems_of
 
-from ._record import QuestionRecord, State
+from ._record import TOKEN_HOLDER, QuestionRecord, State
 from ._store import Inbox
 from ._uploads import InboxUploadSink, open_upload, resolve_uploads
 
@@ -126,7 +126,7 @@ class InboxBoard:
         try:
             answer = await asyncio.to_thread(resolve_uploads, self._inbox, ask_id, answer)
             result = await asyncio.to_thread(
-                self._inbox.answer, ask_id, answer, surface=self._surface
+                self._inbox.answer, ask_id, answer, surface=self._surface, by=TOKEN_HOLDER
             )
         except UserQuestionError as err:
             if not isinstance(err, BadAnswerError):

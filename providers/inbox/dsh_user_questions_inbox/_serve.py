@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from ._notices import LINKS_RENEW_EVERY, Notices
-from ._record import State
+from ._record import TOKEN_HOLDER, State
 from ._retention import retention_seconds
 from ._store import Inbox
 from ._uploads import open_upload, resolve_uploads
@@ -211,7 +211,7 @@ def _with_links(
         secret=lambda: secret,
         get=inbox.get,
         answer=lambda qid, answer: inbox.answer(
-            qid, resolve_uploads(inbox, qid, answer), surface=f"{surface}-link"
+            qid, resolve_uploads(inbox, qid, answer), surface=f"{surface}-link", by=TOKEN_HOLDER
         ),
         cancel=lambda qid: inbox.settle(qid, State.CANCELLED, surface=f"{surface}-link"),
         to_thread=asyncio.to_thread,

@@ -30,7 +30,7 @@ from dsh_user_questions.rules import inert_text as inert
 from dsh_user_questions.view import Node, QuestionView, diff_lines, request_view
 
 from ._i18n import _
-from ._record import AnswerOutcome, QuestionRecord, State
+from ._record import AnswerOutcome, QuestionRecord, State, login_name
 from ._retention import parse_duration, retention_seconds
 from ._store import Inbox, open_inbox
 from ._uploads import attach_files, resolve_uploads, stash_local_uploads
@@ -144,6 +144,14 @@ def _parser() -> argparse.ArgumentParser:
         "notify-test",
         help="send a test notification to $DSH_USER_QUESTIONS_NOTIFY (Apprise URLs)",
     )
+    log = commands.add_parser(
+        "log", help="the log of every step: asked, answered by whom from where, delivered..."
+    )
+    log.add_argument("id", nargs="?", help="one question's log (default: every question's)")
+    log.add_argument("--json", action="store_true", help="print one JSON array of events")
+    log.add_argument(
+        "--since", metavar="DURATION", help="only the events of the last DURATION (e.g. 12h, 7d)"
+    )
     prune = commands.add_parser("prune", help="delete final records past the retention")
     prune.add_argument(
         "--older-than",
@@ -206,6 +214,8 @@ def _run(inbox: Inbox, args: argparse.Namespace) -> int:
         return _cancel(inbox, args.id, surface=args.surface)
     if args.command == "prune":
         return _prune(inbox, args.older_than)
+    if args.command == "log":
+        return _log(inbox, args.id, as_json=args.json, since=args.since)
     if args.command == "init":
         print(_("the inbox store is ready: {url}").format(url=inbox.url.shown))
         return 0
@@ -290,6 +300,34 @@ def _age(seconds: float) -> str:
 
 
 # show and cancel ---------------------------------------------------------------------------------
+
+
+def _log(inbox: Inbox, question_id: str | None, *, as_json: bool, since: str | None) -> int:
+    """The events, oldest first: JSON, or one line each (names and surfaces inert)."""
+    after = None
+    if since is not None:
+        try:
+            span = parse_duration(since, where="--since")
+        except ValueError as err:
+            return _fail(str(err), EXIT_INVALID)
+        after = None if span is None else time.time() - span
+    if question_id is not None and inbox.get(question_id) is None:
+        return _no_question(question_id)
+    events = inbox.events(question_id, since=after)
+    if as_json:
+        print(json.dumps([event.to_dict() for event in events]))
+        return 0
+    for event in events:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.at))
+        line = f"{when}  {event.question_id}  {event.event}"
+        if event.by is not None:
+            line += f" by {inert(event.by)}"
+        if event.surface is not None:
+            line += f" on {inert(event.surface)}"
+        if event.address is not None:
+            line += f" from {inert(event.address)}"
+        print(line)
+    return 0
 
 
 def _show(inbox: Inbox, question_id: str, *, as_json: bool) -> int:
@@ -486,7 +524,7 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
         except RecursionError:
             return _fail("the answer on stdin is not JSON: it is nested too deep", EXIT_INVALID)
     try:
-        result = inbox.answer(question_id, answer, surface=surface)
+        result = inbox.answer(question_id, answer, surface=surface, by=login_name())
     except UserQuestionError as err:
         if not isinstance(err, BadAnswerError):
             raise
@@ -542,7 +580,7 @@ def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
     items = [{"id": view.id, "selected": [], "value": value}]
     try:
         wire = resolve_uploads(inbox, question_id, {"answers": items})
-        result = inbox.answer(question_id, wire, surface=args.surface)
+        result = inbox.answer(question_id, wire, surface=args.surface, by=login_name())
     except UserQuestionError as err:
         if not isinstance(err, BadAnswerError):
             raise

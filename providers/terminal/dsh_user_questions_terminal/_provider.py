@@ -3,6 +3,7 @@ and asks."""
 
 from __future__ import annotations
 
+import getpass
 import os
 import sys
 from collections.abc import Awaitable
@@ -108,7 +109,14 @@ class TerminalProvider:
         Not ``async def`` on purpose: the abort listener is added now, before the service
         starts waiting, so an abort closes the prompt before the caller hears ``ASK_ABORTED``.
         """
-        return self._ask(request, AbortRelay(request.signal))
+        return self._ask_as_login(request, AbortRelay(request.signal))
+
+    async def _ask_as_login(
+        self, request: AskUserQuestionRequest, relay: AbortRelay
+    ) -> AskUserQuestionAnswer:
+        """The answer, with ``answered_by`` the login name of whoever sits at this terminal."""
+        answer = await self._ask(request, relay)
+        return AskUserQuestionAnswer(answer.answers, answered_by=login_name())
 
     async def _ask(
         self, request: AskUserQuestionRequest, relay: AbortRelay
@@ -147,6 +155,14 @@ class TerminalProvider:
                 )
         finally:
             relay.close()
+
+
+def login_name() -> str | None:
+    """The login name of this process's user (`getpass.getuser`), or ``None`` when unknown."""
+    try:
+        return getpass.getuser() or None
+    except (OSError, KeyError, ImportError):
+        return None
 
 
 def _form_drawable(on_tty: bool) -> bool:

@@ -25,7 +25,9 @@ def check_page_answer(
 ) -> AskUserQuestionAnswer:
     """Check a posted answer (wire form or payload) against ``questions``; return the payload.
 
-    Raises `UserQuestionError` ``BAD_ANSWER`` naming the rules the answer breaks.
+    Raises `UserQuestionError` ``BAD_ANSWER`` naming the rules the answer breaks. The page
+    knows no people: the answer's ``answered_by`` is ``token`` (whoever held the page's
+    token), whatever name the posted body claims.
     """
     checked = check_answer(questions, answer)
     expected = [question.id for question in questions]
@@ -35,7 +37,7 @@ def check_page_answer(
             "answers must be exactly one item per asked question in the order asked:"
             f" expected {_quote(expected)}, got {_quote(got)}"
         )
-    return checked
+    return AskUserQuestionAnswer(checked.answers, answered_by="token")
 
 
 def _quote(value: object) -> str:
