@@ -259,8 +259,9 @@ def _words_html(name: str, question: QuestionView, form: _Form, picked: set[str]
     options."""
     out: list[str] = []
     if question.secret:
+        hidden = _("Your answer (hidden as you type)")
         out.append(
-            f'<label for="{name}-custom">{_("Your answer (hidden as you type)")}</label>'
+            f'<label for="{name}-custom">{hidden}</label>'
             f'<input type=password id="{name}-custom" name="{name}-custom" autocomplete=off>'
         )
     else:
@@ -269,9 +270,10 @@ def _words_html(name: str, question: QuestionView, form: _Form, picked: set[str]
             # A single-select takes one choice: the typed words are one more option, so a
             # pick and words can never both seem sent (one radio group, no script needed).
             checked = " checked" if _OTHER in picked else ""
+            label = _("Other: my own words below")
             out.append(
                 f'<label><input type=radio name="{name}" value="{_OTHER}"{checked}>'
-                f"<span>{_('Other: my own words below')}</span></label>"
+                f"<span>{label}</span></label>"
             )
             other = _("Your own words (choose Other above)")
         else:
@@ -326,12 +328,13 @@ def _form_html(linked: LinkedQuestion, form: _Form | None = None) -> str:
         if view.input is not None and view.input.type == "files"
     )
     script = f"<script>{_OFFSET_SCRIPT}</script>" if "datetime" in kinds else ""
+    send, close = _("Send answer"), _("Close without answering")
     return (
         f'<p class="header">{lead.format(asker=_text(linked.asker))}</p>{filters}'
         f"<form method=post{encoding}>{cards}"
-        f"<button type=submit name=action value=answer>{_('Send answer')}</button>"
+        f"<button type=submit name=action value=answer>{send}</button>"
         "<button class=secondary type=submit name=action value=cancel>"
-        f"{_('Close without answering')}</button></form>{script}"
+        f"{close}</button></form>{script}"
     )
 
 
@@ -448,11 +451,13 @@ def _filter_html(index: int, question: QuestionView, form: _Form) -> str:
 
 
 def _confirm_close_html() -> str:
+    told = _("The agent will be told you declined to answer.")
+    yes, back = _("Yes, close it"), _("No, back to the question")
     return (
-        f'<section class="card"><p>{_("The agent will be told you declined to answer.")}</p>'
+        f'<section class="card"><p>{told}</p>'
         "<form method=post><button type=submit name=action value=close>"
-        f'{_("Yes, close it")}</button><a class="button" href="">'
-        f"{_('No, back to the question')}</a></form></section>"
+        f'{yes}</button><a class="button" href="">'
+        f"{back}</a></form></section>"
     )
 
 

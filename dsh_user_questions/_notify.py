@@ -89,7 +89,8 @@ class Notification:
         if self.link is None:
             return body
         shown = (link or words)(self.link)
-        return f"{body}\n\n{words(_('Answer:'))} {shown}"
+        lead = words(_("Answer:"))
+        return f"{body}\n\n{lead} {shown}"
 
 
 def _unchanged(text: str) -> str:

@@ -3,6 +3,7 @@ every .po is translated, each .mo (and the page's .json) is compiled from its .p
 
 from __future__ import annotations
 
+import ast
 import gettext
 from pathlib import Path
 
@@ -77,3 +78,40 @@ def test_catalog_sizes() -> None:
     }
     assert sizes["dsh_user_questions"] >= 40
     assert (ROOT / "dsh_user_questions" / "locale").is_dir()
+
+
+def _calls_in_fstrings(source: str) -> list[int]:
+    """Lines where a message function (``_``, ``N_``, ``tr``) is called with a literal inside an
+    f-string."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.JoinedStr):
+            for inner in ast.walk(node):
+                if (
+                    isinstance(inner, ast.Call)
+                    and isinstance(inner.func, ast.Name)
+                    and inner.func.id in ("_", "N_", "tr")
+                    and inner.args
+                    and isinstance(inner.args[0], ast.Constant)  # a literal: what Babel reads
+                ):
+                    lines.append(inner.lineno)
+    return lines
+
+
+def test_no_message_is_marked_inside_an_f_string() -> None:
+    """Babel finds a call inside an f-string only on Python 3.12 and newer (PEP 701's
+    tokenizer), so the catalogs would be fresh on one Python and stale on another: every
+    message is marked outside f-strings."""
+    packages = [ROOT / "dsh_user_questions", *ROOT.glob("providers/*/dsh_user_questions_*")]
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for package in packages
+        for path in sorted(package.rglob("*.py"))
+        for line in _calls_in_fstrings(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+def test_a_message_marked_inside_an_f_string_is_found() -> None:
+    """The check above sees such a call (the case that made 3.11's extraction differ)."""
+    assert _calls_in_fstrings("x = f\"{_('Send answer')}</button>\"\n") == [1]
