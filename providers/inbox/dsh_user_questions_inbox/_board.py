@@ -17,9 +17,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dsh_user_questions import BadAnswerError, UserQuestionError
+from dsh_user_questions._identity import TOKEN_HOLDER
 from dsh_user_questions_web import BoardEvent, Outcome, Settlement, problems_of
 
-from ._record import TOKEN_HOLDER, QuestionRecord, State
+from ._record import QuestionRecord, State
 from ._store import Inbox
 from ._uploads import InboxUploadSink, open_upload, resolve_uploads
 

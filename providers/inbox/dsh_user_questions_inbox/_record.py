@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import getpass
 from typing import Any
 
 import attrs
@@ -41,18 +40,6 @@ class AnswerOutcome(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
-
-
-TOKEN_HOLDER = "token"
-"""``answered_by`` of an answer given on the page without identity: whoever held its token."""
-
-
-def login_name() -> str | None:
-    """The login name of this process's user (`getpass.getuser`), or ``None`` when unknown."""
-    try:
-        return getpass.getuser() or None
-    except (OSError, KeyError, ImportError):
-        return None
 
 
 @attrs.frozen(kw_only=True)

@@ -19,8 +19,10 @@ import urllib.parse
 from collections.abc import Callable, Collection
 from typing import Any
 
+from dsh_user_questions._identity import TOKEN_HOLDER
+
 from ._notices import LINKS_RENEW_EVERY, Notices
-from ._record import TOKEN_HOLDER, State
+from ._record import State
 from ._retention import retention_seconds
 from ._store import Inbox
 from ._uploads import open_upload, resolve_uploads

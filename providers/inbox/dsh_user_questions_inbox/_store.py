@@ -612,7 +612,8 @@ class Inbox:
     ) -> list[InboxEvent]:
         """The log: every event (of ``question_id`` alone, when given; at or after ``since``,
         seconds since the epoch, when given), oldest first."""
-        where, params = [], {}
+        where: list[str] = []
+        params: dict[str, str | float] = {}
         if question_id is not None:
             where.append("question_id = :question_id")
             params["question_id"] = question_id

@@ -25,12 +25,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from dsh_user_questions import BadAnswerError, UserQuestionError, WireFormatError
+from dsh_user_questions._identity import login_name
 from dsh_user_questions._input_text import describe_input, value_from_text
 from dsh_user_questions.rules import inert_text as inert
 from dsh_user_questions.view import Node, QuestionView, diff_lines, request_view
 
 from ._i18n import _
-from ._record import AnswerOutcome, QuestionRecord, State, login_name
+from ._record import AnswerOutcome, QuestionRecord, State
 from ._retention import parse_duration, retention_seconds
 from ._store import Inbox, open_inbox
 from ._uploads import attach_files, resolve_uploads, stash_local_uploads

@@ -3,13 +3,13 @@ and asks."""
 
 from __future__ import annotations
 
-import getpass
 import os
 import sys
 from collections.abc import Awaitable
 from typing import Literal, TextIO
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions._identity import login_name
 
 from ._abort import AbortRelay
 from ._questions import unusable_stream
@@ -155,14 +155,6 @@ class TerminalProvider:
                 )
         finally:
             relay.close()
-
-
-def login_name() -> str | None:
-    """The login name of this process's user (`getpass.getuser`), or ``None`` when unknown."""
-    try:
-        return getpass.getuser() or None
-    except (OSError, KeyError, ImportError):
-        return None
 
 
 def _form_drawable(on_tty: bool) -> bool:

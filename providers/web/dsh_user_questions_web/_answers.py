@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionItem, UserQuestionError
+from dsh_user_questions._identity import TOKEN_HOLDER
 from dsh_user_questions.rules import check_answer
 
 __all__ = ["check_page_answer", "problems_of"]
@@ -37,7 +38,7 @@ def check_page_answer(
             "answers must be exactly one item per asked question in the order asked:"
             f" expected {_quote(expected)}, got {_quote(got)}"
         )
-    return AskUserQuestionAnswer(checked.answers, answered_by="token")
+    return AskUserQuestionAnswer(checked.answers, answered_by=TOKEN_HOLDER)
 
 
 def _quote(value: object) -> str:
