@@ -97,7 +97,7 @@ def test_a_plan_in_detail_is_told_how_plan_review_works() -> None:
     problem = problems[0]
     assert problem.startswith(
         "questions[0].detail: unknown property; allowed: id, question, header, options,"
-        " multi_select, secret, allow_other (a plan is not a question:"
+        " multi_select, secret, allow_other, input (a plan is not a question:"
     )
     assert "dsh_user_questions.plan_review" in problem
     assert ". " not in problem  # one sentence

@@ -26,6 +26,7 @@ import pyte
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionRequest
 from dsh_user_questions.conformance import (
     Approve,
+    Enter,
     KeepPlanning,
     Other,
     ProviderConformance,
@@ -111,6 +112,10 @@ class PtyDriver:
         labels = [option.label for option in question.options]
         digit = {label: str(index + 1) for index, label in enumerate(labels)}
         other, skip = str(len(labels) + 1), str(len(labels) + 2)
+        if isinstance(reply, Enter):  # a number, date, time or date-time: typed in its field
+            await self._until(question.question)
+            await self._type(str(reply.value))
+            return
         if not labels:  # the text field is open at once; empty Enter skips
             await self._type(reply.text if isinstance(reply, Other) else "")
             return
@@ -199,6 +204,9 @@ class TestTerminalConformance(ProviderConformance):
     """The terminal provider, through its entry point's plugin, passes the provider contract."""
 
     timeout = WAIT_SECONDS
+    # The typed fields the driver types into (the file list and the upload's path entry are
+    # driven by tests/prompt/test_inputs.py).
+    input_types = frozenset({"number", "date", "time", "datetime"})
     opt_out: ClassVar[Mapping[str, str]] = {
         "test_custom_text_with_control_characters_is_never_an_answer": (
             "a terminal delivers control characters as keys, never as typed text: ESC is the"

@@ -21,6 +21,7 @@ from dsh_user_questions import AskUserQuestionRequest
 from dsh_user_questions.conformance import (
     Approve,
     Choose,
+    Enter,
     KeepPlanning,
     Other,
     ProviderConformance,
@@ -71,7 +72,20 @@ class PageDriver:
                 lines.append(question["detail_text"] or "")
                 for option in question["options"]:
                     lines += [option["shown"], option["description"] or ""]
+                field = question["input"]  # a typed question's field (InputView), else None
+                if field is not None:
+                    lines.append(field["unit"] or "")
+                if field is not None and field["type"] == "files":  # fetched as the page does
+                    params = {"ask": ask["id"], "question": question["id"]}
+                    listed = await self.client.get(self._url() + "files", params=params)
+                    listed.raise_for_status()
+                    lines += listed.json()["shown"]
         return "\n".join(lines)
+
+    def _url(self) -> str:
+        url = web_plugin.get_provider().url
+        assert url is not None, "the page is not served"
+        return url
 
     async def _post(
         self, route: str, body: dict[str, Any], asked: tuple[str, ...] | None = None
@@ -108,6 +122,9 @@ class PageDriver:
                 item["selected"] = list(reply.labels)
             if isinstance(reply, Other):
                 item["custom"] = reply.text
+            if isinstance(reply, Enter):  # what the page's typed field posts
+                value = reply.value
+                item["value"] = list(value) if isinstance(value, tuple) else value
             if isinstance(reply, (Approve, KeepPlanning)) and question.intent is not None:
                 approve = question.intent.approve
                 keep = [o.label for o in question.options if o.label != approve][:1]
@@ -145,6 +162,9 @@ class TestWebConformance(ProviderConformance):
 
     timeout = 10.0
     in_browser = False
+    # The typed fields the driver posts as the page does (an upload is a multipart post of
+    # its own: tests/page/test_inputs.py drives it).
+    input_types = frozenset({"number", "date", "time", "datetime", "files"})
 
     @contextlib.asynccontextmanager
     async def connect(self, ctx: HarnessContext) -> AsyncIterator[PageDriver]:
