@@ -12,13 +12,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._i18n import for_language
+
 __all__ = ["describe_input", "size_text", "value_from_text"]
 
 
-def size_text(count: int) -> str:
-    """``count`` bytes for people: ``512 bytes``, ``1.5 KB``, ``20 MB``."""
+def size_text(count: int, language: str | None = None) -> str:
+    """``count`` bytes for people: ``512 bytes``, ``1.5 KB``, ``20 MB`` (``bytes`` in
+    ``language``; default: the environment's)."""
+    _ = for_language(language)
     if count < 1024:
-        return f"{count} bytes"
+        return _("{count} bytes").format(count=count)
     value = float(count)
     for unit in ("KB", "MB", "GB", "TB"):
         value /= 1024
@@ -32,53 +36,55 @@ def _number(value: Any) -> str:
     return format(value, "g") if isinstance(value, float) else str(value)
 
 
-def describe_input(field: Any) -> str:
-    """What ``field`` (a `QuestionView.input`) asks for, in a few plain words."""
+def describe_input(field: Any, language: str | None = None) -> str:
+    """What ``field`` (a `QuestionView.input`) asks for, in a few plain words, in ``language``
+    (default: `DSH_USER_QUESTIONS_LANG`, else the locale). A person reads these words; the
+    model never does."""
+    _ = for_language(language)
     kind = getattr(field, "type", None)
     if kind == "number":
         low, high = getattr(field, "min", None), getattr(field, "max", None)
         if low is not None and high is not None:
-            text = f"a number between {_number(low)} and {_number(high)}"
+            text = _("a number between {low} and {high}").format(
+                low=_number(low), high=_number(high)
+            )
         elif low is not None:
-            text = f"a number of at least {_number(low)}"
+            text = _("a number of at least {low}").format(low=_number(low))
         elif high is not None:
-            text = f"a number of at most {_number(high)}"
+            text = _("a number of at most {high}").format(high=_number(high))
         else:
-            text = "a number"
+            text = _("a number")
         step = getattr(field, "step", None)
         if step is not None:
-            text += f" in steps of {_number(step)}"
+            text = _("{number} in steps of {step}").format(number=text, step=_number(step))
         unit = getattr(field, "unit", None)
         return f"{text} ({unit})" if unit else text
     if kind == "date":
-        return "a date (YYYY-MM-DD)"
+        return _("a date (YYYY-MM-DD)")
     if kind == "time":
-        return "a time of day (HH:MM)"
+        return _("a time of day (HH:MM)")
     if kind == "datetime":
-        return "a date and time with its UTC offset (YYYY-MM-DDTHH:MM+HH:MM)"
+        return _("a date and time with its UTC offset (YYYY-MM-DDTHH:MM+HH:MM)")
     count = getattr(field, "max_count", None)
+    details = []
+    if count is not None and count != 1:
+        details.append(_("up to {count}").format(count=count))
     if kind == "files":
-        text = "pick a file" if count == 1 else "pick files"
-        details = []
-        if count is not None and count != 1:
-            details.append(f"up to {count}")
+        text = _("pick a file") if count == 1 else _("pick files")
         pattern = getattr(field, "pattern", None)
         if pattern:
-            details.append(f"matching {pattern}")
+            details.append(_("matching {pattern}").format(pattern=pattern))
         return f"{text} ({', '.join(details)})" if details else text
     if kind == "upload":
-        text = "upload a file" if count == 1 else "upload files"
-        details = []
-        if count is not None and count != 1:
-            details.append(f"up to {count}")
+        text = _("upload a file") if count == 1 else _("upload files")
         limit = getattr(field, "max_bytes", None)
         if limit is not None:
-            details.append(f"each at most {size_text(limit)}")
+            details.append(_("each at most {size}").format(size=size_text(limit, language)))
         accept = getattr(field, "accept", None)
         if accept:
-            details.append(f"of type {', '.join(accept)}")
+            details.append(_("of type {types}").format(types=", ".join(accept)))
         return f"{text} ({', '.join(details)})" if details else text
-    return f"an answer of a kind this surface does not know ({kind})"
+    return _("an answer of a kind this surface does not know ({kind})").format(kind=kind)
 
 
 _SEPARATORS = re.compile(r"[\n,]+")

@@ -371,7 +371,7 @@ def _input_html(name: str, question: QuestionView, form: _Form) -> str:
     file list with checkboxes (narrowed by the filter above the form), or a file picker."""
     field = question.input
     assert field is not None, "only a typed question has a field"
-    words = html.escape(inert_text(describe_input(field)))
+    words = html.escape(inert_text(describe_input(field, _LANGUAGE.get())))
     hint = f'<p class="hint" id="{name}-hint">{words[:1].upper()}{words[1:]}</p>'
     kind = field.type
     if kind in _INPUT_TYPES:
@@ -385,7 +385,7 @@ def _input_html(name: str, question: QuestionView, form: _Form) -> str:
             extra += f' step="{_attr(step if step is not None else "any")}"'
         typed = _attr(form.get(f"{name}-value", [""])[-1])
         out = (
-            f'<label for="{name}-value">Your answer</label>'
+            f'<label for="{name}-value">{_("Your answer")}</label>'
             f'<input type={_INPUT_TYPES[kind]} id="{name}-value" name="{name}-value"'
             f' value="{typed}" aria-describedby="{name}-hint"{extra}>{hint}'
         )
@@ -396,7 +396,7 @@ def _input_html(name: str, question: QuestionView, form: _Form) -> str:
                 for offset in _OFFSETS
             )
             out += (
-                f'<label for="{name}-offset">Time zone (UTC offset)</label>'
+                f'<label for="{name}-offset">{_("Time zone (UTC offset)")}</label>'
                 f'<select id="{name}-offset" name="{name}-offset"'
                 f' data-offset-for="{name}-value">{options}</select>'
             )
@@ -416,13 +416,13 @@ def _input_html(name: str, question: QuestionView, form: _Form) -> str:
             for path, text in shown[:_FILES_SHOWN]
         )
         more = (
-            f"{len(shown)} files match; the first {_FILES_SHOWN} are listed: filter to narrow."
+            _("{count} files match; the first {shown} are listed: filter to narrow.")
             if len(shown) > _FILES_SHOWN
-            else f"{len(shown)} of {len(candidates)} files listed."
-        )
+            else _("{count} of {total} files listed.")
+        ).format(count=len(shown), shown=_FILES_SHOWN, total=len(candidates))
         return (
             f'{hint}<p class="hint">{more}</p>'
-            f'<fieldset class="files"><legend class="hint">Files</legend>{rows}</fieldset>'
+            f'<fieldset class="files"><legend class="hint">{_("Files")}</legend>{rows}</fieldset>'
         )
     if kind == "upload":
         accept = getattr(field, "accept", None) or ()
@@ -430,7 +430,8 @@ def _input_html(name: str, question: QuestionView, form: _Form) -> str:
         count = getattr(field, "max_count", None)
         several = "" if count == 1 else " multiple"
         return (
-            f'<label for="{name}-upload">Choose {"a file" if count == 1 else "files"}</label>'
+            f'<label for="{name}-upload">'
+            f"{_('Choose a file') if count == 1 else _('Choose files')}</label>"
             f'<input type=file id="{name}-upload" name="{name}-upload"{accepting}{several}'
             f' aria-describedby="{name}-hint">{hint}'
         )
@@ -442,11 +443,11 @@ def _filter_html(index: int, question: QuestionView, form: _Form) -> str:
     name = f"q{index}"
     typed = _attr(form.get(f"{name}-filter", [""])[-1])
     title = html.escape(question.header or question.question.split("\n", 1)[0])
+    label = html.escape(_("Filter the files of \u201c{title}\u201d")).format(title=title)
     return (
-        f'<form method=get class="card" role="search"><label for="{name}-filter">Filter the'
-        f" files of \u201c{title}\u201d</label>"
+        f'<form method=get class="card" role="search"><label for="{name}-filter">{label}</label>'
         f'<input type=search id="{name}-filter" name="{name}-filter" value="{typed}">'
-        "<button type=submit class=secondary>Filter</button></form>"
+        f"<button type=submit class=secondary>{_('Filter')}</button></form>"
     )
 
 

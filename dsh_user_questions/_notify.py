@@ -132,7 +132,7 @@ def notification_for(
     for view in views:
         text = _clip(review_text(view.kind, view.question, language), _MAX_QUESTION)
         if view.input is not None:  # what is asked for, in plain words: "a number between 1 and 10"
-            text += f" [{_clip(inert_text(describe_input(view.input)), _MAX_TITLE)}]"
+            text += f" [{_clip(inert_text(describe_input(view.input, language)), _MAX_TITLE)}]"
         header = review_text(view.kind, view.header, language) if view.header else ""
         lines.append(f"- {_clip(header, 40)}: {text}" if header else f"- {text}")
     return Notification(title=title, body="\n".join(lines), link=link)

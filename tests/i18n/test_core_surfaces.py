@@ -13,7 +13,12 @@ import httpx
 import pytest
 from catalogs import PSEUDO, english_outside, write_pseudo_locale
 
-from dsh_user_questions import AskUserQuestionItem, AskUserQuestionOption, UserQuestionError
+from dsh_user_questions import (
+    AskUserQuestionInput,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    UserQuestionError,
+)
 from dsh_user_questions._i18n import CATALOG_DIR_ENV, LANG_ENV, OTHER, SKIP
 from dsh_user_questions._link_page import LinkedQuestion, link_routes, link_url, with_links
 from dsh_user_questions._notify import notification_for
@@ -98,6 +103,43 @@ class Questions:
             "q-2": LinkedQuestion(
                 request=make_request(plan_review_question("# 計画\n\n1. やる\n")), asker="機械"
             ),
+            # Typed questions: a number (bounds, step, unit), a time with its zone, and files.
+            "q-3": LinkedQuestion(
+                request=make_request(
+                    AskUserQuestionItem(
+                        id="n",
+                        question="何個?",
+                        header="個数",
+                        input=AskUserQuestionInput(type="number", min=1, max=9, step=2, unit="個"),
+                    ),
+                    AskUserQuestionItem(
+                        id="t", question="いつ?", input=AskUserQuestionInput(type="datetime")
+                    ),
+                ),
+                asker="機械",
+            ),
+            "q-4": LinkedQuestion(
+                request=make_request(
+                    AskUserQuestionItem(
+                        id="f",
+                        question="どのファイル?",
+                        header="ファイル",
+                        input=AskUserQuestionInput(
+                            type="files",
+                            root="/w",
+                            pattern="*.md",
+                            max_count=2,
+                            candidates=["あ.md", "い.md"],
+                        ),
+                    ),
+                    AskUserQuestionItem(
+                        id="u",
+                        question="どれ?",
+                        input=AskUserQuestionInput(type="upload", max_count=1, max_bytes=512),
+                    ),
+                ),
+                asker="機械",
+            ),
         }
 
     async def get(self, question_id: str) -> LinkedQuestion | None:
@@ -143,6 +185,13 @@ async def test_the_link_page_follows_accept_language(
     english = await client.get(path("q-1"), headers={"Accept-Language": "en-US"})
     assert "<html lang=en>" in english.text
     assert "Send answer" in english.text
+    typed = await client.get(path("q-3"), headers={"Accept-Language": "zh-CN"})
+    assert "1 到 9 之间的数字，步长为 2 (個)" in typed.text
+    assert "时区（UTC 偏移）" in typed.text
+    files = await client.get(path("q-4"), headers={"Accept-Language": "zh-CN"})
+    assert "筛选“ファイル”的文件" in files.text
+    assert "已列出 2 个文件中的 2 个。" in files.text
+    assert "上传一个文件 (每个不超过 512 字节)" in files.text
     review = await client.get(path("q-2"), headers={"Accept-Language": "zh-Hans"})
     assert "计划审阅" in review.text
     assert "批准" in review.text
@@ -158,7 +207,7 @@ async def test_nothing_on_the_link_page_is_left_hard_coded(
     write_pseudo_locale(tmp_path)
     monkeypatch.setenv(CATALOG_DIR_ENV, str(tmp_path))
     monkeypatch.setenv(LANG_ENV, PSEUDO)
-    for question_id in ("q-1", "q-2"):
+    for question_id in ("q-1", "q-2", "q-3", "q-4"):
         page = await client.get(path(question_id))
         assert f"<html lang={PSEUDO}>" in page.text
         assert english_outside(visible_text(page.text)) == []
@@ -169,7 +218,7 @@ def visible_text(document: str) -> str:
     import html
     import re
 
-    document = re.sub(r"<style>.*?</style>", " ", document, flags=re.S)
+    document = re.sub(r"<(style|script)>.*?</\1>", " ", document, flags=re.S)
     return html.unescape(re.sub(r"<[^>]*>", " ", document))
 
 
@@ -182,8 +231,18 @@ def test_nothing_in_a_notification_is_left_hard_coded(
     monkeypatch.setenv(CATALOG_DIR_ENV, str(tmp_path))
     monkeypatch.setenv(LANG_ENV, PSEUDO)
     request = make_request(make_question(header="ツール", question="どれ?", options=JAPANESE))
-    for reminder in (False, True):
-        note = notification_for(request, asker="機械", link="https://x.test/q/1", reminder=reminder)
-        assert (
-            english_outside(note.title + "\n" + note.text().replace("https://x.test/q/1", "")) == []
-        )
+    typed = make_request(
+        AskUserQuestionItem(
+            id="n", question="何個?", input=AskUserQuestionInput(type="number", min=1, step=2)
+        ),
+        AskUserQuestionItem(
+            id="u", question="どれ?", input=AskUserQuestionInput(type="upload", max_bytes=9)
+        ),
+    )
+    for request in (request, typed):
+        for reminder in (False, True):
+            note = notification_for(
+                request, asker="機械", link="https://x.test/q/1", reminder=reminder
+            )
+            shown = note.title + "\n" + note.text().replace("https://x.test/q/1", "")
+            assert english_outside(shown) == []

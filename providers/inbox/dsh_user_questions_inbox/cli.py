@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from dsh_user_questions import BadAnswerError, UserQuestionError, WireFormatError
+from dsh_user_questions._i18n import N_
 from dsh_user_questions._identity import login_name
 from dsh_user_questions._input_text import describe_input, value_from_text
 from dsh_user_questions.rules import inert_text as inert
@@ -55,7 +56,7 @@ def _fail(message: str, status: int = EXIT_ERROR) -> int:
 
 
 def _no_question(question_id: str) -> int:
-    return _fail(f"no question {question_id!r} in the inbox")
+    return _fail(_("no question {id} in the inbox").format(id=repr(question_id)))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -274,23 +275,34 @@ def _list(inbox: Inbox, *, as_json: bool, everything: bool) -> int:
     return 0
 
 
+# A state as the person reads it (``--json`` keeps the state's own value).
+_STATES = {
+    State.PENDING: N_("pending"),
+    State.ANSWERED: N_("answered"),
+    State.WITHDRAWN: N_("withdrawn"),
+    State.EXPIRED: N_("expired"),
+    State.CANCELLED: N_("cancelled"),
+}
+
+
 def _state(record: QuestionRecord) -> str:
+    state = _(_STATES.get(record.state, str(record.state)))
     if record.late:
-        return f"{record.state}, late answer from {inert(record.late_surface or '?')}"
+        return _("{state}, late answer from {surface}").format(
+            state=state, surface=inert(record.late_surface or "?")
+        )
     if record.state is State.ANSWERED:
-        return f"answered by {inert(record.surface or '?')}"
-    return str(record.state)
+        return _("answered by {surface}").format(surface=inert(record.surface or "?"))
+    return state
 
 
 def _line(record: QuestionRecord, now: float) -> str:
     views = _views(record) or ()
-    first = views[0].question.split("\n", 1)[0] if views else "(unreadable request)"
-    more = f" (+{len(views) - 1} more)" if len(views) > 1 else ""
+    first = views[0].question.split("\n", 1)[0] if views else _("(unreadable request)")
+    more = " " + _("(+{count} more)").format(count=len(views) - 1) if len(views) > 1 else ""
     who = inert(record.harness) + (f"/{inert(record.agent)}" if record.agent else "")
-    return (
-        f"{record.id}  {_state(record):<24}  {_age(now - record.created):>4} ago  {who}  "
-        f"{first}{more}"
-    )
+    ago = _("{age} ago").format(age=f"{_age(now - record.created):>4}")
+    return f"{record.id}  {_state(record):<24}  {ago}  {who}  {first}{more}"
 
 
 def _age(seconds: float) -> str:
@@ -403,23 +415,23 @@ def _question_lines(view: QuestionView, colour: bool) -> list[str]:
     lines = [""]
     if view.header:
         lines.append(f"[{view.header}]")
-    kind = " (pick any)" if view.multi_select else ""
-    kind += " (secret: typed hidden)" if view.secret else ""
-    kind += "" if view.other or view.input is not None else " (options only)"
+    kind = " " + _("(pick any)") if view.multi_select else ""
+    kind += " " + _("(secret: typed hidden)") if view.secret else ""
+    kind += "" if view.other or view.input is not None else " " + _("(options only)")
     first, *more = view.question.split("\n")
     lines.append(f"{inert(view.id)}: {first}{kind}")
     lines.extend(f"  {line}" for line in more)
     if view.input is not None:
         lines.extend(_input_lines(view))
     if view.diff is not None:
-        lines.append("    (diff to review)")
+        lines.append("    " + _("(diff to review)"))
         lines.extend(f"    {line}" for line in _diff_lines(view.diff, colour))
     elif view.detail_text is not None:
         lines.extend(_indented(view.detail_text, "    "))
     for option in view.options:
         text = f"  - {option.shown}"
         if option.recommended:
-            text += " (recommended)"
+            text += " " + _("(recommended)")
         if option.description:
             first, *more = option.description.split("\n")
             lines.append(f"{text}: {first}")
@@ -427,7 +439,7 @@ def _question_lines(view: QuestionView, colour: bool) -> list[str]:
         else:
             lines.append(text)
         if option.preview is not None:
-            lines.append("      preview:")
+            lines.append("      " + _("preview:"))
             lines.extend(_indented(_tree_text(option.preview), "        "))
     return lines
 
@@ -439,18 +451,22 @@ def _input_lines(view: QuestionView) -> list[str]:
     """What a typed question asks for, and how to answer it from the shell."""
     field = view.input
     assert field is not None
-    lines = [f"  asks for {describe_input(field)}"]
+    lines = ["  " + _("asks for {what}").format(what=describe_input(field))]
     qid = inert(view.id)
     if field.type == "files":
-        lines.append(f"  {len(field.shown)} files to pick from:")
+        lines.append("  " + _("{count} files to pick from:").format(count=len(field.shown)))
         lines.extend(f"    {path}" for path in field.shown[:_FILES_LISTED])
         if len(field.shown) > _FILES_LISTED:
-            lines.append(f"    ... and {len(field.shown) - _FILES_LISTED} more")
-        lines.append(f"  answer: dsh-inbox answer ID --question {qid} --value PATH [--value PATH]")
+            more = len(field.shown) - _FILES_LISTED
+            lines.append("    " + _("... and {count} more").format(count=more))
+        command = f"dsh-inbox answer ID --question {qid} --value PATH [--value PATH]"
+        lines.append("  " + _("answer: {command}").format(command=command))
     elif field.type == "upload":
-        lines.append(f"  answer: dsh-inbox answer ID --question {qid} --attach FILE")
+        command = f"dsh-inbox answer ID --question {qid} --attach FILE"
+        lines.append("  " + _("answer: {command}").format(command=command))
     else:
-        lines.append(f"  answer: dsh-inbox answer ID --question {qid} --value VALUE")
+        command = f"dsh-inbox answer ID --question {qid} --value VALUE"
+        lines.append("  " + _("answer: {command}").format(command=command))
     return lines
 
 
@@ -473,19 +489,24 @@ def render(record: QuestionRecord, *, colour: bool = False) -> str:
     is shown as its inert JSON.
     """
     who = inert(record.harness) + (f"/{inert(record.agent)}" if record.agent else "")
-    lines = [f"question {record.id}: {_state(record)}, asked by {who}"]
+    lines = [
+        _("question {id}: {state}, asked by {who}").format(
+            id=record.id, state=_state(record), who=who
+        )
+    ]
     views = _views(record)
     if views is None:
         shown = inert(json.dumps(record.request, ensure_ascii=False))
-        lines += ["", f"request (not readable as a question): {shown}"]
+        lines += ["", _("request (not readable as a question): {json}").format(json=shown)]
     else:
         for view in views:
             lines.extend(_question_lines(view, colour))
     if record.answer is not None:
-        lines += ["", f"answer: {inert(json.dumps(record.answer, ensure_ascii=False))}"]
+        answer = inert(json.dumps(record.answer, ensure_ascii=False))
+        lines += ["", _("answer: {json}").format(json=answer)]
     if record.late_answer is not None:
         late = inert(json.dumps(record.late_answer, ensure_ascii=False))
-        lines += ["", f"late answer: {late}"]
+        lines += ["", _("late answer: {json}").format(json=late)]
     return "\n".join(lines)
 
 
@@ -496,7 +517,12 @@ def _cancel(inbox: Inbox, question_id: str, *, surface: str) -> int:
     record = inbox.get(question_id)
     if record is None:
         return _no_question(question_id)
-    return _fail(f"question {question_id} was not changed: it is {_state(record)}", EXIT_TAKEN)
+    return _fail(
+        _("question {id} was not changed: it is {state}").format(
+            id=question_id, state=_state(record)
+        ),
+        EXIT_TAKEN,
+    )
 
 
 # answer ------------------------------------------------------------------------------------------
@@ -521,9 +547,9 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
         try:
             answer = json.loads(text)
         except ValueError as err:
-            return _fail(f"the answer on stdin is not JSON: {err}", EXIT_INVALID)
+            return _fail(_("the answer on stdin is not JSON: {why}").format(why=err), EXIT_INVALID)
         except RecursionError:
-            return _fail("the answer on stdin is not JSON: it is nested too deep", EXIT_INVALID)
+            return _fail(_("the answer on stdin is not JSON: it is nested too deep"), EXIT_INVALID)
     try:
         result = inbox.answer(question_id, answer, surface=surface, by=login_name())
     except UserQuestionError as err:
@@ -557,7 +583,7 @@ def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
         and ((view.input.type == "upload") == (wanted == "upload"))
     ]
     if args.value and args.attach:
-        return _fail("give --value or --attach, not both", EXIT_INVALID)
+        return _fail(_("give --value or --attach, not both"), EXIT_INVALID)
     if len(typed) != 1:
         what = "files to upload (--attach)" if wanted else "a value (--value)"
         if not typed:
@@ -586,7 +612,7 @@ def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
         if not isinstance(err, BadAnswerError):
             raise
         why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)
-        return _fail(f"your answer was refused: {why}", EXIT_INVALID)
+        return _fail(_("your answer was refused: {why}").format(why=why), EXIT_INVALID)
     if result.applied:
         return _applied(question_id, inbox.wait_received(question_id, RECEIPT_SECONDS))
     return report(result.outcome, question_id, result.record)
@@ -622,17 +648,24 @@ def report(outcome: AnswerOutcome, question_id: str, record: QuestionRecord | No
         return _no_question(question_id)
     if outcome is AnswerOutcome.LATE:
         return _fail(
-            f"question {question_id} was already {record.state.value}: your answer was kept as"
-            " a late answer and handed to its harness, not applied",
+            _(
+                "question {id} was already {state}: your answer was kept as a late answer and"
+                " handed to its harness, not applied"
+            ).format(id=question_id, state=_(_STATES.get(record.state, str(record.state)))),
             EXIT_LATE,
         )
     if outcome is AnswerOutcome.CLOSED:
-        why = "closed by the user"
+        why = _("closed by the user")
     elif record.state is State.ANSWERED:
-        why = f"answered by {inert(record.surface or '?')}"
+        why = _("answered by {surface}").format(surface=inert(record.surface or "?"))
     else:
-        why = f"{record.state.value}, and already has a late answer"
-    return _fail(f"question {question_id} was not changed: it was {why}", EXIT_TAKEN)
+        why = _("{state}, and already has a late answer").format(
+            state=_(_STATES.get(record.state, str(record.state)))
+        )
+    return _fail(
+        _("question {id} was not changed: it was {why}").format(id=question_id, why=why),
+        EXIT_TAKEN,
+    )
 
 
 # prune -------------------------------------------------------------------------------------------

@@ -17,7 +17,9 @@ from dsh_user_questions_inbox import Inbox
 DSH_INBOX = str(Path(sys.executable).parent / "dsh-inbox")
 
 
-def run(url: str, *args: str, lang: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def run(
+    url: str, *args: str, lang: str, stdin: str = "", extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {
         k: v
         for k, v in os.environ.items()
@@ -29,7 +31,7 @@ def run(url: str, *args: str, lang: str, stdin: str = "") -> subprocess.Complete
         capture_output=True,
         text=True,
         encoding="utf-8",
-        env={**env, "LANG": lang},
+        env={**env, "LANG": lang, **(extra or {})},
         timeout=120,
         check=False,
     )
@@ -55,3 +57,66 @@ def test_json_output_is_the_same_in_every_language(inbox: Inbox, inbox_url: str)
     english = run(inbox_url, "list", "--json", "--all", lang="en_US.UTF-8")
     assert chinese.stdout == english.stdout
     assert json.loads(chinese.stdout)
+
+
+TYPED = {
+    "questions": [
+        {
+            "id": "n",
+            "question": "何個?",
+            "input": {"type": "number", "min": 1, "max": 9, "unit": "個"},
+        },
+        {
+            "id": "f",
+            "question": "どれ?",
+            "input": {"type": "files", "root": "/w", "candidates": ["あ.md"]},
+        },
+    ]
+}
+
+
+def test_show_of_a_typed_question_speaks_the_locale(inbox: Inbox, inbox_url: str) -> None:
+    """show's state, "asked by", what a typed question asks for, and a failure, in Chinese."""
+    record = inbox.add(TYPED, harness="機械")
+    shown = run(inbox_url, "show", record.id, lang="zh_CN.UTF-8")
+    assert shown.stdout.startswith(f"问题 {record.id}：待回答，提问者 機械"), shown.stdout
+    assert "要求：1 到 9 之间的数字 (個)" in shown.stdout
+    assert "可选的 1 个文件：" in shown.stdout
+    listed = run(inbox_url, "list", lang="zh_CN.UTF-8")
+    assert "待回答" in listed.stdout, listed.stdout
+    assert " 前 " in listed.stdout, listed.stdout
+    missing = run(inbox_url, "show", "nope", lang="zh_CN.UTF-8")
+    english = run(inbox_url, "show", "nope", lang="C.UTF-8")
+    assert missing.returncode == english.returncode != 0
+    assert missing.stderr.strip() == "dsh-inbox: 收件箱中没有问题 'nope'"
+
+
+def test_nothing_in_show_and_list_is_left_hard_coded(
+    inbox: Inbox, inbox_url: str, tmp_path: Path
+) -> None:
+    """In the pseudo-locale, show and list of a typed question have no English word outside ⟦ ⟧
+    but the command names the person types (the model's text here is Japanese)."""
+    import importlib.util
+
+    import pytest
+
+    helper_path = Path(__file__).resolve().parents[4] / "tests" / "i18n" / "catalogs.py"
+    if not helper_path.is_file():
+        pytest.skip("the repository's pseudo-locale helper is not here (an sdist)")
+    pytest.importorskip("babel")
+    spec = importlib.util.spec_from_file_location("catalogs", helper_path)
+    assert spec is not None
+    assert spec.loader is not None
+    helper = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helper)
+    helper.write_pseudo_locale(tmp_path)
+    record = inbox.add(TYPED, harness="機械")
+    extra = {
+        "DSH_USER_QUESTIONS_LOCALEDIR": str(tmp_path),
+        "DSH_USER_QUESTIONS_LANG": helper.PSEUDO,
+    }
+    shown = run(inbox_url, "show", record.id, lang="C.UTF-8", extra=extra).stdout
+    listed = run(inbox_url, "list", lang="C.UTF-8", extra=extra).stdout
+    commands = {"dsh", "inbox", "answer", "question", "value", "PATH"}
+    for text in (shown, listed):
+        assert helper.english_outside(text.replace(record.id, ""), commands) == [], text

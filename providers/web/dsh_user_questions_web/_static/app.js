@@ -88,7 +88,7 @@
     for (const kid of kids) out.append(docNode(kid));
     if (tag === "table") {
       // A wide table scrolls inside its own box (reachable by keyboard), never the page.
-      return el("div", { className: "table-box", tabindex: "0", role: "region", "aria-label": "Table" }, out);
+      return el("div", { className: "table-box", tabindex: "0", role: "region", "aria-label": t("Table") }, out);
     }
     return out;
   }
@@ -622,15 +622,15 @@
       page.snapshot = field.snapshot;
       page.summary = () => {
         const item = page.read();
-        return item.error ? "Not answered yet" : field.summary();
+        return item.error ? t("Not answered yet") : field.summary();
       };
       page.field = field.focus;
-      const nextText = last ? (total > 1 ? "Review answers" : "Submit") : "Next";
+      const nextText = last ? (total > 1 ? t("Review answers") : t("Submit")) : t("Next");
       section.append(
         error,
         nav(
           back,
-          button("Skip", "skip", () => page.onSkip()),
+          button(t("Skip"), "skip", () => page.onSkip()),
           el("span", { className: "spacer" }),
           button(closeText, "quiet close", () => page.onClose()),
           button(nextText, "primary next", null, "submit"),
@@ -766,7 +766,7 @@
   const pad2 = (n) => String(n).padStart(2, "0");
   function sizeText(bytes) {
     if (!Number.isFinite(bytes)) return "";
-    if (bytes < 1024) return `${bytes} bytes`;
+    if (bytes < 1024) return t("{count} bytes", { count: bytes });
     const units = ["KB", "MB", "GB"];
     let value = bytes / 1024;
     let unit = 0;
@@ -789,14 +789,14 @@
     return `UTC${minutes >= 0 ? "+" : "-"}${pad2(Math.floor(off / 60))}:${pad2(off % 60)}`;
   }
   function numberHint(input) {
-    const parts = [];
     const has = (key) => typeof input[key] === "number";
-    if (has("min") && has("max")) parts.push(`A number between ${input.min} and ${input.max}`);
-    else if (has("min")) parts.push(`A number of at least ${input.min}`);
-    else if (has("max")) parts.push(`A number of at most ${input.max}`);
-    else parts.push("A number");
-    if (has("step")) parts.push(`in steps of ${input.step}`);
-    return `${parts.join(", ")}${input.unit ? ` (${input.unit})` : ""}. Up and Down arrows step it.`;
+    let text = t("A number");
+    if (has("min") && has("max")) text = t("A number between {low} and {high}", { low: input.min, high: input.max });
+    else if (has("min")) text = t("A number of at least {low}", { low: input.min });
+    else if (has("max")) text = t("A number of at most {high}", { high: input.max });
+    if (has("step")) text = t("{number}, in steps of {step}", { number: text, step: input.step });
+    if (input.unit) text = `${text} (${input.unit})`;
+    return t("{number}. Up and Down arrows step it.", { number: text });
   }
 
   function typedField(ask, question, saved, page) {
@@ -812,8 +812,8 @@
     if (!type) {
       // A kind this page does not know: said, never guessed at.
       return {
-        nodes: [el("p", { className: "hint", text: `This question asks for a kind of answer this page cannot take (${input.type}). Skip it, or answer it elsewhere.` })],
-        read: () => ({ error: "This page cannot answer this question: press Skip." }),
+        nodes: [el("p", { className: "hint", text: t("This question asks for a kind of answer this page cannot take ({kind}). Skip it, or answer it elsewhere.", { kind: input.type }) })],
+        read: () => ({ error: t("This page cannot answer this question: press Skip.") }),
         snapshot: () => ({}),
         summary: () => "",
         focus: () => null,
@@ -828,20 +828,21 @@
     });
     if (typeof saved.value === "string") box.value = saved.value;
     const words = {
-      number: ["Your answer", numberHint(input)],
-      date: ["Date", "A date (year, month, day)."],
-      time: ["Time", "A time of day (hours and minutes)."],
-      datetime: ["Date and time", `A date and a time, in your time zone (${offsetText()}); it is sent with that offset.`],
+      number: [t("Your answer"), numberHint(input)],
+      date: [t("Date"), t("A date (year, month, day).")],
+      time: [t("Time"), t("A time of day (hours and minutes).")],
+      datetime: [t("Date and time"), t("A date and a time, in your time zone ({offset}); it is sent with that offset.", { offset: offsetText() })],
     }[input.type];
     const unit = input.type === "number" && input.unit ? el("span", { className: "unit", "aria-hidden": "true", text: input.unit }) : null;
     const read = () => {
       const raw = box.value.trim();
-      if (box.validity && box.validity.badInput) return { error: `${words[0]}: that is not a valid ${input.type === "number" ? "number" : input.type}.` };
-      if (!raw) return { error: `Fill in the ${words[0].toLowerCase()}, or press Skip.` };
+      const invalid = { error: t("{field}: that is not valid.", { field: words[0] }) };
+      if (box.validity && box.validity.badInput) return invalid;
+      if (!raw) return { error: t("Fill in {field}, or press Skip.", { field: words[0] }) };
       let value = raw;
       if (input.type === "number") value = Number(raw);
       if (input.type === "datetime") value = withOffset(raw);
-      if (value === null || (typeof value === "number" && !Number.isFinite(value))) return { error: `${words[0]}: that is not a valid ${input.type}.` };
+      if (value === null || (typeof value === "number" && !Number.isFinite(value))) return invalid;
       return { id: question.id, selected: [], value };
     };
     return {
@@ -863,17 +864,19 @@
     let all = null; // the candidates, once fetched
     let shownOf = new Map(); // each candidate as inert text, for display
     const filter = el("input", { id: fieldId, type: "search", className: "files-filter", "aria-describedby": hintId, autocomplete: "off", spellcheck: "false" });
-    const status = el("p", { className: "hint files-status", role: "status", "aria-live": "polite", text: "Loading the file list\u2026" });
-    const list = el("div", { className: "files-list", role: "group", "aria-label": "Files" });
-    const picked = el("ul", { className: "files-chosen", "aria-label": "Chosen files" });
+    const status = el("p", { className: "hint files-status", role: "status", "aria-live": "polite", text: t("Loading the file list\u2026") });
+    const list = el("div", { className: "files-list", role: "group", "aria-label": t("Files") });
+    const picked = el("ul", { className: "files-chosen", "aria-label": t("Chosen files") });
     const count = typeof input.candidate_count === "number" ? input.candidate_count : null;
-    const limitText = max ? `Pick up to ${max} ${max === 1 ? "file" : "files"}` : "Pick files";
-    const where = input.pattern ? ` matching ${input.pattern}` : "";
+    let limitText = max === 1 ? t("Pick a file") : max ? t("Pick up to {count} files", { count: max }) : t("Pick files");
+    if (input.pattern) limitText = t("{pick} matching {pattern}", { pick: limitText, pattern: input.pattern });
+    if (count !== null) limitText = t("{pick} from {count} in the workspace", { pick: limitText, count: count.toLocaleString("en") });
+    const atMost = () => (max === 1 ? t("At most one file: remove it first.") : t("At most {count} files: remove one first.", { count: max }));
     const drawChosen = () => {
       picked.replaceChildren(
         ...[...chosen].map((path) =>
           el("li", {}, el("span", { className: "path", text: shownOf.get(path) || path }),
-            button("Remove", "quiet remove", () => { chosen.delete(path); draw(); list.dispatchEvent(new Event("change", { bubbles: true })); })),
+            button(t("Remove"), "quiet remove", () => { chosen.delete(path); draw(); list.dispatchEvent(new Event("change", { bubbles: true })); })),
         ),
       );
       picked.hidden = chosen.size === 0;
@@ -897,7 +900,7 @@
           box.addEventListener("change", () => {
             if (box.checked && max !== null && chosen.size >= max) {
               box.checked = false;
-              status.textContent = `At most ${max} ${max === 1 ? "file" : "files"}: remove one first.`;
+              status.textContent = atMost();
               return;
             }
             if (box.checked) chosen.add(path);
@@ -909,8 +912,10 @@
             el("span", { className: "base", text: cut >= 0 ? shown.slice(cut + 1) : shown }));
         }),
       );
-      const shown = matches > rows.length ? `; showing the first ${rows.length}: type to narrow` : "";
-      status.textContent = `${matches.toLocaleString("en")} of ${all.length.toLocaleString("en")} files match${shown}. ${chosen.size} chosen.`;
+      const counts = { matches: matches.toLocaleString("en"), total: all.length.toLocaleString("en"), chosen: chosen.size, shown: rows.length };
+      status.textContent = matches > rows.length
+        ? t("{matches} of {total} files match; showing the first {shown}: type to narrow. {chosen} chosen.", counts)
+        : t("{matches} of {total} files match. {chosen} chosen.", counts);
     };
     let timer = null;
     filter.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(draw, all && all.length > 20000 ? 120 : 0); });
@@ -921,16 +926,16 @@
         shownOf = new Map(all.map((path, n) => [path, Array.isArray(data.shown) && typeof data.shown[n] === "string" ? data.shown[n] : path]));
         draw();
       })
-      .catch(() => { status.textContent = "The file list could not be loaded: reload the page to try again."; });
+      .catch(() => { status.textContent = t("The file list could not be loaded: reload the page to try again."); });
     drawChosen();
     return {
       nodes: [
-        el("label", { className: "field-label", for: fieldId, text: "Filter files" }),
+        el("label", { className: "field-label", for: fieldId, text: t("Filter files") }),
         filter,
-        el("p", { id: hintId, className: "hint", text: `${limitText}${where}${count !== null ? ` from ${count.toLocaleString("en")} in the workspace` : ""}. Type to filter; Tab to the list, Space ticks a file.` }),
+        el("p", { id: hintId, className: "hint", text: t("{pick}. Type to filter; Tab to the list, Space ticks a file.", { pick: limitText }) }),
         status, list, picked,
       ],
-      read: () => (chosen.size ? { id: question.id, selected: [], value: [...chosen] } : { error: "Pick at least one file, or press Skip." }),
+      read: () => (chosen.size ? { id: question.id, selected: [], value: [...chosen] } : { error: t("Pick at least one file, or press Skip.") }),
       snapshot: () => ({ files: [...chosen] }),
       summary: () => [...chosen].join(", "),
       focus: () => filter,
@@ -951,29 +956,29 @@
     const progressList = el("ul", { className: "uploads" });
     const status = el("p", { className: "hint upload-status", role: "status", "aria-live": "polite" });
     const limits = [
-      max ? `up to ${max} ${max === 1 ? "file" : "files"}` : "",
-      maxBytes ? `each at most ${sizeText(maxBytes)}` : "",
-      accept.length ? `of type ${accept.join(", ")}` : "",
+      max && max > 1 ? t("up to {count} files", { count: max }) : "",
+      maxBytes ? t("each at most {size}", { size: sizeText(maxBytes) }) : "",
+      accept.length ? t("of type {types}", { types: accept.join(", ") }) : "",
     ].filter(Boolean);
     const drawDone = () => {
       for (const row of progressList.querySelectorAll("li.done")) row.remove();
       for (const item of done) {
         progressList.append(el("li", { className: "done" },
           el("span", { className: "name", text: `${item.name} (${sizeText(item.size)})` }),
-          button("Remove", "quiet remove", () => { done.splice(done.indexOf(item), 1); drawDone(); picker.dispatchEvent(new Event("change", { bubbles: true })); })));
+          button(t("Remove"), "quiet remove", () => { done.splice(done.indexOf(item), 1); drawDone(); picker.dispatchEvent(new Event("change", { bubbles: true })); })));
       }
     };
     const send = (file) => {
       if (maxBytes !== null && file.size > maxBytes) {
-        status.textContent = `${file.name} is ${sizeText(file.size)}: larger than ${sizeText(maxBytes)}, not sent.`;
+        status.textContent = t("{name} is {size}: larger than {limit}, not sent.", { name: file.name, size: sizeText(file.size), limit: sizeText(maxBytes) });
         return;
       }
       if (max !== null && done.length + busy >= max) {
-        status.textContent = `At most ${max} ${max === 1 ? "file" : "files"}: remove one first.`;
+        status.textContent = max === 1 ? t("At most one file: remove it first.") : t("At most {count} files: remove one first.", { count: max });
         return;
       }
       busy += 1;
-      const bar = el("progress", { max: "100", value: "0", "aria-label": `Uploading ${file.name}` });
+      const bar = el("progress", { max: "100", value: "0", "aria-label": t("Uploading {name}", { name: file.name }) });
       const row = el("li", { className: "sending" }, el("span", { className: "name", text: file.name }), bar);
       progressList.append(row);
       const request = new XMLHttpRequest();
@@ -994,13 +999,13 @@
         if (request.status === 200 && typeof data.upload === "string") {
           done.push({ upload: data.upload, name: String(data.name), size: Number(data.size) });
           drawDone();
-          end(`${file.name} uploaded.`);
+          end(t("{name} uploaded.", { name: file.name }));
           picker.dispatchEvent(new Event("change", { bubbles: true }));
         } else {
-          end(`${file.name} was not taken: ${data.message || `${request.status} ${request.statusText}`}`);
+          end(t("{name} was not taken: {why}", { name: file.name, why: data.message || `${request.status} ${request.statusText}` }));
         }
       });
-      request.addEventListener("error", () => end(`${file.name} could not be sent: ${SERVER} is unreachable.`));
+      request.addEventListener("error", () => end(t("{name} could not be sent: {server} is unreachable.", { name: file.name, server: SERVER })));
       request.send(file);
     };
     picker.addEventListener("change", (event) => {
@@ -1011,14 +1016,14 @@
     drawDone();
     return {
       nodes: [
-        el("label", { className: "field-label", for: fieldId, text: max === 1 ? "Choose a file to upload" : "Choose files to upload" }),
+        el("label", { className: "field-label", for: fieldId, text: max === 1 ? t("Choose a file to upload") : t("Choose files to upload") }),
         picker,
-        el("p", { id: hintId, className: "hint", text: `${limits.length ? `${capital(limits.join(", "))}. ` : ""}The file goes to your agent's machine; the agent sees its name, type and size.` }),
+        el("p", { id: hintId, className: "hint", text: (limits.length ? `${capital(limits.join(", "))}. ` : "") + t("The file goes to your agent's machine; the agent sees its name, type and size.") }),
         status, progressList,
       ],
       read: () => {
-        if (busy) return { error: "Wait until the upload has finished." };
-        if (!done.length) return { error: "Upload a file, or press Skip." };
+        if (busy) return { error: t("Wait until the upload has finished.") };
+        if (!done.length) return { error: t("Upload a file, or press Skip.") };
         return { id: question.id, selected: [], value: done.map((item) => ({ upload: item.upload })) };
       },
       snapshot: () => ({ uploads: done }),

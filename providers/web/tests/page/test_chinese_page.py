@@ -13,7 +13,7 @@ from types import ModuleType
 
 import pytest
 from conftest import no_axe_violations, no_sideways_scroll, start_ask
-from dsh_user_questions import AskUserQuestionItem, AskUserQuestionOption
+from dsh_user_questions import AskUserQuestionInput, AskUserQuestionItem, AskUserQuestionOption
 from dsh_user_questions.plan_review import plan_review_question
 from dsh_user_questions.testing import make_request
 from playwright.async_api import Browser, Page, expect
@@ -127,6 +127,21 @@ async def test_nothing_on_the_page_is_left_hard_coded(
     await page.locator("#queue li").last.click()
     await expect(page.get_by_text("\u27e6Approve", exact=False).first).to_be_visible()
     seen.append(await page.locator("body").inner_text())
+    # Typed answers: a number (bounds, step, unit), files of the workspace, an upload.
+    typed = (
+        AskUserQuestionInput(type="number", min=1, max=9, step=2, unit="个"),
+        AskUserQuestionInput(type="files", root="/w", max_count=2, candidates=["甲.md", "乙.md"]),
+        AskUserQuestionInput(type="upload", max_count=3, max_bytes=512, accept=("image/*",)),
+    )
+    for field in typed:
+        await start_ask(
+            web, make_request(AskUserQuestionItem(id="v", question="哪个？", input=field))
+        )
+        await page.locator("#queue li").last.click()
+        await expect(page.locator(".hint").first).to_be_visible()
+        if field.type == "files":
+            await expect(page.locator(".file-choice")).to_have_count(2)
+        seen.append(await page.locator("body").inner_text())
     await context.close()
     for text in seen:
         assert helper.english_outside(text) == [], text
