@@ -35,6 +35,7 @@ import attrs
 
 from . import plugin, rules, tool
 from ._discovery import PROVIDER_ENV, describe, is_provider
+from ._i18n import _
 from ._markers import PROJECT, hookimpl
 from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from ._waiting import Deadline, Filing
@@ -274,7 +275,8 @@ class _Announce:
     """The start value of `serve_http` (its URL), said on stderr once the socket listens."""
 
     def started(self, value: str | None = None) -> None:
-        _write(sys.stderr, f"dsh-ask mcp: serving MCP (Streamable HTTP) at {value}")
+        serving = _("serving MCP (Streamable HTTP) at {url}").format(url=value)
+        _write(sys.stderr, f"dsh-ask mcp: {serving}")
 
 
 def _http_address(text: str) -> tuple[str, int]:
@@ -351,13 +353,16 @@ class _TellWhereFiled:
 
 
 def _say_filed(request: AskUserQuestionRequest, filing: Filing) -> None:
-    lines = [f"Asked: {rules.inert_text(item.question)}" for item in request.questions]
-    lines.append(f"Question id: {rules.inert_text(filing.question_id)}")
+    asked = _("Asked: {question}")
+    lines = [asked.format(question=rules.inert_text(item.question)) for item in request.questions]
+    lines.append(_("Question id: {id}").format(id=rules.inert_text(filing.question_id)))
     if filing.link is not None:
-        lines.append(f"Answer it at: {rules.inert_text(filing.link)}")
+        lines.append(_("Answer it at: {link}").format(link=rules.inert_text(filing.link)))
     if filing.answer_command is not None:
-        lines.append(f"Answer it with: {rules.inert_text(filing.answer_command)}")
-    lines.append("Waiting for the answer...")
+        lines.append(
+            _("Answer it with: {command}").format(command=rules.inert_text(filing.answer_command))
+        )
+    lines.append(_("Waiting for the answer..."))
     _write(sys.stderr, "\n".join(lines))
 
 
@@ -378,7 +383,8 @@ def _shown(
         [
             item if hidden.custom == item.custom else attrs.evolve(item, custom=SECRET_SHOWN)
             for item, hidden in zip(answer.answers, redacted.answers, strict=True)
-        ]
+        ],
+        answered_by=answer.answered_by,
     )
 
 
@@ -481,7 +487,12 @@ def _installed_providers() -> list[str]:
             try:
                 loaded = ep.load()
             except Exception as err:
-                _write(sys.stderr, f"warning: cannot load {ep.name} ({ep.value}): {err}")
+                _write(
+                    sys.stderr,
+                    _("warning: cannot load {name} ({value}): {error}").format(
+                        name=ep.name, value=ep.value, error=err
+                    ),
+                )
                 continue
             if is_provider(pm, loaded):
                 found.append(describe(ep.name, dist))
@@ -493,7 +504,10 @@ def _list_providers() -> int:
     for line in providers:
         _write(sys.stdout, line)
     if not providers:
-        _write(sys.stderr, f"no user-questions provider is installed; {install_hint()}")
+        _write(
+            sys.stderr,
+            _("no user-questions provider is installed; {hint}").format(hint=install_hint()),
+        )
     return EXIT_OK
 
 

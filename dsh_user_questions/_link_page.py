@@ -25,6 +25,7 @@ provider builds the routes.
 from __future__ import annotations
 
 import base64
+import contextvars
 import hashlib
 import html
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
@@ -32,6 +33,7 @@ from typing import Any
 
 import attrs
 
+from ._i18n import ENGLISH, N_, for_language, html_lang, language_from_accept, review_text
 from ._input_text import describe_input, value_from_text
 from ._links import (
     LinkError,
@@ -46,6 +48,20 @@ from .rules import inert_text
 from .view import Node, OptionView, QuestionView, diff_lines, request_view
 
 __all__ = ["LINK_TTL", "LinkedQuestion", "link_routes", "link_url", "with_links"]
+
+# The reader's language, set per request from its Accept-Language (DSH_USER_QUESTIONS_LANG first).
+_LANGUAGE: contextvars.ContextVar[str] = contextvars.ContextVar(
+    "link_page_language", default=ENGLISH
+)
+
+
+def _(message: str) -> str:
+    return for_language(_LANGUAGE.get())(message)
+
+
+def _review(kind: str, text: str) -> str:
+    return review_text(kind, text, _LANGUAGE.get())
+
 
 LINK_TTL = 7 * 24 * 3600.0
 """How long a link to a question without a deadline stays good (seconds)."""
@@ -176,7 +192,7 @@ def _page(title: str, body: str, status: int = 200) -> Any:
     from starlette.responses import HTMLResponse
 
     document = (
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<!doctype html><html lang={html_lang(_LANGUAGE.get())}><head><meta charset=utf-8>"
         '<meta name=viewport content="width=device-width,initial-scale=1">'
         '<meta name=referrer content="same-origin">'
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>"
@@ -214,21 +230,27 @@ def _detail_html(question: QuestionView) -> str:
     return ""
 
 
-def _option_html(position: int, option: OptionView, kind: str, name: str, checked: bool) -> str:
-    mark = " (recommended)" if option.recommended else ""
+def _option_html(
+    position: int, option: OptionView, kind: str, name: str, checked: bool, kind_of: str
+) -> str:
+    mark = " " + _("(recommended)") if option.recommended else ""
     description = (
-        f'<span class="desc">{html.escape(option.description)}</span>' if option.description else ""
+        f'<span class="desc">{html.escape(_review(kind_of, option.description))}</span>'
+        if option.description
+        else ""
     )
     preview = (
         ""
         if option.preview is None
-        else f'<details class="preview"><summary>Preview of {html.escape(option.shown)}'
-        f'</summary><div class="detail">{_tree_html(option.preview)}</div></details>'
+        else '<details class="preview"><summary>'
+        + html.escape(_("Preview of {label}").format(label=option.shown))
+        + f'</summary><div class="detail">{_tree_html(option.preview)}</div></details>'
     )
     on = " checked" if checked else ""
     return (
         f'<label><input type={kind} name="{name}" value="{position}"{on}>'
-        f"<span>{html.escape(option.shown)}{mark}{description}</span></label>{preview}"
+        f"<span>{html.escape(_review(kind_of, option.shown))}{mark}{description}</span></label>"
+        f"{preview}"
     )
 
 
@@ -238,7 +260,7 @@ def _words_html(name: str, question: QuestionView, form: _Form, picked: set[str]
     out: list[str] = []
     if question.secret:
         out.append(
-            f'<label for="{name}-custom">Your answer (hidden as you type)</label>'
+            f'<label for="{name}-custom">{_("Your answer (hidden as you type)")}</label>'
             f'<input type=password id="{name}-custom" name="{name}-custom" autocomplete=off>'
         )
     else:
@@ -249,11 +271,11 @@ def _words_html(name: str, question: QuestionView, form: _Form, picked: set[str]
             checked = " checked" if _OTHER in picked else ""
             out.append(
                 f'<label><input type=radio name="{name}" value="{_OTHER}"{checked}>'
-                "<span>Other: my own words below</span></label>"
+                f"<span>{_('Other: my own words below')}</span></label>"
             )
-            other = "Your own words (choose Other above)"
+            other = _("Your own words (choose Other above)")
         else:
-            other = "Other (your own words)" if question.options else "Your answer"
+            other = _("Other (your own words)") if question.options else _("Your answer")
         out.append(
             f'<label for="{name}-custom">{other}</label>'
             f'<textarea id="{name}-custom" name="{name}-custom" rows=3>{typed}</textarea>'
@@ -266,8 +288,10 @@ def _question_html(index: int, question: QuestionView, form: _Form) -> str:
     picked = set(form.get(name, []))
     parts = ['<section class="card">']
     if question.header:
-        parts.append(f'<p class="header">{html.escape(question.header)}</p>')
-    parts.append(f"<h2>{html.escape(question.question)}</h2>")
+        parts.append(
+            f'<p class="header">{html.escape(_review(question.kind, question.header))}</p>'
+        )
+    parts.append(f"<h2>{html.escape(_review(question.kind, question.question))}</h2>")
     parts.append(_detail_html(question))
     if question.input is not None:  # a typed answer: its field only
         parts.append(_input_html(name, question, form))
@@ -275,7 +299,9 @@ def _question_html(index: int, question: QuestionView, form: _Form) -> str:
         return "".join(parts)
     kind = "checkbox" if question.multi_select else "radio"
     for position, option in enumerate(question.options):
-        parts.append(_option_html(position, option, kind, name, str(position) in picked))
+        parts.append(
+            _option_html(position, option, kind, name, str(position) in picked, question.kind)
+        )
     if question.other:  # else the options only: no words of one's own
         parts.append(_words_html(name, question, form, picked))
     parts.append("</section>")
@@ -287,7 +313,9 @@ def _form_html(linked: LinkedQuestion, form: _Form | None = None) -> str:
     assert request is not None, "a pending question's page needs its request"
     views = request_view(request)
     review = any(view.kind != "question" for view in views)
-    lead = "review asked by" if review else "asked by"
+    lead = (
+        _("A question for review asked by {asker}") if review else _("A question asked by {asker}")
+    )
     cards = "".join(_question_html(i, view, form or {}) for i, view in enumerate(views))
     kinds = {view.input.type for view in views if view.input is not None}
     # Files go as multipart (the browser shows its own progress as they are sent).
@@ -299,11 +327,11 @@ def _form_html(linked: LinkedQuestion, form: _Form | None = None) -> str:
     )
     script = f"<script>{_OFFSET_SCRIPT}</script>" if "datetime" in kinds else ""
     return (
-        f'<p class="header">A question {lead} {_text(linked.asker)}</p>{filters}'
+        f'<p class="header">{lead.format(asker=_text(linked.asker))}</p>{filters}'
         f"<form method=post{encoding}>{cards}"
-        "<button type=submit name=action value=answer>Send answer</button>"
+        f"<button type=submit name=action value=answer>{_('Send answer')}</button>"
         "<button class=secondary type=submit name=action value=cancel>"
-        f"Close without answering</button></form>{script}"
+        f"{_('Close without answering')}</button></form>{script}"
     )
 
 
@@ -421,24 +449,24 @@ def _filter_html(index: int, question: QuestionView, form: _Form) -> str:
 
 def _confirm_close_html() -> str:
     return (
-        '<section class="card"><p>The agent will be told you declined to answer.</p>'
+        f'<section class="card"><p>{_("The agent will be told you declined to answer.")}</p>'
         "<form method=post><button type=submit name=action value=close>"
-        'Yes, close it</button><a class="button" href="">No, back to the question</a>'
-        "</form></section>"
+        f'{_("Yes, close it")}</button><a class="button" href="">'
+        f"{_('No, back to the question')}</a></form></section>"
     )
 
 
 _OUTCOMES = {
-    "answered": "This question has been answered.",
-    "withdrawn": "The agent withdrew this question; nothing more is needed.",
-    "expired": "This question expired before it was answered.",
-    "cancelled": "This question was closed without an answer.",
+    "answered": N_("This question has been answered."),
+    "withdrawn": N_("The agent withdrew this question; nothing more is needed."),
+    "expired": N_("This question expired before it was answered."),
+    "cancelled": N_("This question was closed without an answer."),
 }
 
 
 def _outcome_html(linked: LinkedQuestion, note: str | None = None) -> str:
     said = f"<p>{html.escape(note)}</p>" if note else ""
-    outcome = _OUTCOMES.get(str(linked.outcome), "This question was settled.")
+    outcome = _(_OUTCOMES.get(str(linked.outcome), N_("This question was settled.")))
     return f'<section class="card">{said}<p class="outcome">{outcome}</p></section>'
 
 
@@ -471,18 +499,24 @@ def _answer_from_form(request: AskUserQuestionRequest, form: _Form) -> dict[str,
         if not question.multi_select and question.options:
             if picked and typed:
                 problems.append(
-                    f"{name}: you chose \u201c{chosen[0].shown}\u201d and typed your own"
-                    " words; choose Other to send your words, or clear them"
+                    _(
+                        "{question}: you chose \u201c{label}\u201d and typed your own words;"
+                        " choose Other to send your words, or clear them"
+                    ).format(question=name, label=chosen[0].shown)
                 )
             elif _OTHER in raw_picks and not typed:
-                problems.append(f"{name}: type your answer below Other, or choose an option")
+                problems.append(
+                    _("{question}: type your answer below Other, or choose an option").format(
+                        question=name
+                    )
+                )
         item: dict[str, Any] = {"id": question.id, "selected": picked}
         if typed:
             item["custom"] = custom
         given = given or bool(picked) or typed
         items.append(item)
     if not given and not problems:
-        problems.append("Nothing to send: choose an option or type an answer first.")
+        problems.append(_("Nothing to send: choose an option or type an answer first."))
     if problems:
         raise UserQuestionError.bad_answer(*problems)
     return {"answers": items}
@@ -537,14 +571,15 @@ def link_routes(
     from starlette.routing import Route
 
     async def open_link(request: Any) -> Any:
+        _LANGUAGE.set(language_from_accept(request.headers.get("accept-language")))
         try:
             question_id = verify_link_token(secret(), request.path_params["token"])
         except LinkError as err:
             status = 410 if err.reason == "expired" else 403
-            return _page("Link not valid", _card(f"{err}."), status)
+            return _page(_("Link not valid"), _card(f"{err}."), status)
         linked = await get(question_id)
         if linked is None:
-            return _page("Question gone", _card("This question is gone."), 410)
+            return _page(_("Question gone"), _card(_("This question is gone.")), 410)
         note = None
         if request.method == "POST" and linked.outcome is None and linked.request is not None:
             kind = request.headers.get("content-type", "")
@@ -553,22 +588,22 @@ def link_routes(
                     form = await _multipart(request, kind, linked.request, question_id, upload)
                 except _Refused as refused:
                     return _page(
-                        "Your file was not taken",
+                        _("Your file was not taken"),
                         f'<section class="card problems" role="alert"><p>{_text(str(refused))}'
-                        " Nothing of it was kept.</p></section>" + _form_html(linked),
+                        " " + _("Nothing of it was kept.") + "</p></section>" + _form_html(linked),
                         refused.status,
                     )
             else:
                 body = await request.body()
                 if len(body) > _MAX_FORM_BYTES:
-                    return _page("Answer too long", _card("That answer is too long."), 413)
+                    return _page(_("Answer too long"), _card(_("That answer is too long.")), 413)
                 form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
             action = form.get("action", ["answer"])[-1]
             if action == "cancel":  # asked once more: one tap must not decline for good
-                return _page("Close without answering?", _confirm_close_html())
+                return _page(_("Close without answering?"), _confirm_close_html())
             if action == "close":
                 await cancel(question_id)
-                note = "You closed the question."
+                note = _("You closed the question.")
             else:
                 try:
                     why = await answer(question_id, _answer_from_form(linked.request, form))
@@ -577,21 +612,21 @@ def link_routes(
                         f"<li>{_text(p)}</li>" for p in err.problems or (err.message,)
                     )
                     return _page(
-                        "Your answer was not sent",
+                        _("Your answer was not sent"),
                         f'<section class="card problems" role="alert"><ul>{problems}</ul>'
                         "</section>" + _form_html(linked, form),
                         422,
                     )
                 note = (
-                    "Your answer was recorded."
+                    _("Your answer was recorded.")
                     if why is None
-                    else (f"Your answer was not used ({why}).")
+                    else _("Your answer was not used ({why}).").format(why=why)
                 )
             linked = await get(question_id) or linked
         if linked.outcome is None and linked.request is not None:
             shown = parse_qs(request.url.query) if request.method == "GET" else {}
-            return _page("A question is waiting", _form_html(linked, shown))
-        return _page("Question settled", _outcome_html(linked, note))
+            return _page(_("A question is waiting"), _form_html(linked, shown))
+        return _page(_("Question settled"), _outcome_html(linked, note))
 
     return [Route("/q/{token}", open_link, methods=["GET", "POST"])]
 

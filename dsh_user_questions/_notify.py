@@ -38,6 +38,7 @@ from typing import Any
 
 import attrs
 
+from ._i18n import _, for_language, review_text
 from ._input_text import describe_input
 from ._payloads import AskUserQuestionRequest
 from .rules import inert_text
@@ -88,7 +89,7 @@ class Notification:
         if self.link is None:
             return body
         shown = (link or words)(self.link)
-        return f"{body}\n\n{words('Answer:')} {shown}"
+        return f"{body}\n\n{words(_('Answer:'))} {shown}"
 
 
 def _unchanged(text: str) -> str:
@@ -107,6 +108,7 @@ def notification_for(
     asker: str,
     link: str | None = None,
     reminder: bool = False,
+    language: str | None = None,
 ) -> Notification:
     """The notification for a waiting ``request``: who asks, each header and question, a link.
 
@@ -115,18 +117,23 @@ def notification_for(
     on one line and shortened; a typed answer says what it asks for in brackets (``[a number
     between 1 and 10]``, ``[pick files]``); the detail (a plan, a diff) is left out: the link
     shows it.
+    The frame's words are in ``language`` (default: `DSH_USER_QUESTIONS_LANG`, else the locale).
     """
+    tr = for_language(language)
     views = request_view(request)
     first = views[0] if views else None
     subject = "" if first is None else (first.header or first.question)
-    lead = "Reminder: still waiting" if reminder else "A question is waiting"
+    if first is not None:
+        subject = review_text(first.kind, subject, language)
+    lead = tr("Reminder: still waiting") if reminder else tr("A question is waiting")
     title = _clip(f"{lead}: {subject}" if subject else lead, _MAX_TITLE)
-    lines = [f"{_clip(inert_text(asker), _MAX_TITLE)} asks:"]
+    lines = [tr("{asker} asks:").format(asker=_clip(inert_text(asker), _MAX_TITLE))]
     for view in views:
-        text = _clip(view.question, _MAX_QUESTION)
+        text = _clip(review_text(view.kind, view.question, language), _MAX_QUESTION)
         if view.input is not None:  # what is asked for, in plain words: "a number between 1 and 10"
             text += f" [{_clip(inert_text(describe_input(view.input)), _MAX_TITLE)}]"
-        lines.append(f"- {_clip(view.header, 40)}: {text}" if view.header else f"- {text}")
+        header = review_text(view.kind, view.header, language) if view.header else ""
+        lines.append(f"- {_clip(header, 40)}: {text}" if header else f"- {text}")
     return Notification(title=title, body="\n".join(lines), link=link)
 
 

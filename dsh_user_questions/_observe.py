@@ -6,8 +6,10 @@ Both are observers of the three observer hooks (``dsh_user_questions_asked``, ``
 
 - `AskLog` writes two records per ask on the ``dsh_user_questions`` logger at INFO: one when it
   starts (question ids, headers, the provider) and one when it ends (the same, the outcome code
-  and the wait in seconds). Each record also carries them as attributes (``question_ids``,
-  ``headers``, ``provider``, ``outcome``, ``wait_seconds``) for structured handlers. The answer
+  and the wait in seconds, and who answered when the surface named them: ``answered_by``,
+  logged through `rules.inert_text`). Each record also carries them as attributes
+  (``question_ids``, ``headers``, ``provider``, ``outcome``, ``wait_seconds``,
+  ``answered_by``) for structured handlers. The answer
   itself, custom text included, is never logged unless asked for: with the environment variable
   ``DSH_USER_QUESTIONS_LOG_ANSWERS=1`` (or ``AskLog(include_answers=True)``) the end record
   holds the answer too, and even then a secret question's text is `rules.SECRET_PLACEHOLDER`.
@@ -166,6 +168,10 @@ class AskLog:
             facts["outcome"],
             wait_seconds,
         ]
+        if answer is not None and answer.answered_by is not None:
+            facts["answered_by"] = answer.answered_by
+            message += " by %s"
+            args.append(inert_text(answer.answered_by))
         if answer is not None and self._answers_wanted():
             shown = json.dumps(
                 redact_secrets(request, answer).to_dict(),
@@ -259,8 +265,8 @@ class AskTracer:
     def dsh_user_questions_answered(
         self, request: AskUserQuestionRequest, answer: AskUserQuestionAnswer, wait_seconds: float
     ) -> None:
-        """End the ask's span as answered."""
-        self._ended(request, None, wait_seconds)
+        """End the ask's span as answered (``dsh.user_questions.answered_by`` when known)."""
+        self._ended(request, None, wait_seconds, answer.answered_by)
 
     @hookimpl
     def dsh_user_questions_failed(
@@ -270,7 +276,11 @@ class AskTracer:
         self._ended(request, error, wait_seconds)
 
     def _ended(
-        self, request: AskUserQuestionRequest, error: BaseException | None, wait_seconds: float
+        self,
+        request: AskUserQuestionRequest,
+        error: BaseException | None,
+        wait_seconds: float,
+        answered_by: str | None = None,
     ) -> None:
         spans = self._spans.get(id(request))
         if not spans and not self.configured():
@@ -288,6 +298,8 @@ class AskTracer:
             del self._spans[id(request)]
         span.set_attribute("dsh.user_questions.outcome", outcome)
         span.set_attribute("dsh.user_questions.wait_seconds", wait_seconds)
+        if answered_by is not None:
+            span.set_attribute("dsh.user_questions.answered_by", answered_by)
         if error is not None and not _chosen(error):
             span.set_status(self._error_status(self._error_code, outcome))
         span.end()

@@ -650,15 +650,34 @@ class AskUserQuestionAnswerItem:
 
 @attrs.frozen
 class AskUserQuestionAnswer:
-    """The human's answer to a request: one item per answered question, in any order."""
+    """The human's answer to a request: one item per answered question, in any order.
 
+    ``answered_by`` names who answered (a person's id: a login name, a proxy's identity, or
+    ``token`` for the page's token holder) when the surface knows it; it travels on the wire
+    and reaches the observers and spans, never the model's text.
+    """
+
+    # attrs.field with the Wire in its metadata (what `_fields.field` writes), so the type
+    # checker still sees the converter: a list of items is a valid argument.
     answers: tuple[AskUserQuestionAnswerItem, ...] = attrs.field(
-        converter=_answers, validator=_each(AskUserQuestionAnswerItem)
+        converter=_answers,
+        validator=_each(AskUserQuestionAnswerItem),
+        metadata={
+            "wire": Wire(
+                "answers", kind="payloads", omit=_NEVER, nested=lambda: AskUserQuestionAnswerItem
+            )
+        },
+    )
+    answered_by: str | None = _fields.field(
+        Wire("answered_by", writer="harness", model_text=False),
+        default=None,
+        validator=_opt_str,
+        kw_only=True,
     )
 
     def to_dict(self) -> dict[str, Any]:
-        """The wire form."""
-        return {"answers": [item.to_dict() for item in self.answers]}
+        """The wire form: ``answers``, then ``answered_by`` when set."""
+        return _write(self)
 
     @classmethod
     def from_dict(cls, data: object) -> AskUserQuestionAnswer:
@@ -1093,12 +1112,4 @@ def _read_request(
 _read_answer_item = _reader(AskUserQuestionAnswerItem)
 
 
-def _read_answer(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionAnswer | None:
-    obj = _object(data, keys, problems, ("answers",), ())
-    if obj is None:
-        return None
-    items = [
-        _read_answer_item(item, (*keys, "answers", index), problems)
-        for index, item in enumerate(_array(obj, "answers", keys, problems, required=True))
-    ]
-    return AskUserQuestionAnswer([item for item in items if item is not None])
+_read_answer = _reader(AskUserQuestionAnswer)

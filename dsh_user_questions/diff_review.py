@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
+from ._i18n import N_
 from ._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionOption
 from ._review import Asks, Review, ReviewOutcome
 from .rules import DIFF_REVIEW_INTENT
@@ -32,13 +33,13 @@ __all__ = [
 ]
 
 DIFF_REVIEW_ID: Final = "diff-review"
-APPLY: Final = "Apply"
-DONT_APPLY: Final = "Don't apply"
+APPLY: Final = N_("Apply")
+DONT_APPLY: Final = N_("Don't apply")
 
-_HEADER = "Diff review"
-_QUESTION = "Apply this change?"
-_APPLY_DESCRIPTION = "Apply the change exactly as shown."
-_DONT_APPLY_DESCRIPTION = "Leave everything as it is; your feedback goes back to the model."
+_HEADER = N_("Diff review")
+_QUESTION = N_("Apply this change?")
+_APPLY_DESCRIPTION = N_("Apply the change exactly as shown.")
+_DONT_APPLY_DESCRIPTION = N_("Leave everything as it is; your feedback goes back to the model.")
 _NOT_A_DIFF = (
     'a diff must be a non-empty unified diff: a "--- " line, then a "+++ " line, then at least'
     ' one hunk header "@@ -l,n +l,n @@"'

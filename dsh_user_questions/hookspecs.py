@@ -205,7 +205,8 @@ def dsh_user_questions_answered(
     logged.
 
     :param request: The request.
-    :param answer: The checked answer the caller receives.
+    :param answer: The checked answer the caller receives; its ``answered_by`` names who
+        answered when the surface knew (a login name, a proxy's identity, ``token``).
     :param wait_seconds: Seconds from the start of ``ask`` to the answer.
 
     Example::

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 import attrs
 
+from ._i18n import N_
 from ._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionOption
 from ._review import Asks, Review, ReviewOutcome
 
@@ -29,13 +30,13 @@ __all__ = [
 
 PLAN_REVIEW_ID: Final = "plan-review"
 PLAN_REVIEW_INTENT: Final = "plan-review"
-APPROVE: Final = "Approve"
-KEEP_PLANNING: Final = "Keep planning"
+APPROVE: Final = N_("Approve")
+KEEP_PLANNING: Final = N_("Keep planning")
 
-_HEADER = "Plan review"
-_QUESTION = "Approve this plan and leave plan mode?"
-_APPROVE_DESCRIPTION = "Leave plan mode; the plan is carried out from the next step."
-_KEEP_PLANNING_DESCRIPTION = "Stay in plan mode; your feedback goes back to the model."
+_HEADER = N_("Plan review")
+_QUESTION = N_("Approve this plan and leave plan mode?")
+_APPROVE_DESCRIPTION = N_("Leave plan mode; the plan is carried out from the next step.")
+_KEEP_PLANNING_DESCRIPTION = N_("Stay in plan mode; your feedback goes back to the model.")
 _NOT_A_PLAN = (
     'a plan must be non-empty markdown whose first line is a level-1 ATX heading ("# " and text)'
 )

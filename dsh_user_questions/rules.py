@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from . import _inputs
 from ._confusables import skeleton
+from ._i18n import OTHER, SKIP, shipped_translations
 from ._payloads import (
     INPUT_TYPES,
     MAX_UPLOAD_BYTES,
@@ -51,7 +52,20 @@ __all__ = [
 MAX_CUSTOM_CHARS = 10_000
 """The longest free text (``custom``) one answer item may carry, on every surface."""
 
-RESERVED_LABELS: dict[str, str] = {"other": "Other", "skip": "Skip"}
+_NOT_LETTERS = re.compile(r"[\W_]+")
+
+
+def _fold(label: str) -> str:
+    return _NOT_LETTERS.sub("", unicodedata.normalize("NFKC", label).casefold())
+
+
+# Every shipped translation of the UI's own choices too: a UI shows "其他" for Other in Chinese,
+# and the model's errors must not depend on the human's language.
+RESERVED_LABELS: dict[str, str] = {
+    _fold(shown): choice
+    for choice in (OTHER, SKIP)
+    for shown in sorted(shipped_translations(choice))
+}
 """The labels every UI adds itself, as `reserved_label` folds them, and the choice each is."""
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -104,9 +118,6 @@ def label_key(label: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", label).casefold().split())
 
 
-_NOT_LETTERS = re.compile(r"[\W_]+")
-
-
 def reserved_label(label: str) -> str | None:
     """``"Other"`` or ``"Skip"`` when ``label`` *is* a choice the UI adds itself, else None.
 
@@ -116,9 +127,7 @@ def reserved_label(label: str) -> str | None:
     above"``, ``"Something else"``, ``"Other (please specify)"``). The tool and
     `check_request` both use this one test.
     """
-    return RESERVED_LABELS.get(
-        _NOT_LETTERS.sub("", unicodedata.normalize("NFKC", label).casefold())
-    )
+    return RESERVED_LABELS.get(_fold(label))
 
 
 def label_skeleton(label: str) -> str:
@@ -389,7 +398,8 @@ def redact_secrets(
             if item.id in secret and item.custom is not None
             else item
             for item in answer.answers
-        ]
+        ],
+        answered_by=answer.answered_by,
     )
 
 

@@ -40,6 +40,7 @@ END_TO_END = frozenset(
         "docs/test_readme.py",
         "docs/test_readme_vocabulary.py",
         "harness/test_entrypoints.py",
+        "i18n/test_model_bytes.py",
         "mcp/test_mcp_conformance.py",
         "mcp/test_mcp_http.py",
         "mcp/test_mcp_node_client.py",

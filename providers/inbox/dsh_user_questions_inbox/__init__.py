@@ -7,6 +7,7 @@ many); the ``inbox`` provider waits for its final state, and surfaces in other p
 
 from __future__ import annotations
 
+from ._events import InboxEvent
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._store import AnswerResult, Inbox, open_inbox
 from ._url import ENV_INBOX, default_sqlite_path, parse_url
@@ -18,6 +19,7 @@ __all__ = [
     "AnswerOutcome",
     "AnswerResult",
     "Inbox",
+    "InboxEvent",
     "QuestionRecord",
     "State",
     "__version__",

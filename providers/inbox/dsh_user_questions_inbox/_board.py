@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dsh_user_questions import BadAnswerError, UserQuestionError
+from dsh_user_questions._identity import TOKEN_HOLDER
 from dsh_user_questions_web import BoardEvent, Outcome, Settlement, problems_of
 
 from ._record import QuestionRecord, State
@@ -126,7 +127,7 @@ class InboxBoard:
         try:
             answer = await asyncio.to_thread(resolve_uploads, self._inbox, ask_id, answer)
             result = await asyncio.to_thread(
-                self._inbox.answer, ask_id, answer, surface=self._surface
+                self._inbox.answer, ask_id, answer, surface=self._surface, by=TOKEN_HOLDER
             )
         except UserQuestionError as err:
             if not isinstance(err, BadAnswerError):

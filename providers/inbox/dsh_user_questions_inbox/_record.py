@@ -53,7 +53,8 @@ class QuestionRecord:
     caller-chosen key (one record per key); ``delivered_at`` says when the final outcome was
     handed to the asker (``None``: pending, or final while no asker waited); ``received_at``
     when the asking ``ask()`` returned the answer to its caller (the core's receipt), which is
-    what a surface waits for before it says the answer was received.
+    what a surface waits for before it says the answer was received. ``answered_by`` names who
+    gave the applied answer (its ``answered_by``), when the surface knew.
     """
 
     id: str
@@ -80,6 +81,13 @@ class QuestionRecord:
         return self.delivered_at is not None
 
     @property
+    def answered_by(self) -> str | None:
+        """Who gave the applied answer (a person's id, ``token`` for the page's token holder),
+        or ``None`` when unanswered or not named."""
+        by = None if self.answer is None else self.answer.get("answered_by")
+        return by if isinstance(by, str) else None
+
+    @property
     def late(self) -> bool:
         """Whether an answer arrived after the question was withdrawn or expired."""
         return self.late_answer is not None
@@ -98,4 +106,5 @@ class QuestionRecord:
         data["state"] = self.state.value
         data["late"] = self.late
         data["delivered"] = self.delivered
+        data["answered_by"] = self.answered_by
         return data

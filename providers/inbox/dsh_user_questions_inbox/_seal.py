@@ -137,7 +137,7 @@ def seal_secrets(
                 id=item.id, selected=item.selected, custom=SEALED_PREFIX + sealed
             )
         items.append(item)
-    return AskUserQuestionAnswer(items)
+    return AskUserQuestionAnswer(items, answered_by=answer.answered_by)
 
 
 def _read_key(key_file: Path) -> Any:
@@ -255,4 +255,4 @@ class Sealer:
                     id=item.id, selected=item.selected, custom=opened.decode("utf-8")
                 )
             items.append(item)
-        return AskUserQuestionAnswer(items)
+        return AskUserQuestionAnswer(items, answered_by=answer.answered_by)

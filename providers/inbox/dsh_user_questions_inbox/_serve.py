@@ -19,6 +19,8 @@ import urllib.parse
 from collections.abc import Callable, Collection
 from typing import Any
 
+from dsh_user_questions._identity import TOKEN_HOLDER
+
 from ._notices import LINKS_RENEW_EVERY, Notices
 from ._record import State
 from ._retention import retention_seconds
@@ -211,7 +213,7 @@ def _with_links(
         secret=lambda: secret,
         get=inbox.get,
         answer=lambda qid, answer: inbox.answer(
-            qid, resolve_uploads(inbox, qid, answer), surface=f"{surface}-link"
+            qid, resolve_uploads(inbox, qid, answer), surface=f"{surface}-link", by=TOKEN_HOLDER
         ),
         cancel=lambda qid: inbox.settle(qid, State.CANCELLED, surface=f"{surface}-link"),
         to_thread=asyncio.to_thread,

@@ -16,10 +16,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
-from dsh_user_questions import AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions.rules import check_answer
 
 from ._engine import Engine, Listener
+from ._events import EVENTS_TABLES, InboxEvent
+from ._events import step as event_step
 from ._lease import STALE_SECONDS, live
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._seal import register_seal, seal_secrets, seal_step
@@ -128,6 +130,8 @@ class Inbox:
     def __init__(self, engine: Engine, url: InboxURL) -> None:
         self._engine = engine
         self.url = url
+        for statement in EVENTS_TABLES:  # the log of every step (`_events`)
+            engine.write(statement, {})
 
     # Writing -----------------------------------------------------------------------------------
 
@@ -179,7 +183,7 @@ class Inbox:
                 "key": key,
                 "lease": lease,
             }
-            steps = [(_INSERT, params)]
+            steps = [(_INSERT, params), event_step(new_id, "asked", now, surface="harness")]
             if seal is not None:
                 steps.append(seal_step(self, new_id, seal))
             if self._engine.write_steps(steps)[0]:
@@ -312,7 +316,11 @@ class Inbox:
         if not rows:
             return results
         try:
-            changed = self._engine.write_many(_INSERT, rows)
+            steps: list[tuple[str, Mapping[str, Any]]] = []
+            for row in rows:  # each new record with its "asked" event, in one transaction
+                steps.append((_INSERT, row))
+                steps.append(event_step(row["id"], "asked", row["created"], surface="harness"))
+            changed = self._engine.write_steps(steps)[::2]
         except Exception as error:  # the whole batch failed: each ask says so
             return [error if isinstance(row, dict) else row for row in results]
         wrote = iter(changed)
@@ -386,8 +394,14 @@ class Inbox:
         unreadable, a PostgreSQL database dropped (see `Engine.check`)."""
         self._engine.check()
 
-    def answer(self, question_id: str, answer: object, *, surface: str) -> AnswerResult:
+    def answer(
+        self, question_id: str, answer: object, *, surface: str, by: str | None = None
+    ) -> AnswerResult:
         """Give the question an answer from ``surface``; the first answer wins.
+
+        ``by`` names who answered (a person's id), recorded as the answer's ``answered_by``
+        (it wins over one the answer carries). Whoever can write the store names themselves:
+        it is trusted as given; the page behind a logging-in proxy is where identity is checked.
 
         ``answer`` is an `AskUserQuestionAnswer` or its wire form, checked against the
         question's request first by `rules.check_answer` (``BAD_ANSWER``, nothing stored). A
@@ -399,6 +413,10 @@ class Inbox:
         if record is None:
             return AnswerResult(AnswerOutcome.UNKNOWN, None)
         checked = check_answer(record.to_request(), answer)
+        if by is not None:
+            if not isinstance(by, str) or not by.strip():
+                raise ValueError(f"Inbox.answer(by=...) must be a non-empty name, not {by!r}")
+            checked = AskUserQuestionAnswer(checked.answers, answered_by=by)
         # A secret's text is sealed to its asker's key before it is written (see _seal).
         checked = seal_secrets(self, question_id, record.to_request(), checked)
         now = time.time()
@@ -408,20 +426,32 @@ class Inbox:
             "surface": surface,
         }
         params["now"] = now
-        if self._engine.write(
-            "UPDATE dsh_inbox_questions SET state = 'answered', answer = :answer,"
-            " settled_at = :now, surface = :surface, seq = {seq}"
-            " WHERE id = :id AND state = 'pending' AND (deadline IS NULL OR deadline > :now)",
-            params,
-        ):
+        by_whom = checked.answered_by
+        if self._engine.write_steps(
+            [
+                (
+                    "UPDATE dsh_inbox_questions SET state = 'answered', answer = :answer,"
+                    " settled_at = :now, surface = :surface, seq = {seq}"
+                    " WHERE id = :id AND state = 'pending'"
+                    " AND (deadline IS NULL OR deadline > :now)",
+                    params,
+                ),
+                event_step(question_id, "answered", now, by=by_whom, surface=surface),
+            ]
+        )[0]:
             return AnswerResult(AnswerOutcome.APPLIED, self.get(question_id))
         self._expire_overdue(question_id, now)
-        if self._engine.write(
-            "UPDATE dsh_inbox_questions SET late_answer = :answer, late_at = :now,"
-            " late_surface = :surface, seq = {seq}"
-            " WHERE id = :id AND state IN ('withdrawn', 'expired') AND late_answer IS NULL",
-            params,
-        ):
+        if self._engine.write_steps(
+            [
+                (
+                    "UPDATE dsh_inbox_questions SET late_answer = :answer, late_at = :now,"
+                    " late_surface = :surface, seq = {seq}"
+                    " WHERE id = :id AND state IN ('withdrawn', 'expired') AND late_answer IS NULL",
+                    params,
+                ),
+                event_step(question_id, "answered-late", now, by=by_whom, surface=surface),
+            ]
+        )[0]:
             return AnswerResult(AnswerOutcome.LATE, self.get(question_id))
         record = self.get(question_id)
         if record is None:
@@ -431,12 +461,17 @@ class Inbox:
         return AnswerResult(AnswerOutcome.ALREADY_ANSWERED, record)
 
     def _expire_overdue(self, question_id: str, now: float) -> int:
-        return self._engine.write(
-            "UPDATE dsh_inbox_questions SET state = 'expired', settled_at = deadline,"
-            " surface = 'deadline', seq = {seq}"
-            " WHERE id = :id AND state = 'pending' AND deadline <= :now",
-            {"id": question_id, "now": now},
-        )
+        return self._engine.write_steps(
+            [
+                (
+                    "UPDATE dsh_inbox_questions SET state = 'expired', settled_at = deadline,"
+                    " surface = 'deadline', seq = {seq}"
+                    " WHERE id = :id AND state = 'pending' AND deadline <= :now",
+                    {"id": question_id, "now": now},
+                ),
+                event_step(question_id, "expired", now, surface="deadline"),
+            ]
+        )[0]
 
     def settle(
         self, question_id: str, state: State, *, surface: str, delivered: bool = False
@@ -450,8 +485,8 @@ class Inbox:
         if state not in (State.WITHDRAWN, State.EXPIRED, State.CANCELLED):
             raise ValueError(f"settle() takes withdrawn, expired or cancelled, not {state}")
         now = time.time()
-        return bool(
-            self._engine.write(
+        steps = [
+            (
                 "UPDATE dsh_inbox_questions SET state = :state, settled_at = :now,"
                 " surface = :surface, delivered_at = :delivered, seq = {seq}"
                 " WHERE id = :id AND state = 'pending'",
@@ -462,16 +497,28 @@ class Inbox:
                     "surface": surface,
                     "delivered": now if delivered else None,
                 },
-            )
-        )
+            ),
+            event_step(question_id, state.value, now, surface=surface),
+        ]
+        if delivered:
+            steps.append(event_step(question_id, "delivered", now, surface=surface))
+        return bool(self._engine.write_steps(steps)[0])
 
     def claim_delivery(self, question_id: str) -> bool:
         """Mark a final question's outcome as handed to its asker; ``True`` for the one caller
         that did (so across processes each outcome is delivered once)."""
-        return self._stamp(
-            "UPDATE dsh_inbox_questions SET delivered_at = :now, seq = {seq} WHERE id = :id"
-            " AND state <> 'pending' AND delivered_at IS NULL",
-            question_id,
+        now = time.time()
+        return bool(
+            self._engine.write_steps(
+                [
+                    (
+                        "UPDATE dsh_inbox_questions SET delivered_at = :now, seq = {seq}"
+                        " WHERE id = :id AND state <> 'pending' AND delivered_at IS NULL",
+                        {"id": question_id, "now": now},
+                    ),
+                    event_step(question_id, "delivered", now, surface="harness"),
+                ]
+            )[0]
         )
 
     def mark_received(self, question_id: str) -> None:
@@ -536,19 +583,56 @@ class Inbox:
             "DELETE FROM dsh_inbox_leases WHERE beat < :cutoff",
             {"cutoff": now - _LEASE_ROWS_KEPT},
         )
-        pruned = self._engine.write(
-            "DELETE FROM dsh_inbox_questions WHERE state <> 'pending'"
-            " AND settled_at < :cutoff AND (late_at IS NULL OR late_at < :cutoff)"
-            " AND (state <> 'answered' OR delivered_at IS NOT NULL)"
-            " AND (late_answer IS NULL OR late_delivered_at IS NOT NULL)",
-            {"cutoff": now - older_than},
-        )
+        pruned = self._engine.write_steps(
+            [
+                (
+                    "DELETE FROM dsh_inbox_questions WHERE state <> 'pending'"
+                    " AND settled_at < :cutoff AND (late_at IS NULL OR late_at < :cutoff)"
+                    " AND (state <> 'answered' OR delivered_at IS NOT NULL)"
+                    " AND (late_answer IS NULL OR late_delivered_at IS NOT NULL)",
+                    {"cutoff": now - older_than},
+                ),
+                # A record's events go with it (the log of a pruned question is pruned too).
+                (
+                    "DELETE FROM dsh_inbox_events WHERE NOT EXISTS (SELECT 1"
+                    " FROM dsh_inbox_questions q WHERE q.id = dsh_inbox_events.question_id)",
+                    {},
+                ),
+            ]
+        )[0]
         from ._uploads import prune_uploads  # uploaded files go with their records
 
         prune_uploads(self)
         return pruned
 
     # Reading -----------------------------------------------------------------------------------
+
+    def events(
+        self, question_id: str | None = None, *, since: float | None = None
+    ) -> list[InboxEvent]:
+        """The log: every event (of ``question_id`` alone, when given; at or after ``since``,
+        seconds since the epoch, when given), oldest first."""
+        where: list[str] = []
+        params: dict[str, str | float] = {}
+        if question_id is not None:
+            where.append("question_id = :question_id")
+            params["question_id"] = question_id
+        if since is not None:
+            where.append("at >= :since")
+            params["since"] = since
+        rows = self._engine.read(
+            "SELECT question_id, event, at, person, surface, address FROM dsh_inbox_events"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY at, CASE event WHEN 'asked' THEN 0 WHEN 'delivered' THEN 2 ELSE 1 END",
+            params,
+        )
+        return [
+            InboxEvent(
+                question_id=row[0], event=row[1], at=row[2], by=row[3], surface=row[4],
+                address=row[5],
+            )
+            for row in rows
+        ]  # fmt: skip
 
     def get(self, question_id: str) -> QuestionRecord | None:
         """The record of that id, or ``None``."""

@@ -25,10 +25,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from dsh_user_questions import BadAnswerError, UserQuestionError, WireFormatError
+from dsh_user_questions._identity import login_name
 from dsh_user_questions._input_text import describe_input, value_from_text
 from dsh_user_questions.rules import inert_text as inert
 from dsh_user_questions.view import Node, QuestionView, diff_lines, request_view
 
+from ._i18n import _
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._retention import parse_duration, retention_seconds
 from ._store import Inbox, open_inbox
@@ -143,6 +145,14 @@ def _parser() -> argparse.ArgumentParser:
         "notify-test",
         help="send a test notification to $DSH_USER_QUESTIONS_NOTIFY (Apprise URLs)",
     )
+    log = commands.add_parser(
+        "log", help="the log of every step: asked, answered by whom from where, delivered..."
+    )
+    log.add_argument("id", nargs="?", help="one question's log (default: every question's)")
+    log.add_argument("--json", action="store_true", help="print one JSON array of events")
+    log.add_argument(
+        "--since", metavar="DURATION", help="only the events of the last DURATION (e.g. 12h, 7d)"
+    )
     prune = commands.add_parser("prune", help="delete final records past the retention")
     prune.add_argument(
         "--older-than",
@@ -205,8 +215,10 @@ def _run(inbox: Inbox, args: argparse.Namespace) -> int:
         return _cancel(inbox, args.id, surface=args.surface)
     if args.command == "prune":
         return _prune(inbox, args.older_than)
+    if args.command == "log":
+        return _log(inbox, args.id, as_json=args.json, since=args.since)
     if args.command == "init":
-        print(f"the inbox store is ready: {inbox.url.shown}")
+        print(_("the inbox store is ready: {url}").format(url=inbox.url.shown))
         return 0
     from ._serve import serve
 
@@ -231,11 +243,13 @@ def _notify_test() -> int:
     if notifier is None:
         return _fail(f"{NOTIFY_ENV} is not set: nothing to notify")
     note = Notification(
-        title="dsh-inbox test notification",
-        body="Questions your agents ask through the inbox will be announced here.",
+        title=_("dsh-inbox test notification"),
+        body=_("Questions your agents ask through the inbox will be announced here."),
     )
     if notifier.send_blocking(note):
-        print(f"sent a test notification to {len(notifier.targets)} target(s)")
+        print(
+            _("sent a test notification to {count} target(s)").format(count=len(notifier.targets))
+        )
         return 0
     return _fail("the notification was not delivered (see the warning above)")
 
@@ -252,7 +266,7 @@ def _list(inbox: Inbox, *, as_json: bool, everything: bool) -> int:
         print(json.dumps([r.to_dict() for r in records]))
         return 0
     if not records:
-        print("no questions" if everything else "no pending questions and no late answers")
+        print(_("no questions") if everything else _("no pending questions and no late answers"))
         return 0
     now = time.time()
     for record in records:
@@ -287,6 +301,34 @@ def _age(seconds: float) -> str:
 
 
 # show and cancel ---------------------------------------------------------------------------------
+
+
+def _log(inbox: Inbox, question_id: str | None, *, as_json: bool, since: str | None) -> int:
+    """The events, oldest first: JSON, or one line each (names and surfaces inert)."""
+    after = None
+    if since is not None:
+        try:
+            span = parse_duration(since, where="--since")
+        except ValueError as err:
+            return _fail(str(err), EXIT_INVALID)
+        after = None if span is None else time.time() - span
+    if question_id is not None and inbox.get(question_id) is None:
+        return _no_question(question_id)
+    events = inbox.events(question_id, since=after)
+    if as_json:
+        print(json.dumps([event.to_dict() for event in events]))
+        return 0
+    for event in events:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.at))
+        line = f"{when}  {event.question_id}  {event.event}"
+        if event.by is not None:
+            line += f" by {inert(event.by)}"
+        if event.surface is not None:
+            line += f" on {inert(event.surface)}"
+        if event.address is not None:
+            line += f" from {inert(event.address)}"
+        print(line)
+    return 0
 
 
 def _show(inbox: Inbox, question_id: str, *, as_json: bool) -> int:
@@ -449,7 +491,7 @@ def render(record: QuestionRecord, *, colour: bool = False) -> str:
 
 def _cancel(inbox: Inbox, question_id: str, *, surface: str) -> int:
     if inbox.settle(question_id, State.CANCELLED, surface=surface):
-        print(f"closed question {question_id}")
+        print(_("closed question {id}").format(id=question_id))
         return EXIT_APPLIED
     record = inbox.get(question_id)
     if record is None:
@@ -483,13 +525,13 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
         except RecursionError:
             return _fail("the answer on stdin is not JSON: it is nested too deep", EXIT_INVALID)
     try:
-        result = inbox.answer(question_id, answer, surface=surface)
+        result = inbox.answer(question_id, answer, surface=surface, by=login_name())
     except UserQuestionError as err:
         if not isinstance(err, BadAnswerError):
             raise
         # The person's own answer breaks the question's rules: say which, as the rules do.
         why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)
-        return _fail(f"your answer was refused: {why}", EXIT_INVALID)
+        return _fail(_("your answer was refused: {why}").format(why=why), EXIT_INVALID)
     if result.applied:
         return _applied(question_id, inbox.wait_received(question_id, RECEIPT_SECONDS))
     return report(result.outcome, question_id, result.record)
@@ -539,7 +581,7 @@ def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
     items = [{"id": view.id, "selected": [], "value": value}]
     try:
         wire = resolve_uploads(inbox, question_id, {"answers": items})
-        result = inbox.answer(question_id, wire, surface=args.surface)
+        result = inbox.answer(question_id, wire, surface=args.surface, by=login_name())
     except UserQuestionError as err:
         if not isinstance(err, BadAnswerError):
             raise
@@ -554,12 +596,14 @@ def _applied(question_id: str, reception: str) -> int:
     """Say what became of an applied answer: received by its asker, kept for one that is not
     waiting now, or not taken by an asker that stopped waiting as it landed."""
     if reception == "received":
-        print(f"answered question {question_id}: its asker received the answer")
+        print(_("answered question {id}: its asker received the answer").format(id=question_id))
         return EXIT_APPLIED
     if reception == "no-asker":
         print(
-            f"answered question {question_id}: no asker is waiting for it now; the answer is"
-            " kept for its harness, which gets it when it resumes"
+            _(
+                "answered question {id}: no asker is waiting for it now; the answer is kept for"
+                " its harness, which gets it when it resumes"
+            ).format(id=question_id)
         )
         return EXIT_APPLIED
     return _fail(
@@ -572,7 +616,7 @@ def _applied(question_id: str, reception: str) -> int:
 def report(outcome: AnswerOutcome, question_id: str, record: QuestionRecord | None) -> int:
     """Say what became of an answer; the exit status for it."""
     if outcome is AnswerOutcome.APPLIED:
-        print(f"answered question {question_id}")
+        print(_("answered question {id}").format(id=question_id))
         return EXIT_APPLIED
     if outcome is AnswerOutcome.UNKNOWN or record is None:
         return _no_question(question_id)
@@ -604,7 +648,7 @@ def _prune(inbox: Inbox, older_than: str | None) -> int:
     except ValueError as err:
         return _fail(str(err), EXIT_INVALID)
     if seconds is None:
-        print("retention is never: nothing pruned")
+        print(_("retention is never: nothing pruned"))
         return 0
-    print(f"pruned {inbox.prune(seconds)} final records")
+    print(_("pruned {count} final records").format(count=inbox.prune(seconds)))
     return 0

@@ -85,6 +85,10 @@ def find_bin() -> Path | None:
     return Path(found[-1]).parent if found else None
 
 
+# util-linux's runuser lives in /usr/sbin, which a root shell's PATH may lack (`env PATH=...`).
+_RUNUSER = shutil.which("runuser") or "/usr/sbin/runuser"
+
+
 class PostgresServer:
     """One throwaway cluster: `start`, `stop`, `restart`, and connection URLs."""
 
@@ -104,7 +108,7 @@ class PostgresServer:
 
     def _command(self, name: str, *args: str) -> list[str]:
         command = [str(self._bin / name), *args]
-        return ["runuser", "-u", "postgres", "--", *command] if self._as_root else command
+        return [_RUNUSER, "-u", "postgres", "--", *command] if self._as_root else command
 
     def _run(self, name: str, *args: str) -> None:
         subprocess.run(self._command(name, *args), check=True, capture_output=True)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import getpass
 from typing import Any
+
+LOGIN = getpass.getuser()
+"""The login name ``dsh-inbox answer`` records as ``answered_by`` in these tests."""
 
 PKG = {
     "questions": [
@@ -16,9 +20,12 @@ PKG = {
 }
 
 
-def pick(label: str, question_id: str = "pkg") -> dict[str, Any]:
-    """An answer selecting ``label`` for ``question_id``."""
-    return {"answers": [{"id": question_id, "selected": [label]}]}
+def pick(label: str, question_id: str = "pkg", *, by: str | None = None) -> dict[str, Any]:
+    """An answer selecting ``label`` for ``question_id`` (given ``by`` that person, if named)."""
+    answer: dict[str, Any] = {"answers": [{"id": question_id, "selected": [label]}]}
+    if by is not None:
+        answer["answered_by"] = by
+    return answer
 
 
 PKG_OPTIONS_ONLY = {"questions": [{**PKG["questions"][0], "allow_other": False}]}

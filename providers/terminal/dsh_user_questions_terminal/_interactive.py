@@ -29,6 +29,7 @@ from dsh_user_questions import (
     AskUserQuestionUpload,
     UserQuestionError,
 )
+from dsh_user_questions._i18n import review_text
 from dsh_user_questions._input_text import value_from_text
 from dsh_user_questions._uploads import UploadRefused, copy_file, discard_upload
 from dsh_user_questions.rules import inert_text
@@ -55,6 +56,7 @@ from prompt_toolkit.widgets import TextArea
 
 from ._abort import AbortRelay
 from ._drawing import SEP, STYLE, boxed, continuation, join, mark_cut, recap, wrap_parts
+from ._i18n import N_, _
 from ._keys import DISCARD, LAST_KEY, TALK, form_bindings
 from ._markdown import Line
 from ._page import FILES_SHOWN, RECOMMENDED, Page, TextPurpose
@@ -82,7 +84,7 @@ TYPING_SECONDS = 1.0
 """A key this recent when a page appears means the human was typing (for the previous page)."""
 
 
-TOO_SMALL = "Window too small: make it larger to answer"
+TOO_SMALL = N_("Window too small: make it larger to answer")
 
 _PREVIEW_SOURCE = -1_000_000  # the source number of a preview's lines (never a review card's)
 
@@ -425,7 +427,9 @@ class Form:
             # is not taken: the text stays in the field to be edited.
             problem = answer_problem(item, AskUserQuestionAnswerItem(id=item.id, custom=value))
             if problem is not None:
-                self.notice = f"Not taken: {problem}. Edit it and press Enter again."
+                self.notice = _("Not taken: {problem}. Edit it and press Enter again.").format(
+                    problem=problem
+                )
                 return True
         self.notice = ""
         if purpose == "feedback":
@@ -661,7 +665,7 @@ class Form:
         """The form does not fit: say so, and draw no row (no key can answer meanwhile)."""
         frame = _Frame()
         frame.too_small = True
-        frame.body = wrap_line([("class:notice", TOO_SMALL)], width)[:height]
+        frame.body = wrap_line([("class:notice", _(TOO_SMALL))], width)[:height]
         frame.rows = RowWindow(0, 0, 0)
         return frame
 
@@ -696,22 +700,31 @@ class Form:
         fragments: Line = []
         total = len(self.pages)
         waiting = TERMINAL_TURNS.waiting
-        more = f" \u00b7 {waiting} more waiting" if waiting else ""
+        more = " \u00b7 " + _("{count} more waiting").format(count=waiting) if waiting else ""
         if self.summary:
             return [
-                ("class:chip", " Summary "),
-                ("class:progress", f"  check your answers{more}"),
+                ("class:chip", " " + _("Summary") + " "),
+                ("class:progress", "  " + _("check your answers") + more),
             ]
         view = self.current.view
         if view.header:
-            fragments += [("class:chip", f" {view.header} "), ("", "  ")]
-        progress = f"question {self.page + 1} of {total}" if total > 1 else ""
+            fragments += [("class:chip", f" {review_text(view.kind, view.header)} "), ("", "  ")]
+        progress = (
+            _("question {number} of {total}").format(number=self.page + 1, total=total)
+            if total > 1
+            else ""
+        )
         if progress or more:
             fragments.append(("class:progress", (progress + more).lstrip(" \u00b7")))
         return fragments
 
     def _question_lines(self, width: int) -> list[Line]:
-        text = "Submit these answers?" if self.summary else one_line(self.current.view.question)
+        view = self.current.view
+        text = (
+            _("Submit these answers?")
+            if self.summary
+            else one_line(review_text(view.kind, view.question))
+        )
         return wrap_line([("class:question", text)], width)
 
     def _detail_lines(self, width: int, overflow: list[Line]) -> list[Line]:
@@ -760,7 +773,7 @@ class Form:
             sources.append(_PREVIEW_SOURCE)
         start = len(wrapped)
         label = page.rows[row_index].shown
-        title: Line = [("class:preview.title", f"Preview \u00b7 {label}")]
+        title: Line = [("class:preview.title", _("Preview") + f" \u00b7 {label}")]
         lines = wrap_line(title, inner)
         for line in preview:
             barred: Line = [("class:md.prefix", "\u2502 "), *line]
@@ -780,9 +793,15 @@ class Form:
         page.detail_top = top
         shown = lines[top : top + height]
         frame.shown = (top, top + len(shown))
-        position = f"lines {top + 1}-{top + len(shown)} of {len(lines)}" if scrolls else ""
+        position = (
+            _("lines {first}-{last} of {total}").format(
+                first=top + 1, last=top + len(shown), total=len(lines)
+            )
+            if scrolls
+            else ""
+        )
         if page.plan:
-            return boxed(shown, width, page.what.capitalize(), position)
+            return boxed(shown, width, _("Diff") if page.what == "diff" else _("Plan"), position)
         out: list[Line] = [[("", "  "), *line] for line in shown]
         if scrolls:
             out.append([("class:more", f"  \u2195 {position} \u00b7 PgUp/PgDn")])
@@ -815,11 +834,15 @@ class Form:
             fragments.append(("class:current" if here else "", row.shown))
             description = row.description
             if row.recommended:
-                fragments.append(("class:recommended", f" {RECOMMENDED}"))
+                fragments.append(("class:recommended", f" {_(RECOMMENDED)}"))
             if page.plan and row.approves and self._plan_unread(page):
-                description = f"read the whole {page.what} first (PgDn)"
+                description = (
+                    _("read the whole diff first (PgDn)")
+                    if page.what == "diff"
+                    else _("read the whole plan first (PgDn)")
+                )
             if row.kind == "other" and page.custom and (page.other_checked or not multi):
-                shown = SECRET_GIVEN if page.secret else inert_text(page.custom)
+                shown = _(SECRET_GIVEN) if page.secret else inert_text(page.custom)
                 fragments.append(("class:extra", f": {shown}"))
             elif description:
                 fragments.append(("class:description", f" \u2014 {description}"))
@@ -846,14 +869,18 @@ class Form:
     def _rows_window(self, rows: list[list[Line]], window: RowWindow, width: int) -> list[Line]:
         out: list[Line] = []
         if window.above:
-            out.append([("class:more", f"  \u2191 {window.above} more above")])
+            out.append(
+                [("class:more", "  \u2191 " + _("{count} more above").format(count=window.above))]
+            )
         for lines in rows[window.start : window.end]:
             out += lines
         if window.clip is not None:  # the row alone is taller than the room: its head, marked
             out = out[: (1 if window.above else 0) + window.clip]
             out[-1] = mark_cut(out[-1], width)
         if window.below:
-            out.append([("class:more", f"  \u2193 {window.below} more below")])
+            out.append(
+                [("class:more", "  \u2193 " + _("{count} more below").format(count=window.below))]
+            )
         return out
 
     def _text_label(self) -> StyleAndTextTuples:
@@ -877,20 +904,22 @@ class Form:
         if self.text_purpose == "value":
             return [("class:question", "  Your answer:"), ("class:hint", f" {page.input_words}")]
         if self.text_purpose == "feedback":
-            return [("class:question", "  What should change?")]
+            return [("class:question", "  " + _("What should change?"))]
         if not self.summary and self.current.secret:
             return [
-                ("class:question", "  Your answer:"),
-                ("class:hint", " secret: hidden as you type, kept out of the record"),
+                ("class:question", "  " + _("Your answer:")),
+                ("class:hint", " " + _("secret: hidden as you type, kept out of the record")),
             ]
-        return [("class:question", "  Your answer:")]
+        return [("class:question", "  " + _("Your answer:"))]
 
     def _notice_text(self) -> str:
         """The notice above the key hint, while it is true."""
         if self.notice:
             return self.notice
         if self.read_first and not self.summary and self._plan_unread(self.current):
-            return f"Read the whole {self.current.what} first: PgDn shows the rest."
+            if self.current.what == "diff":
+                return _("Read the whole diff first: PgDn shows the rest.")
+            return _("Read the whole plan first: PgDn shows the rest.")
         return ""
 
     def _hint_lines(self, width: int, *, scrolls: bool, notice: bool = True) -> list[Line]:
@@ -899,44 +928,52 @@ class Form:
         if text:
             lines = wrap_line([("class:notice", text)], width) + lines
         if self.confirming:
-            return wrap_line([("class:notice", self.confirm_prompt)], width)
+            return wrap_line([("class:notice", _(self.confirm_prompt))], width)
         if not self.armed:  # keys do not count yet: the hint shows once they do
             return [[] for _ in lines]
         return lines
 
     def _hint_text(self, scrolls: bool) -> str:
-        back = " \u00b7 \u2190 back" if self.page > 0 else ""
+        back = " \u00b7 \u2190 " + _("back") if self.page > 0 else ""
         page = self.current
         if self.summary:
-            text = f"Enter submit \u00b7 1-{len(self.pages)} change an answer{back}"
+            text = _("Enter submit \u00b7 1-{count} change an answer").format(count=len(self.pages))
+            text += back
         elif self.text_purpose == "feedback":
             label = page.shown_labels.get(self.feedback_label, "")
-            text = f"Enter send (empty: {label} without feedback) \u00b7 Esc back to choices"
+            text = _("Enter send (empty: {label} without feedback) \u00b7 Esc back to choices")
+            text = text.format(label=label)
         elif self.text_purpose == "value":
-            steps = " \u00b7 \u2191\u2193 step" if page.input_type == "number" else ""
-            text = f"Enter send{steps} \u00b7 Esc more choices"
+            steps = " \u00b7 \u2191\u2193 " + _("step") if page.input_type == "number" else ""
+            text = _("Enter send") + steps + " \u00b7 " + _("Esc more choices")
         elif self.text_purpose == "filter":
-            text = (
+            text = _(
                 "type to filter \u00b7 \u2191\u2193 move \u00b7 Space tick"
                 " \u00b7 Enter send the ticked files \u00b7 Esc more choices"
             )
         elif self.text_purpose == "path":
-            text = "Tab completes \u00b7 Enter take the file (empty: send) \u00b7 Esc more choices"
-        elif self.text_purpose == "free" and not page.view.options:
-            text = "Enter send (empty: skip) \u00b7 Esc more choices"
-        elif self.text_purpose is not None:
-            text = "Enter send \u00b7 Esc back to the choices"
-        elif page.view.multi_select:
-            text = (
-                f"\u2191\u2193 move \u00b7 Space or 1-{len(page.rows)} toggle \u00b7 a all"
-                f" \u00b7 Enter confirm{back}"
+            text = _(
+                "Tab completes \u00b7 Enter take the file (empty: send) \u00b7 Esc more choices"
             )
+        elif self.text_purpose == "free" and not page.view.options:
+            text = _("Enter send (empty: skip) \u00b7 Esc more choices")
+        elif self.text_purpose is not None:
+            text = _("Enter send \u00b7 Esc back to the choices")
+        elif page.view.multi_select:
+            text = _(
+                "\u2191\u2193 move \u00b7 Space or 1-{count} toggle \u00b7 a all"
+                " \u00b7 Enter confirm"
+            ).format(count=len(page.rows))
+            text += back
         else:
-            text = f"\u2191\u2193 move \u00b7 1-{len(page.rows)} or Enter choose{back}"
+            text = _("\u2191\u2193 move \u00b7 1-{count} or Enter choose").format(
+                count=len(page.rows)
+            )
+            text += back
         if scrolls and not self.summary and self.text_purpose is None:
-            text += " \u00b7 PgUp/PgDn scroll"
+            text += " \u00b7 " + _("PgUp/PgDn scroll")
         if self.text_purpose is None:
-            text += " \u00b7 Esc cancel"
+            text += " \u00b7 " + _("Esc cancel")
         return text
 
 

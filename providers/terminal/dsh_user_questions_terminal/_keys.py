@@ -10,14 +10,16 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
+from ._i18n import N_
+
 if TYPE_CHECKING:
     from ._interactive import Form
 
 __all__ = ["DISCARD", "LAST_KEY", "TALK", "form_bindings"]
 
-DISCARD = "Discard your answers and cancel? y discard \u00b7 n keep"
+DISCARD = N_("Discard your answers and cancel? y discard \u00b7 n keep")
 """What Esc asks once something is answered."""
-TALK = "Talk instead? This closes the question. y talk \u00b7 n keep"
+TALK = N_("Talk instead? This closes the question. y talk \u00b7 n keep")
 """What Talk instead asks: it closes the question (``ASK_CANCELLED``), as a page's close does."""
 
 LAST_KEY = [float("-inf")]

@@ -31,12 +31,14 @@ from dsh_user_questions import (
     AskUserQuestionUpload,
     UserQuestionError,
 )
+from dsh_user_questions._i18n import review_text
 from dsh_user_questions._input_text import describe_input, value_from_text
 from dsh_user_questions._uploads import UploadRefused, copy_file, discard_upload
 from dsh_user_questions.harness import AbortSignal
 from dsh_user_questions.rules import inert_text
 from dsh_user_questions.view import QuestionView, question_view
 
+from ._i18n import _
 from ._markdown import lines_to_plain, render_nodes
 from ._page import RECOMMENDED, detail_lines
 from ._questions import SECRET_GIVEN, answer_problem, one_line, unusable_stream
@@ -331,24 +333,24 @@ def _show(out: TextIO, view: QuestionView, index: int, total: int) -> None:
     plan = view.kind != "question"
     heading = []
     if view.header:
-        heading.append(f"[{view.header}]")
+        heading.append(f"[{review_text(view.kind, view.header)}]")
     if total > 1:
-        heading.append(f"question {index + 1} of {total}")
+        heading.append(_("question {number} of {total}").format(number=index + 1, total=total))
     out.write("\n")
     if heading:
         _emit(out, " ".join(heading))
-    _emit(out, one_line(view.question))
+    _emit(out, one_line(review_text(view.kind, view.question)))
     detail = lines_to_plain(detail_lines(view))
     if detail:
         # A diff's gutter of line numbers is its bar.
         bar = "  " if view.diff is not None else "  \u2502 " if plan else "    "
         _emit(out, "\n".join(detail), indent=bar)
     for number, option in enumerate(view.options, start=1):
-        text = f"{number}. {option.shown}"
+        text = f"{number}. {review_text(view.kind, option.shown)}"
         if option.recommended:
-            text += f" {RECOMMENDED}"
+            text += f" {_(RECOMMENDED)}"
         if option.description:
-            text += f" - {one_line(option.description)}"
+            text += f" - {one_line(review_text(view.kind, option.description))}"
         _emit(out, text, indent="  ")
         if option.preview and not plan:
             # Nothing is focused here: each option's preview follows it, behind a bar.
@@ -377,27 +379,37 @@ def _how_to_answer(view: QuestionView) -> str:
     count = len(view.options)
     approve = _approve_label(view)
     if approve is not None:
-        keep = "keeps editing" if view.kind == "diff-review" else "keeps planning"
-        return (
-            f"Answer: {_row_of(view, approve)} (or approve, a, yes) approves; another number, or"
-            f" your feedback as text, {keep}; end of input (Ctrl-D) to talk instead."
-        )
+        if view.kind == "diff-review":
+            how = _(
+                "Answer: {row} (or approve, a, yes) approves; another number, or your feedback"
+                " as text, keeps editing; end of input (Ctrl-D) to talk instead."
+            )
+        else:
+            how = _(
+                "Answer: {row} (or approve, a, yes) approves; another number, or your feedback"
+                " as text, keeps planning; end of input (Ctrl-D) to talk instead."
+            )
+        return how.format(row=_row_of(view, approve))
     if not count:
         if view.secret:
-            return "Answer: your text (secret: not shown as you type); an empty line skips."
-        return "Answer: your text; an empty line skips."
+            return _("Answer: your text (secret: not shown as you type); an empty line skips.")
+        return _("Answer: your text; an empty line skips.")
     by_label = (
-        f" (=LABEL for a label that is a number, e.g. {LABEL_PREFIX}{numeric})"
+        " "
+        + _("(=LABEL for a label that is a number, e.g. {example})").format(
+            example=f"{LABEL_PREFIX}{numeric}"
+        )
         if (numeric := _numeric_label(view)) is not None
         else ""
     )
-    own = ", or your own text" if view.other else ""
+    own = _(", or your own text") if view.other else ""
     if view.multi_select:
-        return (
-            f"Answer: numbers 1-{count} separated by commas (e.g. 1,3){by_label}{own}; an empty"
-            " line skips."
+        how = _(
+            "Answer: numbers 1-{count} separated by commas (e.g. 1,3){more}; an empty line skips."
         )
-    return f"Answer: a number 1-{count}{by_label}{own}; an empty line skips."
+    else:
+        how = _("Answer: a number 1-{count}{more}; an empty line skips.")
+    return how.format(count=count, more=by_label + own)
 
 
 def _numeric_label(view: QuestionView) -> str | None:
@@ -479,16 +491,16 @@ async def ask_in_lines(
                     " terminal a person types into",
                 )
             if not at_terminal:  # a terminal echoed the line already; a pipe did not
-                shown_line = SECRET_GIVEN if view.secret and line.strip() else inert_text(line)
+                shown_line = _(SECRET_GIVEN) if view.secret and line.strip() else inert_text(line)
                 _write(stream, shown_line + "\n")
             try:
                 answer = parse_answer_line(item, line)
                 problem = answer_problem(item, answer)
                 if problem is not None:
-                    raise _Refused(f"your text is not taken: {problem}")
+                    raise _Refused(_("your text is not taken: {problem}").format(problem=problem))
             except _Refused as refused:
                 refusal = io.StringIO()
-                _emit(refusal, f"{refused}; try again.")
+                _emit(refusal, _("{problem}; try again.").format(problem=refused))
                 _write(stream, refusal.getvalue())
                 continue
             answers.append(answer)

@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from dsh_user_questions import AskUserQuestionAnswerItem, AskUserQuestionItem
+from dsh_user_questions._i18n import OTHER, SKIP, TALK_INSTEAD, review_text
+from dsh_user_questions._i18n import _ as core_
 from dsh_user_questions._input_text import describe_input
 from dsh_user_questions.view import InputView, QuestionView, question_view
 
 from ._diff import render_diff
+from ._i18n import N_, _
 from ._markdown import Line, render_nodes
 from ._questions import one_line
 
@@ -28,7 +31,7 @@ TextPurpose = Literal["other", "feedback", "free", "value", "filter", "path"]
 FILES_SHOWN = 200
 """The most file rows a file question draws at once; the filter narrows the rest."""
 
-RECOMMENDED = "(recommended)"
+RECOMMENDED = N_("(recommended)")
 """The mark after a recommended option's label (both modes)."""
 
 
@@ -76,7 +79,9 @@ class Page:
         # The word the card uses for its text.
         self.what = "diff" if view.kind == "diff-review" else "plan"
         self.secret = view.secret
-        self.shown_labels = {option.label: option.shown for option in view.options}
+        self.shown_labels = {
+            option.label: review_text(view.kind, option.shown) for option in view.options
+        }
         # A typed answer (the view's input): a number, a date or time, files, uploads.
         self.input: InputView | None = view.input
         self.input_words = "" if view.input is None else describe_input(view.input)
@@ -90,8 +95,8 @@ class Page:
         self.rows: list[Row] = [
             Row(
                 "option",
-                option.shown,
-                one_line(option.description or "") or None,
+                review_text(view.kind, option.shown),
+                one_line(review_text(view.kind, option.description or "")) or None,
                 i,
                 label=option.label,
                 recommended=option.recommended,
@@ -103,8 +108,10 @@ class Page:
             self.rows.append(
                 Row(
                     "talk",
-                    "Talk instead",
-                    f"cancel this question and discuss the {self.what} first",
+                    core_(TALK_INSTEAD),
+                    _("cancel this question and discuss the diff first")
+                    if self.what == "diff"
+                    else _("cancel this question and discuss the plan first"),
                 )
             )
         elif self.input is not None:
@@ -113,10 +120,10 @@ class Page:
             self.rows.append(Row("skip", "Skip", "leave this question unanswered"))
         else:
             if view.options and view.other:
-                self.rows.append(Row("other", "Other", "type your own answer"))
+                self.rows.append(Row("other", core_(OTHER), _("type your own answer")))
             elif not view.options:
-                self.rows.append(Row("other", "Type your answer"))
-            self.rows.append(Row("skip", "Skip", "leave this question unanswered"))
+                self.rows.append(Row("other", _("Type your answer")))
+            self.rows.append(Row("skip", core_(SKIP), _("leave this question unanswered")))
         if files:
             self.refilter("")
         # The pointer starts on the recommended option (never checked or picked by itself).

@@ -9,6 +9,7 @@ from collections.abc import Awaitable
 from typing import Literal, TextIO
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions._identity import login_name
 
 from ._abort import AbortRelay
 from ._questions import unusable_stream
@@ -108,7 +109,14 @@ class TerminalProvider:
         Not ``async def`` on purpose: the abort listener is added now, before the service
         starts waiting, so an abort closes the prompt before the caller hears ``ASK_ABORTED``.
         """
-        return self._ask(request, AbortRelay(request.signal))
+        return self._ask_as_login(request, AbortRelay(request.signal))
+
+    async def _ask_as_login(
+        self, request: AskUserQuestionRequest, relay: AbortRelay
+    ) -> AskUserQuestionAnswer:
+        """The answer, with ``answered_by`` the login name of whoever sits at this terminal."""
+        answer = await self._ask(request, relay)
+        return AskUserQuestionAnswer(answer.answers, answered_by=login_name())
 
     async def _ask(
         self, request: AskUserQuestionRequest, relay: AbortRelay

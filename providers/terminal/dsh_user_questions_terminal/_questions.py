@@ -14,6 +14,8 @@ from dsh_user_questions._input_text import size_text
 from dsh_user_questions.rules import check_answer, inert_text
 from dsh_user_questions.view import QuestionView
 
+from ._i18n import N_, _
+
 __all__ = [
     "SECRET_GIVEN",
     "answer_problem",
@@ -24,7 +26,7 @@ __all__ = [
     "unusable_stream",
 ]
 
-SECRET_GIVEN = "(secret given)"
+SECRET_GIVEN = N_("(secret given)")
 """What the summary, the scrollback record and line mode's transcript show for a secret answer."""
 
 
@@ -50,15 +52,15 @@ def describe_answer(
     characters as stand-ins); a ``secret`` answer's text is never shown.
     """
     if answer is None:
-        return "(not answered)"
+        return _("(not answered)")
     value = getattr(answer, "value", None)
     if value is not None:
         return describe_value(value)
     labels = shown or {}
     parts = [labels.get(label) or inert_text(label) for label in answer.selected]
     if answer.custom is not None:
-        parts.append(SECRET_GIVEN if secret else f"\u201c{inert_text(answer.custom)}\u201d")
-    return ", ".join(parts) if parts else "(skipped)"
+        parts.append(_(SECRET_GIVEN) if secret else f"\u201c{inert_text(answer.custom)}\u201d")
+    return ", ".join(parts) if parts else _("(skipped)")
 
 
 def describe_value(value: object) -> str:

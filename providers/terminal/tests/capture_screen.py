@@ -49,6 +49,29 @@ PACKAGE_MANAGER: dict[str, Any] = {
 }
 
 
+# The same question written in Chinese, asked in a Chinese locale: the form's words are the
+# catalog's, the question is the model's (docs/img/terminal-form-zh.svg).
+CHINESE: dict[str, Any] = {
+    "questions": [
+        {
+            "id": "pkg",
+            "header": "包管理器",
+            "question": "这个项目应该用哪个包管理器？",  # noqa: RUF001
+            "detail": "仓库里还没有**锁文件**；持续集成目前运行 `npm ci`。",  # noqa: RUF001
+            "options": [
+                {
+                    "label": "pnpm",
+                    "description": "快速，节省磁盘空间",  # noqa: RUF001
+                    "recommended": True,
+                },
+                {"label": "npm", "description": "随 Node.js 一起安装"},
+                {"label": "yarn"},
+            ],
+        }
+    ]
+}
+
+
 LONG_LIST: dict[str, Any] = {
     "questions": [
         {
@@ -249,11 +272,12 @@ def picture(
     *,
     keys: tuple[str, ...] = (),
     after: str = "",
+    **env: str,
 ) -> str:
     """The screen once ``ready`` shows (then ``keys`` typed one by one, each once the last
-    was drawn, until ``after`` shows), as SVG."""
+    was drawn, until ``after`` shows), as SVG; ``env``: the driver's extra environment."""
     with tempfile.TemporaryDirectory() as tmp:
-        term = Terminal(request, Path(tmp), size=size)
+        term = Terminal(request, Path(tmp), size=size, **env)
         try:
             term.wait_for(ready)
             for key in keys:
@@ -311,6 +335,14 @@ def pictures() -> dict[str, str]:
     return {
         "terminal-form.svg": picture(example, "Esc cancel", (24, 80), f"{title} (80x24)"),
         "terminal-form-40x12.svg": picture(example, "Esc cancel", (12, 40), f"{title} (40x12)"),
+        "terminal-form-zh.svg": picture(
+            CHINESE,
+            "Esc 取消",
+            (24, 80),
+            "The terminal form in Simplified Chinese (LANG=zh_CN.UTF-8, 80x24)",
+            LC_ALL="",
+            LANG="zh_CN.UTF-8",
+        ),
         "terminal-number.svg": picture(
             NUMBER, "Esc more choices", (12, 80), "The terminal's number field with its range"
         ),

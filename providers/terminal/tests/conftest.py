@@ -222,7 +222,9 @@ def _parse(output: str) -> dict[str, Any]:
     for match in re.finditer(r"(ANSWER|ERROR|TTY) ([^\r\n]*)", output):
         kind, rest = match.groups()
         if kind == "ANSWER":
+            rest, _, by = rest.partition(" BY ")
             found["answer"] = json.loads(rest)
+            found["answered_by"] = by.strip() or None
         elif kind == "ERROR":
             found["error"] = rest.split(" ", 1)[0]
         else:
@@ -238,8 +240,10 @@ class Piped:
         self.stdout = process.stdout
         self.stderr = process.stderr
         found = _parse(process.stdout)
-        self.answers = [json.loads(line[7:]) for line in lines if line.startswith("ANSWER ")]
+        answer_lines = [line[7:] for line in lines if line.startswith("ANSWER ")]
+        self.answers = [json.loads(line.partition(" BY ")[0]) for line in answer_lines]
         self.answer: dict[str, Any] | None = found.get("answer")
+        self.answered_by: str | None = found.get("answered_by")
         self.error: str | None = found.get("error")
 
 

@@ -31,7 +31,7 @@ import termios
 import threading
 import time
 
-from dsh_user_questions import AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions import plugin as core_plugin
 from dsh_user_questions.harness import AbortController, HarnessContext
 
@@ -54,13 +54,20 @@ def _chatter(stop: threading.Event) -> None:
         print(f"background print {count}", flush=True)
 
 
+def _answer_line(answer: AskUserQuestionAnswer) -> str:
+    """``ANSWER`` and the answer's wire form without ``answered_by``, then `` BY`` and who."""
+    data = answer.to_dict()
+    by = data.pop("answered_by", None)
+    return "ANSWER " + json.dumps(data, ensure_ascii=False) + ("" if by is None else f" BY {by}")
+
+
 def _ask_in_thread(data: object, results: list[str]) -> None:
     async def ask() -> None:
         ctx = HarnessContext()
         ctx.register(core_plugin)
         ctx.register(terminal_plugin, name="terminal")
         answer = await ctx.user_questions.ask(AskUserQuestionRequest.from_dict(data))
-        results.append("ANSWER " + json.dumps(answer.to_dict(), ensure_ascii=False))
+        results.append(_answer_line(answer))
 
     asyncio.run(ask())
 
@@ -97,7 +104,7 @@ async def main(data: object, entrypoints: bool, cancel: bool) -> None:
         again = AskUserQuestionRequest.from_dict(data)
         first, second = await asyncio.gather(ask, ctx.user_questions.ask(again))
         for answer in (first, second):
-            print("ANSWER " + json.dumps(answer.to_dict(), ensure_ascii=False), flush=True)
+            print(_answer_line(answer), flush=True)
         return
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGUSR1, ask.cancel if cancel else controller.abort)
@@ -116,7 +123,7 @@ async def main(data: object, entrypoints: bool, cancel: bool) -> None:
     except asyncio.CancelledError:
         print("ERROR CANCELLED the ask was cancelled", flush=True)
     else:
-        print("ANSWER " + json.dumps(answer.to_dict(), ensure_ascii=False), flush=True)
+        print(_answer_line(answer), flush=True)
     finally:
         stop.set()
     print("TTY " + ("restored" if _modes() == before else "changed"), flush=True)

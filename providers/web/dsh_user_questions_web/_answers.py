@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionItem, UserQuestionError
+from dsh_user_questions._identity import TOKEN_HOLDER
 from dsh_user_questions.rules import check_answer
 
 __all__ = ["check_page_answer", "problems_of"]
@@ -25,7 +26,9 @@ def check_page_answer(
 ) -> AskUserQuestionAnswer:
     """Check a posted answer (wire form or payload) against ``questions``; return the payload.
 
-    Raises `UserQuestionError` ``BAD_ANSWER`` naming the rules the answer breaks.
+    Raises `UserQuestionError` ``BAD_ANSWER`` naming the rules the answer breaks. The page
+    knows no people: the answer's ``answered_by`` is ``token`` (whoever held the page's
+    token), whatever name the posted body claims.
     """
     checked = check_answer(questions, answer)
     expected = [question.id for question in questions]
@@ -35,7 +38,7 @@ def check_page_answer(
             "answers must be exactly one item per asked question in the order asked:"
             f" expected {_quote(expected)}, got {_quote(got)}"
         )
-    return checked
+    return AskUserQuestionAnswer(checked.answers, answered_by=TOKEN_HOLDER)
 
 
 def _quote(value: object) -> str:

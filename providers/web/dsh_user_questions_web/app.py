@@ -32,6 +32,7 @@ from collections.abc import Callable, Collection
 from importlib import resources
 from typing import Any
 
+from dsh_user_questions._i18n import N_, html_lang, language_from_accept
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
@@ -40,6 +41,7 @@ from starlette.routing import Route
 from ._board import QuestionBoard, Settlement
 from ._files import candidates, receive
 from ._guard import Guard
+from ._i18n import for_language, localize_page
 from ._limits import Limits
 from ._stream import EventHub, encode
 from .server import ConnectionTable
@@ -49,15 +51,17 @@ __all__ = ["PageApp", "create_app", "under_prefix"]
 _ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
 _NOT_PENDING = {
-    "answered": "it was already answered",
-    "cancelled": "it was closed",
-    "withdrawn": "the agent no longer waits for it",
-    "expired": "its time ran out",
-    "stopped": "the question server stopped",
-    None: "it is not known here",
+    "answered": N_("it was already answered"),
+    "cancelled": N_("it was closed"),
+    "withdrawn": N_("the agent no longer waits for it"),
+    "expired": N_("its time ran out"),
+    "stopped": N_("the question server stopped"),
+    None: N_("it is not known here"),
 }
 # What a page shows for an answer a durable board kept while no agent waits for it.
-_KEPT = "Answer saved. No agent is waiting for it right now: its harness gets it when it resumes."
+_KEPT = N_(
+    "Answer saved. No agent is waiting for it right now: its harness gets it when it resumes."
+)
 
 
 def _asset(name: str) -> bytes:
@@ -119,8 +123,13 @@ def create_app(
         page = page.replace(b'<html lang="en">', named.encode(), 1)
     base = f"/{token}"
 
-    async def index(_request: Request) -> Response:
-        return Response(page, media_type="text/html; charset=utf-8")
+    async def index(request: Request) -> Response:
+        language = language_from_accept(request.headers.get("accept-language"))
+        return Response(
+            localize_page(page, language),
+            media_type="text/html; charset=utf-8",
+            headers={"Vary": "Accept-Language", "Content-Language": html_lang(language)},
+        )
 
     async def to_index(_request: Request) -> Response:
         # Relative, so it stays under a reverse proxy's path prefix.
@@ -165,21 +174,23 @@ def create_app(
             raise _BadBody(_invalid(*problems))
         return data
 
-    def settlement_response(settled: Settlement) -> Response:
+    def settlement_response(settled: Settlement, request: Request) -> Response:
+        # A message is shown on the page as it is: in the reader's language.
+        tr = for_language(language_from_accept(request.headers.get("accept-language")))
         if settled.status in ("accepted", "cancelled"):
             return _json({"status": settled.status, "id": settled.ask_id})
         if settled.status == "kept":
-            return _json({"status": "kept", "id": settled.ask_id, "message": _KEPT})
+            return _json({"status": "kept", "id": settled.ask_id, "message": tr(_KEPT)})
         if settled.status == "rejected":
             problems = list(settled.problems)
             return _json({"status": "rejected", "id": settled.ask_id, "problems": problems}, 422)
-        why = _NOT_PENDING.get(settled.outcome, _NOT_PENDING[None])
+        why = tr(_NOT_PENDING.get(settled.outcome, _NOT_PENDING[None]))
         return _json(
             {
                 "status": "not-pending",
                 "id": settled.ask_id,
                 "outcome": settled.outcome,
-                "message": f"This question is no longer pending: {why}.",
+                "message": tr("This question is no longer pending: {why}.").format(why=why),
             },
             409,
         )
@@ -193,7 +204,7 @@ def create_app(
             settled = await board.submit(data["id"], data["answer"])
         except RecursionError:
             return _invalid("answer: nested too deeply")
-        return settlement_response(settled)
+        return settlement_response(settled, request)
 
     async def alive(request: Request) -> Response:
         try:
@@ -212,7 +223,7 @@ def create_app(
             data = await read_post(request, {"id"})
         except _BadBody as bad:
             return bad.response
-        return settlement_response(await board.cancel(data["id"]))
+        return settlement_response(await board.cancel(data["id"]), request)
 
     async def files(request: Request) -> Response:
         ask_id = request.query_params.get("ask", "")

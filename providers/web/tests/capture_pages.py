@@ -5,7 +5,9 @@ Serves the repository's package-manager example (examples/package-manager.json) 
 page (the link a notification carries), each at 390 px (a phone) and 1280 px wide, and a number,
 a file and an upload question at 390 px. ``--write`` saves them as the repository's
 docs/img/web-page-390.png, web-page-1280.png, link-page-390.png, link-page-1280.png,
-web-number-390.png, web-files-390.png and web-upload-390.png; without it, each fresh picture is
+web-number-390.png, web-files-390.png and web-upload-390.png, and the page a Chinese browser
+gets at 390 px as web-page-zh-390.png (needs a CJK font: Debian's fonts-wqy-microhei);
+without it, each fresh picture is
 compared with the committed one and the number of differing pixels printed.
 ``test_pictures.py`` fails when they differ.
 
@@ -67,15 +69,19 @@ async def _until(condition: Any, what: str) -> None:
         await asyncio.sleep(0.01)
 
 
-async def _shot(browser: Browser, url: str, width: int, *ready: str) -> bytes:
+async def _shot(
+    browser: Browser, url: str, width: int, *ready: str, locale: str | None = None
+) -> bytes:
     """A screenshot of ``url`` in a window ``width`` px wide, once every selector of ``ready``
-    matches and the fonts are loaded; an error in the page fails it."""
+    matches and the fonts are loaded; an error in the page fails it. ``locale``: the browser's
+    language (its Accept-Language), English unless given."""
     errors: list[object] = []
     context = await browser.new_context(
         viewport={"width": width, "height": SIZES[width]},
         color_scheme="light",
         reduced_motion="reduce",
         device_scale_factor=1,
+        locale=locale or "en-US",
     )
     try:
         page = await context.new_page()
@@ -114,6 +120,15 @@ async def shoot(browser: Browser) -> dict[str, bytes]:
                 '#connection[data-state="open"]',
             )
             pictures[f"link-page-{width}.png"] = await _shot(browser, links.links[0], width, "h1")
+        # The page a Chinese browser gets (a CJK font: Debian's fonts-wqy-microhei).
+        pictures["web-page-zh-390.png"] = await _shot(
+            browser,
+            provider.url,
+            390,
+            "article[data-ask-id]",
+            '#connection[data-state="open"]',
+            locale="zh-CN",
+        )
         return pictures
     finally:
         await provider.stop()

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 from _processes import Harness, dsh_inbox_answer, pending, until
-from _requests import PKG, pick
+from _requests import LOGIN, PKG, pick
 from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, UserQuestionService
 from dsh_user_questions.harness import HarnessContext
 
@@ -46,7 +46,7 @@ def test_the_readme_recipe_across_kill_9_delivers_each_outcome_once(
     for question_id in ids[:2]:
         assert dsh_inbox_answer(inbox_url, question_id, pick("npm")).wait()[0] == 0
     seen_first = {json.dumps(first.next("answer")["answer"]) for _ in range(2)}
-    assert seen_first == {json.dumps(pick("npm"))}
+    assert seen_first == {json.dumps(pick("npm", by=LOGIN))}
     until(lambda: all(inbox.get(i).delivered for i in ids[:2]), "the first two delivered")
     # Just after an answer: it may or may not have reached the harness before the kill.
     inbox.answer(ids[2], pick("pnpm"), surface="racer")
@@ -67,9 +67,9 @@ def test_the_readme_recipe_across_kill_9_delivers_each_outcome_once(
     second.next("done")
     second.finish()
     assert sorted(got) == sorted(undelivered)
-    assert got[ids[3]]["answer"] == pick("pnpm")
+    assert got[ids[3]]["answer"] == pick("pnpm", by=LOGIN)
     assert got[ids[4]] == {"event": "error", "id": ids[4], "code": "ASK_CANCELLED"}
-    assert got[ids[5]]["answer"] == pick("npm")
+    assert got[ids[5]]["answer"] == pick("npm", by=LOGIN)
     assert all(record.delivered for record in inbox.get_many(ids))
     assert inbox.undelivered(harness="bot") == []
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from _postgres import PostgresServer
 from _processes import Harness, Server, dsh_inbox_answer, pending, until
-from _requests import pick
+from _requests import LOGIN, pick
 
 from dsh_user_questions_inbox import Inbox, State, open_inbox
 
@@ -104,7 +104,7 @@ def test_a_harness_killed_mid_wait_resumes_after_restart(
     second.next("ready")
     answering = dsh_inbox_answer(inbox_url, record.id, pick("pnpm"))
     assert answering.wait() == (0, "")
-    assert second.next("answer")["answer"] == pick("pnpm")
+    assert second.next("answer")["answer"] == pick("pnpm", by=LOGIN)
     second.next("done")
     second.finish()
     assert inbox.get(record.id).surface == "dsh-inbox"
@@ -128,7 +128,7 @@ def test_a_late_answer_after_a_timeout_reaches_the_harness_hook(
     assert status == 4
     assert "kept as a late answer" in err
     late = harness.next("late")
-    assert late == {"event": "late", "id": record.id, "late_answer": pick("npm")}
+    assert late == {"event": "late", "id": record.id, "late_answer": pick("npm", by=LOGIN)}
     harness.finish()
 
 

@@ -62,11 +62,15 @@ class Counting:
         return changed
 
     def write_steps(self, steps: Sequence[tuple[str, Mapping[str, Any]]]) -> list[int]:
-        for sql, _ in steps:
-            self._insert(sql, 1)
-        changed = self.engine.write_steps(steps)
+        # One transaction: its question inserts (each with its event) count once, as a batch.
+        by_statement: dict[str, list[Mapping[str, Any]]] = {}
         for sql, params in steps:
-            self._inserted(sql, [params])
+            by_statement.setdefault(sql, []).append(params)
+        for sql, rows in by_statement.items():
+            self._insert(sql, len(rows))
+        changed = self.engine.write_steps(steps)
+        for sql, rows in by_statement.items():
+            self._inserted(sql, rows)
         return changed
 
     def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:

@@ -6,7 +6,7 @@ import os
 
 import pexpect
 from _processes import DSH_INBOX
-from _requests import PKG, PKG_OPTIONS_ONLY, pick
+from _requests import LOGIN, PKG, PKG_OPTIONS_ONLY, pick
 
 from dsh_user_questions_inbox import Inbox, State
 
@@ -35,7 +35,7 @@ def test_the_terminal_form_answers_the_question(inbox: Inbox, inbox_url: str) ->
     child.close()
     assert child.exitstatus == 0
     stored = inbox.get(record.id)
-    assert stored.answer == pick("npm")
+    assert stored.answer == pick("npm", by=LOGIN)
     assert stored.surface == "cli"
 
 
@@ -85,7 +85,7 @@ class TestOptionsOnlyOnATerminal:
         child.expect(pexpect.EOF)
         child.close()
         assert child.exitstatus == 0
-        assert inbox.get(record.id).answer == pick("npm")
+        assert inbox.get(record.id).answer == pick("npm", by=LOGIN)
 
 
 class TestTypedAnswersOnATerminal:
@@ -109,7 +109,10 @@ class TestTypedAnswersOnATerminal:
         child.expect(pexpect.EOF)
         child.close()
         assert child.exitstatus == 0
-        assert inbox.get(record.id).answer == {"answers": [{"id": "n", "selected": [], "value": 4}]}
+        assert inbox.get(record.id).answer == {
+            "answers": [{"id": "n", "selected": [], "value": 4}],
+            "answered_by": LOGIN,
+        }
 
     def test_an_uploaded_file_goes_into_the_store_not_this_machine(
         self, inbox: Inbox, inbox_url: str, tmp_path

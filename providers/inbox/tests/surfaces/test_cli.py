@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _requests import PKG, PKG_OPTIONS_ONLY, pick
+from _requests import LOGIN, PKG, PKG_OPTIONS_ONLY, pick
 
 from dsh_user_questions_inbox import Inbox, QuestionRecord, State
 
@@ -74,8 +74,16 @@ def test_answer_from_stdin_is_applied_once(inbox: Inbox, inbox_url: str) -> None
     assert second.returncode == 3
     assert "answered by cli" in second.stderr
     stored = inbox.get(record.id)
-    assert stored.answer == pick("npm")
+    assert stored.answer == pick("npm", by=LOGIN)
     assert stored.surface == "cli"
+
+
+def test_answer_records_the_login_name(inbox: Inbox, inbox_url: str) -> None:
+    """Whoever can run the CLI against the store names themselves: their login name."""
+    record = inbox.add(PKG, harness="h")
+    done = run(inbox_url, "answer", record.id, stdin=json.dumps(pick("npm", by="mallory")))
+    assert done.returncode == 0, done.stderr
+    assert inbox.get(record.id).answered_by == LOGIN  # type: ignore[union-attr]
 
 
 def test_a_late_answer_exits_4_and_is_kept(inbox: Inbox, inbox_url: str) -> None:
@@ -85,7 +93,7 @@ def test_a_late_answer_exits_4_and_is_kept(inbox: Inbox, inbox_url: str) -> None
     done = run(inbox_url, "answer", record.id, stdin=json.dumps(pick("npm")))
     assert done.returncode == 4
     assert "late answer" in done.stderr
-    assert inbox.get(record.id).late_answer == pick("npm")
+    assert inbox.get(record.id).late_answer == pick("npm", by=LOGIN)
 
 
 def test_an_answer_to_a_closed_question_exits_3(inbox: Inbox, inbox_url: str) -> None:
@@ -279,4 +287,4 @@ class TestOptionsOnly:
         assert "takes only its options (allow_other is false)" in done.stderr
         assert inbox.get(record.id).state is State.PENDING
         assert run(inbox_url, "answer", record.id, stdin=json.dumps(pick("npm"))).returncode == 0
-        assert inbox.get(record.id).answer == pick("npm")
+        assert inbox.get(record.id).answer == pick("npm", by=LOGIN)

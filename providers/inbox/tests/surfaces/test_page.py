@@ -59,7 +59,7 @@ async def test_one_page_answers_two_harnesses(
         await expect(first_card).not_to_contain_text("From agent")
         await first_card.get_by_role("radio", name="npm", exact=True).check()
         await first_card.get_by_role("button", name="Submit", exact=True).click()
-        assert by_label[first.harness].next("answer")["answer"] == pick("npm")
+        assert by_label[first.harness].next("answer")["answer"] == pick("npm", by="token")
         await expect(first_card).to_have_count(0)
         await expect(second_card).to_contain_text(f"From harness {second.harness}")
         assert inbox.answer(second.id, pick("pnpm"), surface="cli").applied

@@ -257,7 +257,7 @@ class TestTheWebProviderBehindNginx:
             assert ask_id is not None
             await answer_on_the_page(page, ask_id, "npm")
             assert await asyncio.wait_for(asking, 10) == AskUserQuestionAnswer.from_dict(
-                pick("npm")
+                pick("npm", by="token")
             )
             notifier.arrived.clear()
             linked = asyncio.ensure_future(provider.ask(pkg_request()))
@@ -267,7 +267,7 @@ class TestTheWebProviderBehindNginx:
             assert link.startswith(f"{proxy.origin}/agent/q/")
             await answer_through_the_link(phone, link, "pnpm")
             assert await asyncio.wait_for(linked, 10) == AskUserQuestionAnswer.from_dict(
-                pick("pnpm")
+                pick("pnpm", by="token")
             )
             await expect(page.locator("#notice")).to_contain_text("through its link")
         finally:
@@ -308,7 +308,7 @@ class TestTheInboxServerBehindNginx:
         first = served.add(pkg_request(), harness="laptop")
         await expect(page.locator(f'article[data-ask-id="{first.id}"]')).to_be_visible()
         await answer_on_the_page(page, first.id, "npm")
-        assert served.get(first.id).answer == pick("npm")  # type: ignore[union-attr]
+        assert served.get(first.id).answer == pick("npm", by="token")  # type: ignore[union-attr]
         settings = Notices(served).link_settings()
         assert settings is not None
         assert settings[0] == f"{proxy.origin}/inbox"
@@ -320,5 +320,5 @@ class TestTheInboxServerBehindNginx:
         record = served.get(second.id)
         assert record is not None
         assert record.state is State.ANSWERED
-        assert record.answer == pick("pnpm")
+        assert record.answer == pick("pnpm", by="token")
         await expect(page.locator("#notice")).to_contain_text("through its link")

@@ -80,7 +80,7 @@ def test_a_question_asked_by_a_harness_is_shown_and_answered_on_the_page(
         assert [q["id"] for q in added["questions"]] == ["pkg"]  # type: ignore[union-attr]
         status, body = server.post("answer", {"id": record.id, "answer": pick("npm")})
         assert (status, body) == (200, {"status": "accepted", "id": record.id})
-        assert harness.next("answer")["answer"] == pick("npm")
+        assert harness.next("answer")["answer"] == pick("npm", by="token")
         assert events.next("resolved") == {"id": record.id, "outcome": "answered"}
         assert inbox.get(record.id).surface == "web"
         harness.finish()
@@ -118,7 +118,7 @@ def test_an_answer_no_asker_waits_for_is_kept_never_accepted(inbox: Inbox, serve
     assert status == 200
     assert body["status"] == "kept"
     assert "No agent is waiting for it" in str(body["message"])
-    assert inbox.get(record.id).answer == pick("npm")
+    assert inbox.get(record.id).answer == pick("npm", by="token")
     assert inbox.get(record.id).received_at is None
 
 
@@ -161,7 +161,7 @@ def test_a_page_answer_to_a_withdrawn_question_is_kept_as_late(
     assert status == 409
     assert body["outcome"] == "withdrawn"
     stored = inbox.get(record.id)
-    assert stored.late_answer == pick("npm")
+    assert stored.late_answer == pick("npm", by="token")
     assert stored.late_surface == "web"
 
 
@@ -198,7 +198,7 @@ def test_an_inbox_server_restart_loses_nothing(
         assert second.base == first.base
         assert [ask["id"] for ask in second.state()] == [record.id]
         assert second.post("answer", {"id": record.id, "answer": pick("pnpm")})[0] == 200
-        assert harness.next("answer")["answer"] == pick("pnpm")
+        assert harness.next("answer")["answer"] == pick("pnpm", by="token")
         harness.finish()
     finally:
         second.stop_and_read()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import shlex
@@ -76,6 +77,13 @@ def test_registered_provider_object_asks_too(piped):
     """``register_provider(TerminalProvider())`` asks the same way as the entry-point plugin."""
     result = piped({"questions": [question()]}, "2\n", "--register")
     assert result.answer == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+
+
+def test_the_answer_names_the_login_name(piped):
+    """Whoever sits at the terminal is its login user: the answer's ``answered_by``."""
+    result = piped({"questions": [question()]}, "2\n")
+    assert result.answer == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+    assert result.answered_by == getpass.getuser()
 
 
 def test_end_of_piped_input_is_not_interactive(piped):

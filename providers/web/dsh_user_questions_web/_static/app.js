@@ -20,6 +20,21 @@
     streamId: null,
   };
   const byId = (id) => document.getElementById(id);
+  // The page's words in the reader's language: the server puts the catalog's messages in a
+  // JSON data block (never run); a message missing there is shown in English.
+  const MESSAGES = (() => {
+    try {
+      const data = JSON.parse(byId("dsh-messages").textContent);
+      return data && typeof data === "object" ? data : {};
+    } catch (_) {
+      return {};
+    }
+  })();
+  function t(message, vars) {
+    const text = Object.prototype.hasOwnProperty.call(MESSAGES, message) ? MESSAGES[message] : message;
+    if (!vars) return text;
+    return text.replace(/\{(\w+)\}/g, (all, name) => (name in vars ? String(vars[name]) : all));
+  }
   let uid = 0;
   const nextId = (prefix) => `${prefix}-${++uid}`;
 
@@ -85,7 +100,7 @@
     if (!options.some((option) => Array.isArray(option.preview))) return null;
     const title = el("p", { className: "preview-title" });
     const body = el("div", { className: "preview-body" });
-    const box = el("div", { className: "preview", role: "region", "aria-label": "Preview of the option", tabindex: "0", hidden: true }, title, body);
+    const box = el("div", { className: "preview", role: "region", "aria-label": t("Preview of the option"), tabindex: "0", hidden: true }, title, body);
     const inputs = [...list.querySelectorAll("input.choice")];
     const show = (n) => {
       const nodes = n >= 0 && Array.isArray(options[n].preview) ? options[n].preview : null;
@@ -142,14 +157,15 @@
   }
 
   // Who serves this page: the harness itself, or a question server such as dsh-inbox serve.
-  const SERVER = document.documentElement.dataset.server || "the harness";
+  const SERVER = document.documentElement.dataset.server || t("the harness");
   const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+  const lowerFirst = (text) => text.charAt(0).toLowerCase() + text.slice(1);
 
   const OUTCOME_TEXT = {
-    answered: ["Answer sent. Thank you.", "This question was answered in another tab."],
-    cancelled: ["Question closed; the agent was told you declined.", "This question was closed in another tab."],
-    withdrawn: ["The agent withdrew this question.", "The agent withdrew this question."],
-    stopped: ["The question server stopped.", "The question server stopped."],
+    answered: [t("Answer sent. Thank you."), t("This question was answered in another tab.")],
+    cancelled: [t("Question closed; the agent was told you declined."), t("This question was closed in another tab.")],
+    withdrawn: [t("The agent withdrew this question."), t("The agent withdrew this question.")],
+    stopped: [t("The question server stopped."), t("The question server stopped.")],
   };
 
   // ---- drafts survive a reload (per tab) ----
@@ -179,15 +195,15 @@
   // ---- queue ----
   function agentText(ask) {
     // A board that knows better names the asker itself (the inbox: harness label and agent).
-    if (typeof ask.asker === "string") return `From ${ask.asker}`;
-    if (ask.agent === null || ask.agent === undefined) return "From your harness";
-    return `From agent ${typeof ask.agentShown === "string" ? ask.agentShown : ask.agent}`;
+    if (typeof ask.asker === "string") return t("From {asker}", { asker: ask.asker });
+    if (ask.agent === null || ask.agent === undefined) return t("From your harness");
+    return t("From agent {agent}", { agent: typeof ask.agentShown === "string" ? ask.agentShown : ask.agent });
   }
 
   function titleOf(ask) {
     const first = ask.questions[0] || { question: "" };
-    const more = ask.questions.length > 1 ? ` (+${ask.questions.length - 1} more)` : "";
-    return (first.header ? `${first.header}: ` : "") + first.question + more;
+    const more = ask.questions.length > 1 ? " " + t("(+{count} more)", { count: ask.questions.length - 1 }) : "";
+    return (first.header ? `${own(first, first.header)}: ` : "") + own(first, first.question) + more;
   }
 
   // Many events can arrive together (a reconnect, a burst of asks): draw the queue once for them.
@@ -199,7 +215,7 @@
     byId("waiting").hidden = !state.synced || state.asks.size > 0;
     byId("queue-panel").hidden = state.asks.size === 0;
     document.body.dataset.state = state.asks.size > 0 ? "asking" : state.synced ? "waiting" : "loading";
-    document.title = state.asks.size > 0 ? `(${state.asks.size}) Questions from your agent` : "Questions from your agent";
+    document.title = state.asks.size > 0 ? `(${state.asks.size}) ${t("Questions from your agent")}` : t("Questions from your agent");
     if (queueTimer === null) queueTimer = setTimeout(drawQueue, 0);
   }
 
@@ -278,26 +294,31 @@
   // The review cards the page knows (the view's kind); any other kind is an ordinary question.
   const REVIEWS = {
     "plan-review": {
-      box: "The plan", keep: "Keep planning", what: "plan",
-      choose: "Choose Approve or Keep planning.", change: "Write what the agent should change.",
+      box: t("The plan"), keep: t("Keep planning"), what: "plan",
+      choose: t("Choose Approve or Keep planning."), change: t("Write what the agent should change."),
     },
     "diff-review": {
-      box: "The diff", keep: "Request changes", what: "diff",
-      choose: "Choose Approve or Request changes.", change: "Write what the agent should change.",
+      box: t("The diff"), keep: t("Request changes"), what: "diff",
+      choose: t("Choose Approve or Request changes."), change: t("Write what the agent should change."),
     },
   };
   function reviewOf(question) {
     const kind = question.kind;
     return Object.hasOwn(REVIEWS, kind) ? { ...REVIEWS[kind], kind } : null;
   }
+  // A review card's header and question are the core's words (the server sends their
+  // translations with the page's messages); any other question's text is the model's, as written.
+  function own(question, text) {
+    return Object.hasOwn(REVIEWS, question.kind) ? t(text) : text;
+  }
 
   // ---- the diff view: files, hunks, numbered added/removed/context lines ----
   const DIFF_SIGN = { add: "+", del: "\u2212", ctx: " ", note: "" };
-  const DIFF_WORD = { add: "added", del: "removed", ctx: "unchanged", note: "" };
+  const DIFF_WORD = { add: t("added"), del: t("removed"), ctx: t("unchanged"), note: "" };
   function diffView(diff) {
     const fragment = document.createDocumentFragment();
     for (const file of diff.files) {
-      const path = file.old && file.new && file.old !== file.new ? `${file.old} \u2192 ${file.new}` : file.new || file.old || "Changes";
+      const path = file.old && file.new && file.old !== file.new ? `${file.old} \u2192 ${file.new}` : file.new || file.old || t("Changes");
       const box = el("div", { className: "diff-file" }, el("h3", { className: "diff-path", text: path }));
       for (const line of file.meta || []) box.append(el("div", { className: "diff-meta", text: line }));
       for (const hunk of file.hunks || []) {
@@ -338,7 +359,7 @@
 
   function buildCard(ask) {
     const total = ask.questions.length;
-    const node = el("article", { className: "card", "data-ask-id": ask.id, "aria-label": `Question from ${agentText(ask).slice(5)}` });
+    const node = el("article", { className: "card", "data-ask-id": ask.id, "aria-label": t("Question {from}", { from: lowerFirst(agentText(ask)) }) });
     const form = el("form", { novalidate: true });
     const draft = loadDraft(ask.id) || { page: 0, items: {}, skipped: [] };
     const pages = ask.questions.map((question, index) => buildPage(ask, question, index, total, draft));
@@ -386,7 +407,7 @@
     const collectSummaries = () =>
       pages.map((p, i) => ({
         question: ask.questions[i].question,
-        answer: skipped.has(i) ? "Skipped" : p.summary(),
+        answer: skipped.has(i) ? t("Skipped") : p.summary(),
         change: () => {
           changing = true;
           show(i);
@@ -467,17 +488,17 @@
     review.section = el(
       "section",
       { className: "review-step", "aria-labelledby": titleId, "aria-describedby": errorId },
-      el("p", { className: "meta" }, el("span", { className: "agent", text: agentText(ask) }), el("span", { text: "Review" })),
-      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: "Review your answers" }),
+      el("p", { className: "meta" }, el("span", { className: "agent", text: agentText(ask) }), el("span", { text: t("Review") })),
+      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: t("Review your answers") }),
       list,
       error,
       el(
         "div",
         { className: "actions" },
-        button("Back", "", () => review.onBack()),
+        button(t("Back"), "", () => review.onBack()),
         el("span", { className: "spacer" }),
-        button(`Close all ${ask.questions.length} questions`, "quiet close", () => review.onClose()),
-        button("Submit answers", "primary submit-all", null, "submit"),
+        button(t("Close all {count} questions", { count: ask.questions.length }), "quiet close", () => review.onClose()),
+        button(t("Submit answers"), "primary submit-all", null, "submit"),
       ),
     );
     review.fail = (text) => { error.textContent = visible(text); };
@@ -489,7 +510,7 @@
             {},
             el("span", { className: "q", text: `${index + 1}. ${row.question}` }),
             el("span", { className: "a", text: row.answer }),
-            button("Change", "change", row.change),
+            button(t("Change"), "change", row.change),
           ),
         ),
       );
@@ -507,15 +528,15 @@
     const legend = el(
       "legend",
       {},
-      question.header ? el("span", { className: "header-chip", text: question.header }) : null,
-      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: question.question }),
+      question.header ? el("span", { className: "header-chip", text: own(question, question.header) }) : null,
+      el("h2", { id: titleId, className: "question-text", tabindex: "-1", text: own(question, question.question) }),
     );
     fieldset.append(legend);
     const meta = el(
       "p",
       { className: "meta" },
       el("span", { className: "agent", text: agentText(ask) }),
-      total > 1 ? el("span", { className: "progress", text: `Question ${index + 1} of ${total}` }) : null,
+      total > 1 ? el("span", { className: "progress", text: t("Question {number} of {total}", { number: index + 1, total }) }) : null,
     );
     const error = el("p", { id: errorId, className: "error", role: "alert" });
     page.fail = (text) => { error.textContent = visible(text); };
@@ -523,9 +544,9 @@
     section.append(meta, fieldset);
 
     const nav = (...buttons) => el("div", { className: "actions" }, ...buttons);
-    const back = index > 0 ? button("Back", "", () => page.onBack()) : null;
+    const back = index > 0 ? button(t("Back"), "", () => page.onBack()) : null;
     const last = index + 1 === total;
-    const closeText = total > 1 ? `Close all ${total} questions` : "Close question";
+    const closeText = total > 1 ? t("Close all {count} questions", { count: total }) : t("Close question");
     // The detail's markdown tree; none when the markdown was too deep to parse: its text then.
     const detailTree = Array.isArray(question.detail) ? question.detail : null;
 
@@ -543,15 +564,15 @@
       const approve = question.options.find((option) => option.approves).label;
       const keep = question.options.map((o) => o.label).find((label) => label !== approve);
       const hintId = nextId("hint");
-      const hint = el("p", { id: hintId, className: "hint approve-hint", text: `Approve opens once you have scrolled to the end of the ${review.what}.` });
+      const hint = el("p", { id: hintId, className: "hint approve-hint", text: (review.what === "diff" ? t("Approve opens once you have scrolled to the end of the diff.") : t("Approve opens once you have scrolled to the end of the plan.")) });
       fieldset.append(
         box,
-        feedback ? el("label", { className: "field-label", for: feedbackId, text: "Feedback for the agent (optional)" }) : null,
+        feedback ? el("label", { className: "field-label", for: feedbackId, text: t("Feedback for the agent (optional)") }) : null,
         feedback,
       );
-      const approveButton = button(last && total === 1 ? "Approve" : "Approve and continue", "primary approve", () => {
+      const approveButton = button(last && total === 1 ? t("Approve") : t("Approve and continue"), "primary approve", () => {
         if (words()) {
-          return page.fail(`Approving sends no feedback: clear it, or choose ${review.keep}.`);
+          return page.fail(t("Approving sends no feedback: clear it, or choose {keep}.", { keep: review.keep }));
         }
         page.onChosen({ id: question.id, selected: [approve] });
       });
@@ -568,7 +589,7 @@
             page.onChosen({ id: question.id, selected: [keep] });
           }),
           el("span", { className: "spacer" }),
-          button(total > 1 ? closeText : "Talk instead", "quiet talk", () => page.onClose()),
+          button(total > 1 ? closeText : t("Talk instead"), "quiet talk", () => page.onClose()),
         ),
       );
       lockUntilSeen(box, approveButton, hint);
@@ -577,7 +598,7 @@
       page.snapshot = () => ({ feedback: feedback ? feedback.value : "", fixed: page.fixed });
       page.summary = () => {
         const item = page.read();
-        if (item.error) return "Not answered yet";
+        if (item.error) return t("Not answered yet");
         return item.custom !== undefined ? `${review.keep}: ${item.custom}` : item.selected.join(", ");
       };
       page.choices = () => [];
@@ -653,7 +674,7 @@
       // The view's other: false means the options only, no "Other" row for the human's words.
       if (question.other) {
         otherToggle = el("input", { type: kind, name: group, value: "", className: "other-toggle", checked: Boolean(saved.other) });
-        otherText = el("input", { type: "text", className: "other-text", "aria-label": "Other answer", placeholder: "Type your own answer", maxlength: "10000" });
+        otherText = el("input", { type: "text", className: "other-text", "aria-label": t("Other answer"), placeholder: t("Type your own answer"), maxlength: "10000" });
         otherText.value = typeof saved.otherText === "string" ? saved.otherText : "";
         otherText.addEventListener("input", () => { otherToggle.checked = otherText.value.trim() !== ""; });
         list.append(
@@ -662,7 +683,7 @@
             { className: "option other" },
             otherToggle,
             el("span", { className: "key", "aria-hidden": "true", text: options.length < 9 ? `${options.length + 1}` : "" }),
-            el("span", { className: "label", text: "Other" }),
+            el("span", { className: "label", text: t("Other") }),
           ),
           otherText,
         );
@@ -674,8 +695,8 @@
         el(
           "p",
           { className: "hint" },
-          multi ? "Pick any that apply. " : "",
-          el("span", { className: "keys-hint", text: multi ? "Number keys pick options." : "Number keys pick an option." }),
+          multi ? t("Pick any that apply. ") : "",
+          el("span", { className: "keys-hint", text: multi ? t("Number keys pick options.") : t("Number keys pick an option.") }),
         ),
       );
     } else {
@@ -687,26 +708,26 @@
           autocomplete: "off", autocapitalize: "off", spellcheck: "false", "data-secret": "",
         });
         fieldset.append(
-          el("label", { className: "field-label", for: fieldId, text: "Your answer (secret: hidden as you type)" }),
+          el("label", { className: "field-label", for: fieldId, text: t("Your answer (secret: hidden as you type)") }),
           freeText,
-          el("p", { className: "hint", text: "The secret goes to your harness only; this page keeps no copy." }),
+          el("p", { className: "hint", text: t("The secret goes to your harness only; this page keeps no copy.") }),
         );
       } else {
         freeText = el("textarea", { id: fieldId, className: "free-text", rows: "3", maxlength: "10000" });
         freeText.value = typeof saved.free === "string" ? saved.free : "";
-        fieldset.append(el("label", { className: "field-label", for: fieldId, text: "Your answer" }), freeText);
+        fieldset.append(el("label", { className: "field-label", for: fieldId, text: t("Your answer") }), freeText);
       }
     }
     page.choices = () => [...fieldset.querySelectorAll("input.choice, input.other-toggle")];
     page.read = () => {
       if (freeText) {
-        if (!freeText.value.trim()) return { error: "Type an answer, or press Skip." };
+        if (!freeText.value.trim()) return { error: t("Type an answer, or press Skip.") };
         return { id: question.id, selected: [], custom: freeText.value };
       }
       const selected = [...fieldset.querySelectorAll("input.choice:checked")].map((input) => input.value);
       const other = Boolean(otherToggle && otherToggle.checked);
-      if (other && !otherText.value.trim()) return { error: "Type your answer next to Other, or untick it." };
-      if (!selected.length && !other) return { error: "Choose an option, or press Skip." };
+      if (other && !otherText.value.trim()) return { error: t("Type your answer next to Other, or untick it.") };
+      if (!selected.length && !other) return { error: t("Choose an option, or press Skip.") };
       const item = { id: question.id, selected };
       if (other) item.custom = otherText.value;
       return item;
@@ -721,17 +742,17 @@
     };
     page.summary = () => {
       const item = page.read();
-      if (item.error) return "Not answered yet";
-      if (question.secret === true) return "Secret given (hidden)";
+      if (item.error) return t("Not answered yet");
+      if (question.secret === true) return t("Secret given (hidden)");
       return [...item.selected, ...(item.custom !== undefined ? [item.custom] : [])].join(", ");
     };
     page.recommended = fieldset.querySelector("input.choice.recommended");
-    const nextText = last ? (total > 1 ? "Review answers" : "Submit") : "Next";
+    const nextText = last ? (total > 1 ? t("Review answers") : t("Submit")) : t("Next");
     section.append(
       error,
       nav(
         back,
-        button("Skip", "skip", () => page.onSkip()),
+        button(t("Skip"), "skip", () => page.onSkip()),
         el("span", { className: "spacer" }),
         button(closeText, "quiet close", () => page.onClose()),
         button(nextText, "primary next", null, "submit"),
@@ -1070,17 +1091,17 @@
       }
       state.sent.delete(ask.id);
       if (status === 409) {
-        notice(data.message || "That question is no longer pending.", "not-pending", ask.id);
+        notice(data.message || t("That question is no longer pending."), "not-pending", ask.id);
         drop(ask.id, true);
         return;
       } else if (status === 422) {
-        page.fail(`The server refused the answer: ${(data.problems || []).join("; ")}`);
+        page.fail(t("The server refused the answer: {problems}", { problems: (data.problems || []).join("; ") }));
       } else {
-        page.fail(`The server refused: ${data.message || (data.problems || []).join("; ") || status}`);
+        page.fail(t("The server refused: {why}", { why: data.message || (data.problems || []).join("; ") || status }));
       }
     } catch (_) {
       state.sent.delete(ask.id);
-      page.fail(`Could not reach ${SERVER}: nothing was sent. Your answer is kept here; send it again once the page reconnects.`);
+      page.fail(t("Could not reach {server}: nothing was sent. Your answer is kept here; send it again once the page reconnects.", { server: SERVER }));
       reconnectSoon();
     }
     setBusy(card, false);
@@ -1112,7 +1133,7 @@
     for (const card of state.cards.values()) card.setStale(stale);
     const offline = byId("offline");
     if (stale) {
-      offline.textContent = `${capital(SERVER)} is unreachable, so answers cannot be sent. This page keeps trying and updates by itself when ${SERVER} is back.`;
+      offline.textContent = capital(t("{server} is unreachable, so answers cannot be sent. This page keeps trying and updates by itself when {server} is back.", { server: SERVER }));
       offline.hidden = false;
     } else {
       offline.hidden = true;
@@ -1123,7 +1144,7 @@
   function onSnapshot(data) {
     state.failures = 0;
     state.synced = true;
-    setConnection("open", "Connected");
+    setConnection("open", t("Connected"));
     const before = state.currentId;
     state.asks = new Map(data.pending.map((ask) => [ask.id, ask]));
     queueWhole = true;
@@ -1135,7 +1156,7 @@
     }
     setStale(false);
     if (before !== null && !state.asks.has(before)) {
-      notice("The question you were on was settled while this page was away.", "gone", "");
+      notice(t("The question you were on was settled while this page was away."), "gone", "");
       state.currentId = null;
       byId("card-slot").replaceChildren();
     }
@@ -1145,23 +1166,23 @@
   function onAdded(ask) {
     if (state.asks.has(ask.id)) return;
     state.asks.set(ask.id, ask);
-    if (state.currentId !== null) announce(`New question ${agentText(ask).toLowerCase()}. ${state.asks.size} waiting.`);
+    if (state.currentId !== null) announce(t("New question {from}. {count} waiting.", { from: agentText(ask).toLowerCase(), count: state.asks.size }));
     ensureCurrent(state.currentId === null);
   }
 
   // Where an answer or a close came from when it was not a page: the one-question link of a
   // notification, the command line, or another surface named by the server.
-  const WHERE = { link: "through its link from a notification", cli: "from the command line" };
+  const WHERE = { link: t("through its link from a notification"), cli: t("from the command line") };
   function settledElsewhere(data) {
     if (typeof data.by !== "string" || !data.by || !["answered", "cancelled"].includes(data.outcome)) return null;
-    const where = WHERE[data.by] || `elsewhere (${data.by.slice(0, 40)})`;
-    return `This question was ${data.outcome === "answered" ? "answered" : "closed"} ${where}.`;
+    const where = WHERE[data.by] || t("elsewhere ({surface})", { surface: data.by.slice(0, 40) });
+    return data.outcome === "answered" ? t("This question was answered {where}.", { where }) : t("This question was closed {where}.", { where });
   }
 
   function onResolved(data) {
     if (!state.asks.has(data.id)) return;
     if (data.id === state.currentId) {
-      const texts = OUTCOME_TEXT[data.outcome] || ["This question was settled.", "This question was settled."];
+      const texts = OUTCOME_TEXT[data.outcome] || [t("This question was settled."), t("This question was settled.")];
       const elsewhere = settledElsewhere(data);
       notice(state.sent.has(data.id) ? texts[0] : elsewhere || texts[1], data.outcome, data.id);
     }
@@ -1176,7 +1197,7 @@
     state.currentId = null;
     byId("card-slot").replaceChildren();
     renderQueue();
-    notice(`The question server stopped: ${data.reason}`, "bye", "");
+    notice(t("The question server stopped: {reason}", { reason: data.reason }), "bye", "");
   }
 
   // ---- one event stream per browser ----
@@ -1241,14 +1262,14 @@
     const on = permission === "granted" && (state.notify || notifyWanted());
     node.setAttribute("aria-pressed", on ? "true" : "false");
     node.disabled = permission === "denied";
-    node.textContent = permission === "denied" ? "Notifications blocked by the browser" : on ? "Notifications on" : "Notify me of new questions";
+    node.textContent = permission === "denied" ? t("Notifications blocked by the browser") : on ? t("Notifications on") : t("Notify me of new questions");
   }
   function notifyAsk(ask) {
     if (typeof Notification !== "function" || Notification.permission !== "granted") return;
     if (!(state.notify || notifyWanted())) return;
     if (document.visibilityState === "visible" && document.hasFocus()) return; // seen already
     try {
-      const note = new Notification("A question is waiting for you", { body: `${agentText(ask)}: ${titleOf(ask)}`, tag: ask.id });
+      const note = new Notification(t("A question is waiting for you"), { body: `${agentText(ask)}: ${titleOf(ask)}`, tag: ask.id });
       note.addEventListener("click", () => {
         window.focus();
         if (state.asks.has(ask.id)) select(ask.id, true);
@@ -1327,18 +1348,18 @@
     if (state.source) state.source.close();
     state.source = null;
     state.failures += 1;
-    const connecting = state.synced ? "Reconnecting\u2026" : "Connecting\u2026";
+    const connecting = state.synced ? t("Reconnecting\u2026") : t("Connecting\u2026");
     if (state.failures >= RETRIES_BEFORE_UNREACHABLE) {
       // The stream may be refused while the harness is up (too many open tabs): ask once
       // whether it answers at all before calling it unreachable.
       fetch("state", { cache: "no-store", credentials: "same-origin", signal: AbortSignal.timeout(3000) })
         .then((response) => {
           if (!response.ok) throw new Error(String(response.status));
-          if (state.failures > 0) setConnection("retrying", `${connecting} (${SERVER} is busy)`);
+          if (state.failures > 0) setConnection("retrying", `${connecting} (${t("{server} is busy", { server: SERVER })})`);
         })
         .catch(() => {
           if (state.failures === 0) return; // reconnected meanwhile
-          setConnection("unreachable", `${capital(SERVER)} unreachable: retrying`);
+          setConnection("unreachable", capital(t("{server} unreachable: retrying", { server: SERVER })));
           setStale(true);
         });
     } else {

@@ -49,7 +49,10 @@ async def test_clicking_an_option_answers_the_ask(web: WebProvider, page: Page) 
     await page.get_by_role("radio", name="npm", exact=True).check()
     await page.get_by_role("button", name="Submit", exact=True).click()
     answer = await asking.result()
-    assert answer.to_dict() == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+    assert answer.to_dict() == {
+        "answers": [{"id": "pkg", "selected": ["npm"]}],
+        "answered_by": "token",
+    }
     await expect(page.locator("#notice")).to_have_text("Answer sent. Thank you.")
     await expect(page.locator("body")).to_have_attribute("data-state", "waiting")
 
@@ -75,7 +78,8 @@ async def test_multi_select_with_other_sends_both(web: WebProvider, page: Page) 
     await expect(page.get_by_role("checkbox", name="Other")).to_be_checked()
     await page.get_by_role("button", name="Submit", exact=True).click()
     assert (await asking.result()).to_dict() == {
-        "answers": [{"id": "pkg", "selected": ["pnpm", "yarn"], "custom": "bun"}]
+        "answered_by": "token",
+        "answers": [{"id": "pkg", "selected": ["pnpm", "yarn"], "custom": "bun"}],
     }
 
 
@@ -118,11 +122,12 @@ async def test_paging_with_skip_back_and_free_text(web: WebProvider, page: Page)
     await expect(review.nth(0)).to_contain_text("npm")
     await page.get_by_role("button", name="Submit answers", exact=True).click()
     assert (await asking.result()).to_dict() == {
+        "answered_by": "token",
         "answers": [
             {"id": "pkg", "selected": ["npm"]},
             {"id": "tasks", "selected": []},
             {"id": "why", "selected": [], "custom": "ship it"},
-        ]
+        ],
     }
 
 
@@ -352,7 +357,8 @@ class TestNoOther:
         await expect(page.get_by_role("radio", name="npm", exact=True)).to_be_checked()
         await page.get_by_role("button", name="Submit", exact=True).click()
         assert (await asking.result()).to_dict() == {
-            "answers": [{"id": "pkg", "selected": ["npm"]}]
+            "answered_by": "token",
+            "answers": [{"id": "pkg", "selected": ["npm"]}],
         }
 
     async def test_a_multi_select_has_no_other_row(self, web: WebProvider, page: Page) -> None:
@@ -364,7 +370,8 @@ class TestNoOther:
         await page.get_by_role("checkbox", name="pnpm").check()
         await page.get_by_role("button", name="Submit", exact=True).click()
         assert (await asking.result()).to_dict() == {
-            "answers": [{"id": "pkg", "selected": ["pnpm"]}]
+            "answered_by": "token",
+            "answers": [{"id": "pkg", "selected": ["pnpm"]}],
         }
 
     async def test_a_plan_review_has_no_feedback_box(self, web: WebProvider, page: Page) -> None:

@@ -102,7 +102,10 @@ class TestTheLinkPageInABrowser:
         await expect(page.get_by_text("Your answer was recorded.")).to_be_visible()
         await checked(page, "answered")
         assert await asyncio.wait_for(asking, 10) == AskUserQuestionAnswer.from_dict(
-            {"answers": [{"id": "pkg", "selected": [], "custom": "yarn, please"}]}
+            {
+                "answers": [{"id": "pkg", "selected": [], "custom": "yarn, please"}],
+                "answered_by": "token",
+            }
         )
         await expect(main.locator("#notice")).to_have_text(
             "This question was answered through its link from a notification."

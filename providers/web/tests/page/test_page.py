@@ -221,10 +221,11 @@ async def test_a_draft_survives_a_reload(web: WebProvider, page: Page) -> None:
     await page.get_by_role("button", name="Review answers").click()
     await page.get_by_role("button", name="Submit answers").click()
     assert (await asking.result()).to_dict() == {
+        "answered_by": "token",
         "answers": [
             {"id": "pkg", "selected": ["npm"], "custom": "bun"},
             {"id": "why", "selected": [], "custom": "speed"},
-        ]
+        ],
     }
     # The settled question's draft is forgotten.
     await page.wait_for_function("sessionStorage.length === 0")

@@ -12,7 +12,8 @@ pytestmark = pytest.mark.browser
 class TestThePictures:
     async def test_committed_pictures_match_a_fresh_capture(self, browser: Browser) -> None:
         """docs/img's web-page and link-page pictures (390 and 1280 px) of the package-manager
-        example, and the typed answers' (number, files, upload at 390 px), match fresh
+        example, the typed answers' (number, files, upload at 390 px) and the page in Chinese
+        (390 px) match fresh
         screenshots to within 0.5% of their pixels (refresh:
         ``python tests/capture_pages.py --write``)."""
         if not IMAGES.is_dir():
@@ -25,6 +26,7 @@ class TestThePictures:
             "web-number-390.png",
             "web-page-1280.png",
             "web-page-390.png",
+            "web-page-zh-390.png",
             "web-upload-390.png",
         ]
         page = await browser.new_page()

@@ -178,7 +178,8 @@ async def test_request_changes_sends_the_feedback(web: WebProvider, page: Page) 
     await page.get_by_role("textbox", name="Feedback for the agent (optional)").fill("keep 8000")
     await page.get_by_role("button", name="Request changes").click()
     assert (await asking.result()).to_dict() == {
-        "answers": [{"id": "edit", "selected": [], "custom": "keep 8000"}]
+        "answered_by": "token",
+        "answers": [{"id": "edit", "selected": [], "custom": "keep 8000"}],
     }
 
 

@@ -92,3 +92,12 @@ def test_the_readme_documents_every_environment_variable() -> None:
     readme = set(re.findall(r"DSH_USER_QUESTIONS_WEB_[A-Z_]+", README.read_text()))
     code = set(re.findall(r"DSH_USER_QUESTIONS_WEB_[A-Z_]+", Path(provider.__file__).read_text()))
     assert readme == code
+
+
+def test_a_page_answer_is_the_token_holders_whatever_it_claims() -> None:
+    """The page knows no people: ``answered_by`` is ``token``, never a name the body gives."""
+    wire = {
+        "answers": [{"id": "a", "selected": []}, {"id": "b"}, {"id": "c"}],
+        "answered_by": "the-ceo",
+    }
+    assert check_page_answer(QUESTIONS, wire).answered_by == "token"

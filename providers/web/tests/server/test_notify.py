@@ -82,7 +82,7 @@ async def test_one_notification_per_question_with_a_link_to_that_question_only(
         sent = await client.post(link, data={"q0": "1", "action": "answer"})
         assert "Your answer was recorded." in sent.text
         assert await asyncio.wait_for(first, 10) == AskUserQuestionAnswer.from_dict(
-            {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+            {"answers": [{"id": "pkg", "selected": ["npm"]}], "answered_by": "token"}
         )
         again = await client.get(link)
         assert "This question has been answered." in again.text

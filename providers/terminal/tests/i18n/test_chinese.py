@@ -1,0 +1,165 @@
+# ruff: noqa: RUF001 (the Chinese texts use fullwidth punctuation, as Chinese does)
+"""The form in Chinese in a real pseudo-terminal (LANG=zh_CN.UTF-8, no zh_CN locale generated):
+the frame's words translated, the answer's labels as the model wrote them, double-width cells
+laid out right at 80x24 and 40x12."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import plan_review, question
+from wcwidth import wcswidth
+
+CHINESE = {"LC_ALL": "", "LANG": "zh_CN.UTF-8"}
+SMALL = (12, 40)
+NORMAL = (24, 80)
+
+
+def chinese_question(**fields: Any) -> dict[str, Any]:
+    """A question whose model-written text is Chinese too."""
+    return question(
+        header="包管理器",
+        question="这个项目应该用哪个包管理器？它会决定锁文件和持续集成的安装命令。",
+        options=[
+            {"label": "pnpm", "description": "快速，节省磁盘空间"},
+            {"label": "npm", "description": "随 node 一起安装"},
+            {"label": "yarn"},
+        ],
+        **fields,
+    )
+
+
+def cells(term: Any) -> list[str]:
+    """Each screen row cell by cell: a wide character's second cell is "" in pyte's buffer."""
+    screen = term.screen
+    return [
+        "".join(screen.buffer[y][x].data or "\0" for x in range(screen.columns))
+        for y in range(screen.lines)
+    ]
+
+
+@pytest.mark.parametrize("size", [NORMAL, SMALL])
+def test_the_form_speaks_chinese_and_the_answer_keeps_the_labels(terminal, size) -> None:
+    """Hints, Other and Skip are Chinese; picking a row answers with the model's label."""
+    term = terminal({"questions": [chinese_question()]}, size=size, **CHINESE)
+    screen = term.wait_for("Esc 取消")
+    assert "其他" in screen
+    assert "跳过" in screen
+    assert "Esc cancel" not in screen
+    for line in screen.splitlines():
+        assert wcswidth(line) <= size[1], line
+    term.press("2")
+    outcome = term.outcome()
+    assert outcome["answer"] == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+
+
+def test_the_cursor_follows_double_width_characters(terminal) -> None:
+    """Typed Chinese moves the cursor two cells a character, as the terminal draws it."""
+    term = terminal({"questions": [chinese_question()]}, size=NORMAL, **CHINESE)
+    term.wait_for("Esc 取消")
+    term.press("4")  # the Other row: its text field opens
+    term.wait_for("你的回答：")
+    term.settle(0.3)
+    before = term.screen.cursor.x
+    term.press("汉字")
+    term.wait_for("汉字")
+    row = term.screen.cursor.y
+    line = cells(term)[row]
+    assert term.screen.cursor.x == before + 4, line
+    term.press("enter")
+    outcome = term.outcome()
+    assert outcome["answer"] == {"answers": [{"id": "pkg", "selected": [], "custom": "汉字"}]}
+
+
+def test_a_chinese_plan_keeps_its_box_square_on_a_small_terminal(terminal) -> None:
+    """At 40x12 a Chinese plan's box has its right border in the last column on every row, and
+    the card's own words (the header, Approve, Keep planning) are Chinese; Approve still
+    answers "Approve"."""
+    item = plan_review()
+    item["detail"] = "# 迁移到 pnpm\n\n" + "\n".join(
+        f"{n}. 第 {n} 步：把持续集成的安装命令换成 pnpm install，并更新锁文件。"
+        for n in range(1, 4)
+    )
+    term = terminal({"questions": [item]}, size=SMALL, **CHINESE)
+    screen = term.wait_for("计划审阅")
+    rows = cells(term)
+    boxed = [row for row in rows if row.startswith("\u2502")]
+    assert boxed, screen
+    for row in boxed:
+        assert row[SMALL[1] - 1] == "\u2502", "\n".join(rows)
+    assert "批准" in screen or "继续规划" in screen
+
+
+def pseudo_locale(tmp_path) -> dict[str, str]:
+    """The environment of the pseudo-locale (every message wrapped in ⟦ ⟧ and lengthened),
+    built from the repository's templates by its catalog tool."""
+    pytest.importorskip("babel")
+    import importlib.util
+    from pathlib import Path
+
+    helper = Path(__file__).resolve().parents[4] / "tests" / "i18n" / "catalogs.py"
+    if not helper.is_file():
+        pytest.skip("the repository's catalog tool is not in this tree (an sdist)")
+    spec = importlib.util.spec_from_file_location("dsh_i18n_catalogs", helper)
+    assert spec is not None
+    assert spec.loader is not None
+    catalogs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(catalogs)
+    catalogs.write_pseudo_locale(tmp_path / "locale")
+    pseudo_locale.english_outside = catalogs.english_outside  # type: ignore[attr-defined]
+    return {
+        "DSH_USER_QUESTIONS_LOCALEDIR": str(tmp_path / "locale"),
+        "DSH_USER_QUESTIONS_LANG": catalogs.PSEUDO,
+    }
+
+
+@pytest.mark.parametrize("kind", ["question", "multi", "free", "plan"])
+def test_nothing_on_the_form_is_left_hard_coded(terminal, tmp_path, kind) -> None:
+    """In the pseudo-locale no English word is on the screen outside ⟦ ⟧: the model's text here
+    is Chinese, so any English word left is a hard-coded one."""
+    env = pseudo_locale(tmp_path)
+    labels = [{"label": "甲", "description": "第一"}, {"label": "乙"}]
+    if kind == "plan":
+        item = plan_review()
+        item["detail"] = "# 计划\n\n" + "\n".join(f"{n}. 第 {n} 步" for n in range(1, 30))
+    elif kind == "free":
+        item = question(header="名字", question="叫什么？", options=[])
+    else:
+        item = question(
+            header="选择", question="哪一个？", options=labels, multiSelect=kind == "multi"
+        )
+    term = terminal(
+        {"questions": [item, question("two", header="二", question="再问？", options=labels)]},
+        **env,
+    )
+    screen = term.wait_until(lambda s: "\u27e7" in s and "Esc" in s, "the pseudo-locale's hint")
+    term.settle(0.3)
+    screen = term.text
+    assert pseudo_locale.english_outside(screen) == [], screen  # type: ignore[attr-defined]
+
+
+def test_line_mode_speaks_chinese_and_refuses_in_chinese(piped) -> None:
+    """Asked line by line (a pipe), the instructions and the refusal are Chinese; the answer
+    names the model's label."""
+    done = piped(
+        {"questions": [chinese_question()]},
+        "9\n2\n",
+        LC_ALL="",
+        LC_MESSAGES="",
+        LANG="zh_CN.UTF-8",
+    )
+    assert "回答：输入数字 1-3" in done.stderr, done.stderr
+    assert "请重试。" in done.stderr, done.stderr
+    assert done.answer == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+
+
+def test_line_mode_has_nothing_hard_coded(piped, tmp_path) -> None:
+    """In the pseudo-locale, line mode's own words are all wrapped (the model's are Chinese)."""
+    env = pseudo_locale(tmp_path)
+    item = question(header="选择", question="哪一个？", options=[{"label": "甲"}, {"label": "乙"}])
+    done = piped(
+        {"questions": [item, {**item, "id": "two", "multiSelect": True}]}, "1\n1,2\n", **env
+    )
+    assert done.answer is not None
+    assert pseudo_locale.english_outside(done.stderr) == [], done.stderr  # type: ignore[attr-defined]

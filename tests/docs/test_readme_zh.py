@@ -1,0 +1,44 @@
+"""README.zh.md keeps in step with README.md: the same commands, the same links."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+BLOCK = re.compile(r"```(?:sh|bash)\n(.*?)```", re.S)
+SWITCH = "https://github.com/dsh-user-questions/dsh-user-questions/blob/main/README"
+
+
+def read(name: str) -> str:
+    return (ROOT / name).read_text(encoding="utf-8")
+
+
+def two_commands(text: str) -> list[str]:
+    """The shell blocks of the first section (the two commands), in order."""
+    section = text.split("\n## ", 2)[1]
+    return BLOCK.findall(section)
+
+
+def links(text: str) -> set[str]:
+    return {link for link in LINK.findall(text) if not link.startswith(SWITCH)}
+
+
+def test_the_chinese_readme_gives_the_same_two_commands() -> None:
+    """The commands to run it and to test it are the English README's, byte for byte."""
+    english = two_commands(read("README.md"))
+    assert len(english) == 2
+    assert two_commands(read("README.zh.md")) == english
+
+
+def test_the_chinese_readme_has_the_same_links() -> None:
+    """Every link of one README is in the other (the language switch aside), so a page added
+    to the English README's list is added to the Chinese one too."""
+    assert links(read("README.zh.md")) == links(read("README.md"))
+
+
+def test_each_readme_links_the_other() -> None:
+    """English | 中文 at the top of both."""
+    assert f"{SWITCH}.zh.md" in read("README.md")
+    assert f"{SWITCH}.md" in read("README.zh.md")
