@@ -34,7 +34,8 @@ TEXT_MARKDOWN: Final = "markdown"
 """Several lines of model-written markdown, checked in code (tab and newline allowed)."""
 
 
-def _is_none(value: object) -> bool:
+def is_none(value: object) -> bool:
+    """The default ``omit``: leave a ``None`` value out."""
     return value is None
 
 
@@ -57,7 +58,7 @@ class Wire:
     writer: Writer = "both"
     schema: Mapping[str, Any] | None = None
     text: str | None = None
-    omit: Callable[[Any], bool] = _is_none
+    omit: Callable[[Any], bool] = is_none
     kind: str = "str"
     nested: Callable[[], type] | None = None
     aliases: tuple[str, ...] = ()

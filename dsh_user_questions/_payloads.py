@@ -137,6 +137,8 @@ def _without_recommended_suffix(label: str) -> str | None:
     Claude Code, and many models, mark the suggested option so; `AskUserQuestionOption.from_dict`
     and the tool read such a label as the option without the suffix, ``recommended``.
     """
+    if ")" not in label:
+        return None  # the common case, without a search
     found = _RECOMMENDED_SUFFIX.search(label)
     return None if found is None or found.start() == 0 else label[: found.start()]
 
@@ -753,15 +755,32 @@ def _array(
     return list(value)
 
 
+# The plan of one field, worked out once per class from its `Wire` (see `_plan`).
+_PLAIN, _PAYLOADS, _VALUE, _PAYLOAD, _STRS = range(5)
+_WRITE_KINDS = {"payloads": _PAYLOADS, "value": _VALUE, "payload": _PAYLOAD, "strs": _STRS}
+
+_FieldReader = Callable[[object, _Keys, _Problems], object]
+
+
 @attrs.frozen
 class _Plan:
-    """What reading and writing a payload class needs of its declarations, worked out once."""
+    """What reading and writing a payload class needs of its declarations, worked out once.
+
+    Built on a class's first read or write (its nested classes exist by then) and kept, so a
+    call walks tuples, never the declarations.
+    """
 
     known: tuple[str, ...]  # the wire keys, required first, as an unknown key's message lists
     known_set: frozenset[str]
     required: tuple[str, ...]
-    # (attribute name, wire key, its Wire, required?), in field order
-    fields: tuple[tuple[str, str, Wire, bool], ...]
+    # Reading, in field order: (attribute name, wire key, aliases, required?, the type read as
+    # is when the value has exactly it (str, bool) or None, the reader of any other value).
+    reads: tuple[tuple[str, str, tuple[str, ...], bool, type | None, _FieldReader], ...]
+    # The same by wire key (old names left out): (attribute name, required?, as is, reader).
+    by_key: Mapping[str, tuple[str, bool, type | None, _FieldReader]]
+    # Writing, in field order: (attribute name, wire key, omit (None: when None), how the value
+    # is written (_PLAIN, _PAYLOADS, ...), model_text).
+    writes: tuple[tuple[str, str, Callable[[Any], bool] | None, int, bool], ...]
 
 
 _PLANS: dict[type, _Plan] = {}
@@ -778,12 +797,34 @@ def _plan(cls: type) -> _Plan:
             if not _fields.required(attribute)
             for name in (wire.name, *wire.aliases)
         )
+        reads = tuple(
+            (
+                attribute.name,
+                wire.name,
+                wire.aliases,
+                _fields.required(attribute),
+                _AS_IS.get(wire.kind),
+                _field_reader(wire),
+            )
+            for attribute, wire in declared
+        )
         found = _PLANS[cls] = _Plan(
             known=required + optional,
             known_set=frozenset(required + optional),
             required=required,
-            fields=tuple(
-                (attribute.name, wire.name, wire, _fields.required(attribute))
+            reads=reads,
+            by_key={
+                key: (name, is_required, as_is, read)
+                for name, key, _aliases, is_required, as_is, read in reads
+            },
+            writes=tuple(
+                (
+                    attribute.name,
+                    wire.name,
+                    None if wire.omit is _fields.is_none else wire.omit,
+                    _WRITE_KINDS.get(wire.kind, _PLAIN),
+                    wire.model_text,
+                )
                 for attribute, wire in declared
             ),
         )
@@ -791,22 +832,24 @@ def _plan(cls: type) -> _Plan:
 
 
 def _write(payload: Any, *, for_model: bool = False) -> dict[str, Any]:
-    """The wire form of ``payload``, walked from its field declarations."""
+    """The wire form of ``payload``, walked from its field declarations (its `_plan`)."""
+    plan = _PLANS.get(type(payload)) or _plan(type(payload))
     data: dict[str, Any] = {}
-    for name, key, wire, _required in _plan(type(payload)).fields:
+    for name, key, omit, kind, model_text in plan.writes:
         value = getattr(payload, name)
-        if wire.omit(value) or (for_model and not wire.model_text):
+        if (value is None if omit is None else omit(value)) or (for_model and not model_text):
             continue
-        kind = wire.kind
-        if kind == "payloads":
+        if kind == _PLAIN:
+            data[key] = value
+        elif kind == _PAYLOADS:
             data[key] = [_write(item, for_model=for_model) for item in value]
-        elif kind == "value" and type(value) is tuple:
+        elif kind == _VALUE and type(value) is tuple:
             data[key] = [
                 item if type(item) is str else _write(item, for_model=for_model) for item in value
             ]
-        elif kind == "payload":
+        elif kind == _PAYLOAD:
             data[key] = _write(value, for_model=for_model)
-        elif kind == "strs":
+        elif kind == _STRS:
             data[key] = list(value)
         else:
             data[key] = value
@@ -833,22 +876,29 @@ def _read_fields(
     cls: type, data: object, keys: _Keys, problems: _Problems
 ) -> dict[str, Any] | None:
     """The constructor arguments ``data`` gives for ``cls`` (None when a field is bad)."""
-    plan = _plan(cls)
-    if not isinstance(data, Mapping):
+    plan = _PLANS.get(cls) or _plan(cls)
+    if type(data) is not dict and not isinstance(data, Mapping):  # a dict: no ABC check
         problems.append(_json.at(keys, _json.must_be("object", data)))
         return None
     before = len(problems)
     known = plan.known_set
-    for key in data:
-        if key not in known:
-            problems.append(_json.at((*keys, key), _json.unknown_property(key, plan.known)))
+    if not known.issuperset(data):
+        for key in data:
+            if key not in known:
+                problems.append(_json.at((*keys, key), _json.unknown_property(key, plan.known)))
     for key in plan.required:
         if key not in data:
             problems.append(_json.at((*keys, key), _json.REQUIRED))
-    values: dict[str, Any] = {}
-    for name, key, wire, required in plan.fields:
-        if wire.aliases:
-            for alias in wire.aliases:
+    if len(problems) == before:
+        values = _read_given(plan, data, keys)
+        if values is not None:
+            return values
+    # Field by field, in declaration order, reporting every bad one.
+    values = {}
+    get = data.get
+    for name, key, aliases, required, as_is, read in plan.reads:
+        if aliases:
+            for alias in aliases:
                 if alias in data:
                     if key in data:
                         problems.append(
@@ -856,47 +906,70 @@ def _read_fields(
                         )
                     else:
                         key = alias
-        if key not in data:
-            continue  # a required key is reported above
-        raw = data[key]
-        if raw is None and not required:
-            continue
-        kind = wire.kind
+        raw = get(key, _BAD)
+        if raw is _BAD or (raw is None and not required):
+            continue  # absent (a required key is reported above), or null for none
         # The common cases inline: a string, a flag.
-        if (kind == "str" and type(raw) is str) or (kind == "bool" and type(raw) is bool):
+        if type(raw) is as_is:
             values[name] = raw
         else:
-            value = _READERS[kind](raw, wire, (*keys, key), problems)
+            value = read(raw, (*keys, key), problems)
             if value is not _BAD:
                 values[name] = value
     return None if len(problems) > before else values
 
 
+def _read_given(plan: _Plan, data: Mapping[str, object], keys: _Keys) -> dict[str, Any] | None:
+    """The common case of `_read_fields`: the keys ``data`` has, each read well.
+
+    It walks the few keys given, not every declared field; None when a key is an old name or
+    a value is bad, for `_read_fields` to read field by field and report in declaration order.
+    """
+    values: dict[str, Any] = {}
+    by_key = plan.by_key
+    for key, raw in data.items():
+        entry = by_key.get(key)
+        if entry is None:
+            return None  # an old name
+        name, required, as_is, read = entry
+        if type(raw) is as_is:
+            values[name] = raw
+        elif raw is None and not required:
+            continue
+        else:
+            problems: _Problems = []
+            value = read(raw, (*keys, key), problems)
+            if problems or value is _BAD:
+                return None
+            values[name] = value
+    return values
+
+
 _BAD: Any = object()
 
 
-def _read_str(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> object:
+def _read_str(raw: object, keys: _Keys, problems: _Problems) -> object:
     if isinstance(raw, str):
         return raw
     problems.append(_json.at(keys, _json.must_be("string", raw)))
     return _BAD
 
 
-def _read_bool(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> object:
+def _read_bool(raw: object, keys: _Keys, problems: _Problems) -> object:
     if isinstance(raw, bool):
         return raw
     problems.append(_json.at(keys, _json.must_be("boolean", raw)))
     return _BAD
 
 
-def _read_number(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> object:
+def _read_number(raw: object, keys: _Keys, problems: _Problems) -> object:
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
         return raw
     problems.append(_json.at(keys, _json.must_be("number", raw)))
     return _BAD
 
 
-def _read_int(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> object:
+def _read_int(raw: object, keys: _Keys, problems: _Problems) -> object:
     if isinstance(raw, int) and not isinstance(raw, bool):
         return raw
     if isinstance(raw, float) and raw.is_integer():
@@ -905,7 +978,7 @@ def _read_int(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> obj
     return _BAD
 
 
-def _read_strs(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> object:
+def _read_strs(raw: object, keys: _Keys, problems: _Problems) -> object:
     if not isinstance(raw, (list, tuple)):
         problems.append(_json.at(keys, _json.must_be("array", raw)))
         return _BAD
@@ -922,21 +995,30 @@ def _nested_reader(wire: Wire) -> Callable[[object, _Keys, _Problems], Any]:
     return _NESTED_READERS.get(nested) or _reader(nested)
 
 
-def _read_payload(raw: object, wire: Wire, keys: _Keys, problems: _Problems) -> object:
-    value = _nested_reader(wire)(raw, keys, problems)
-    return _BAD if value is None else value
+def _payload_reader(wire: Wire) -> _FieldReader:
+    read_one = _nested_reader(wire)
+
+    def read(raw: object, keys: _Keys, problems: _Problems) -> object:
+        value = read_one(raw, keys, problems)
+        return _BAD if value is None else value
+
+    return read
 
 
-def _read_payloads(raw: object, wire: Wire, keys: _Keys, problems: _Problems) -> object:
-    if not isinstance(raw, (list, tuple)):
-        problems.append(_json.at(keys, _json.must_be("array", raw)))
-        return _BAD
-    read = _nested_reader(wire)
-    items = [read(item, (*keys, index), problems) for index, item in enumerate(raw)]
-    return _BAD if any(item is None for item in items) else tuple(items)
+def _payloads_reader(wire: Wire) -> _FieldReader:
+    read_one = _nested_reader(wire)
+
+    def read(raw: object, keys: _Keys, problems: _Problems) -> object:
+        if not isinstance(raw, (list, tuple)):
+            problems.append(_json.at(keys, _json.must_be("array", raw)))
+            return _BAD
+        items = [read_one(item, (*keys, index), problems) for index, item in enumerate(raw)]
+        return _BAD if any(item is None for item in items) else tuple(items)
+
+    return read
 
 
-def _read_value(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> object:
+def _read_value(raw: object, keys: _Keys, problems: _Problems) -> object:
     """A number, a string, an array of strings (paths) or of objects (uploads)."""
     if isinstance(raw, str) or (isinstance(raw, (int, float)) and not isinstance(raw, bool)):
         return raw
@@ -950,24 +1032,32 @@ def _read_value(raw: object, _wire: Wire, keys: _Keys, problems: _Problems) -> o
         return _BAD
     if all(isinstance(item, str) for item in raw):
         return tuple(raw)
-    read = _reader(AskUserQuestionUpload)
     if not any(isinstance(item, str) for item in raw):
-        uploads = [read(item, (*keys, index), problems) for index, item in enumerate(raw)]
+        uploads = [_read_upload(item, (*keys, index), problems) for index, item in enumerate(raw)]
         return _BAD if any(item is None for item in uploads) else tuple(uploads)
     problems.append(_json.at(keys, "must hold only paths (strings) or only uploads (objects)"))
     return _BAD
 
 
-_READERS: dict[str, Callable[[object, Wire, _Keys, _Problems], object]] = {
+_READERS: dict[str, _FieldReader] = {
     "str": _read_str,
     "bool": _read_bool,
     "number": _read_number,
     "int": _read_int,
     "strs": _read_strs,
-    "payload": _read_payload,
-    "payloads": _read_payloads,
     "value": _read_value,
 }
+_READER_MAKERS: dict[str, Callable[[Wire], _FieldReader]] = {
+    "payload": _payload_reader,
+    "payloads": _payloads_reader,
+}
+# The kinds whose value, of exactly this type, is read as it is (without a call).
+_AS_IS: dict[str, type] = {"str": str, "bool": bool}
+
+
+def _field_reader(wire: Wire) -> _FieldReader:
+    make = _READER_MAKERS.get(wire.kind)
+    return _READERS[wire.kind] if make is None else make(wire)
 
 
 def _read_option(data: object, keys: _Keys, problems: _Problems) -> AskUserQuestionOption | None:
@@ -983,6 +1073,7 @@ def _read_option(data: object, keys: _Keys, problems: _Problems) -> AskUserQuest
 
 
 _read_item = _reader(AskUserQuestionItem)
+_read_upload = _reader(AskUserQuestionUpload)
 
 _NESTED_READERS: dict[type, Callable[[object, _Keys, _Problems], Any]] = {
     AskUserQuestionOption: _read_option

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import operator
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -108,24 +109,53 @@ def _drop_nulls(data: object) -> object:
     return {**data, "questions": questions}
 
 
+# The model-written fields of each payload class, worked out once from its declarations (on its
+# first check; its nested classes exist by then): for `_without_nulls`, (wire key, optional?,
+# nested class or None) of the fields a null may stand for or that hold payloads; for
+# `_text_rules`, (wire key, text rule or None, nested class or None) of the fields with a text
+# rule or that hold payloads.
+_NullPlan = tuple[tuple[str, bool, type | None], ...]
+_TextPlan = tuple[tuple[str, str | None, type | None], ...]
+_NULL_PLANS: dict[type, _NullPlan] = {}
+_TEXT_PLANS: dict[type, _TextPlan] = {}
+_ABSENT: Any = object()
+
+
+def _null_plan(cls: type) -> _NullPlan:
+    found = _NULL_PLANS[cls] = tuple(
+        (wire.name, not _fields.required(attribute), None if wire.nested is None else wire.nested())
+        for attribute, wire in _fields.wire_fields(cls)
+        if wire.for_model and (wire.nested is not None or not _fields.required(attribute))
+    )
+    return found
+
+
+def _text_plan(cls: type) -> _TextPlan:
+    found = _TEXT_PLANS[cls] = tuple(
+        (wire.name, wire.text, None if wire.nested is None else wire.nested())
+        for _attribute, wire in _fields.wire_fields(cls)
+        if wire.for_model and (wire.text is not None or wire.nested is not None)
+    )
+    return found
+
+
 def _without_nulls(cls: type, obj: object) -> object:
     """``obj`` (the wire form of a ``cls``) without its optional nulls; itself when it has none."""
     if not isinstance(obj, dict):
         return obj
     out: dict[Any, Any] | None = None
-    for attribute, wire in _fields.wire_fields(cls):
-        name = wire.name
-        if not wire.for_model or name not in obj:
+    plan = _NULL_PLANS.get(cls)
+    for name, optional, nested in _null_plan(cls) if plan is None else plan:
+        value = obj.get(name, _ABSENT)
+        if value is _ABSENT:
             continue
-        value = obj[name]
-        if value is None and not _fields.required(attribute):
+        if value is None and optional:
             out = dict(obj) if out is None else out
             del out[name]
-        elif wire.nested is not None:
-            nested = wire.nested()
+        elif nested is not None:
             if isinstance(value, list):
                 new: object = [_without_nulls(nested, item) for item in value]
-                changed = any(a is not b for a, b in zip(new, value, strict=True))  # type: ignore[call-overload]
+                changed = not all(map(operator.is_, new, value))  # type: ignore[call-overload]
             else:
                 new = _without_nulls(nested, value)
                 changed = new is not value
@@ -261,7 +291,9 @@ def _code_rules(data: object) -> Iterator[str]:
                 yield _json.at([*at, "id"], f"duplicates questions[{ids[id_]}].id")
             else:
                 ids[id_] = index
-        yield from _text_rules(AskUserQuestionItem, question, at)
+        texts: list[str] = []
+        _text_rules(AskUserQuestionItem, question, at, texts)
+        yield from texts
         options = question.get("options", [])
         if isinstance(options, list):
             multi_select = question.get("multi_select")
@@ -326,30 +358,32 @@ def _option_rules(at: list[Any], options: list[Any]) -> Iterator[str]:
                     looks[look] = position
 
 
-def _text_rules(cls: type, obj: dict[Any, Any], at: list[Any]) -> Iterator[str]:
+def _text_rules(cls: type, obj: dict[Any, Any], at: list[Any], problems: list[str]) -> None:
     """The text rules of each model-written field of ``obj`` (the wire form of a ``cls``), from
     the declarations: no lone surrogate anywhere; a `_fields.TEXT_MARKDOWN` text's own
-    characters; a `_fields.TEXT_PLAIN` text's whole rule, which its schema does not carry."""
-    for _attribute, wire in _fields.wire_fields(cls):
-        value = obj.get(wire.name)
-        if value is None or not wire.for_model:
+    characters; a `_fields.TEXT_PLAIN` text's whole rule, which its schema does not carry.
+    Each problem is added to ``problems``."""
+    plan = _TEXT_PLANS.get(cls)
+    for name, rule, nested in _text_plan(cls) if plan is None else plan:
+        value = obj.get(name)
+        if value is None:
             continue
-        path = [*at, wire.name]
-        if wire.text is not None:
+        if rule is not None:
             if isinstance(value, str):
-                yield from _text_rule(wire.text, path, value)
+                # The common case, an ASCII line, breaks no rule the schema leaves to code.
+                if rule != _fields.TEXT_LINE or not value.isascii():
+                    problems.extend(_text_rule(rule, [*at, name], value))
             elif isinstance(value, list):
                 for index, text in enumerate(value):
                     if isinstance(text, str):
-                        yield from _text_rule(wire.text, [*path, index], text)
-        elif wire.nested is not None:
-            nested = wire.nested()
+                        problems.extend(_text_rule(rule, [*at, name, index], text))
+        elif nested is not None:
             if isinstance(value, dict):
-                yield from _text_rules(nested, value, path)
+                _text_rules(nested, value, [*at, name], problems)
             elif isinstance(value, list):
                 for index, item in enumerate(value):
                     if isinstance(item, dict):
-                        yield from _text_rules(nested, item, [*path, index])
+                        _text_rules(nested, item, [*at, name, index], problems)
 
 
 def _text_rule(rule: str, keys: list[Any], text: str) -> Iterator[str]:
