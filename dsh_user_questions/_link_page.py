@@ -384,8 +384,9 @@ def _input_html(name: str, question: QuestionView, form: _Form) -> str:
             step = getattr(field, "step", None)
             extra += f' step="{_attr(step if step is not None else "any")}"'
         typed = _attr(form.get(f"{name}-value", [""])[-1])
+        label = _("Your answer")
         out = (
-            f'<label for="{name}-value">{_("Your answer")}</label>'
+            f'<label for="{name}-value">{label}</label>'
             f'<input type={_INPUT_TYPES[kind]} id="{name}-value" name="{name}-value"'
             f' value="{typed}" aria-describedby="{name}-hint"{extra}>{hint}'
         )
@@ -395,8 +396,9 @@ def _input_html(name: str, question: QuestionView, form: _Form) -> str:
                 f"<option{' selected' if offset == chosen else ''}>{offset}</option>"
                 for offset in _OFFSETS
             )
+            zone = _("Time zone (UTC offset)")
             out += (
-                f'<label for="{name}-offset">{_("Time zone (UTC offset)")}</label>'
+                f'<label for="{name}-offset">{zone}</label>'
                 f'<select id="{name}-offset" name="{name}-offset"'
                 f' data-offset-for="{name}-value">{options}</select>'
             )
@@ -420,18 +422,20 @@ def _input_html(name: str, question: QuestionView, form: _Form) -> str:
             if len(shown) > _FILES_SHOWN
             else _("{count} of {total} files listed.")
         ).format(count=len(shown), shown=_FILES_SHOWN, total=len(candidates))
+        legend = _("Files")
         return (
             f'{hint}<p class="hint">{more}</p>'
-            f'<fieldset class="files"><legend class="hint">{_("Files")}</legend>{rows}</fieldset>'
+            f'<fieldset class="files"><legend class="hint">{legend}</legend>{rows}</fieldset>'
         )
     if kind == "upload":
         accept = getattr(field, "accept", None) or ()
         accepting = f' accept="{_attr(",".join(accept))}"' if accept else ""
         count = getattr(field, "max_count", None)
         several = "" if count == 1 else " multiple"
+        choose = _("Choose a file") if count == 1 else _("Choose files")
         return (
             f'<label for="{name}-upload">'
-            f"{_('Choose a file') if count == 1 else _('Choose files')}</label>"
+            f"{choose}</label>"
             f'<input type=file id="{name}-upload" name="{name}-upload"{accepting}{several}'
             f' aria-describedby="{name}-hint">{hint}'
         )
@@ -444,10 +448,11 @@ def _filter_html(index: int, question: QuestionView, form: _Form) -> str:
     typed = _attr(form.get(f"{name}-filter", [""])[-1])
     title = html.escape(question.header or question.question.split("\n", 1)[0])
     label = html.escape(_("Filter the files of \u201c{title}\u201d")).format(title=title)
+    button = _("Filter")
     return (
         f'<form method=get class="card" role="search"><label for="{name}-filter">{label}</label>'
         f'<input type=search id="{name}-filter" name="{name}-filter" value="{typed}">'
-        f"<button type=submit class=secondary>{_('Filter')}</button></form>"
+        f"<button type=submit class=secondary>{button}</button></form>"
     )
 
 
