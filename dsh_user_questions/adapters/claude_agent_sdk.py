@@ -133,12 +133,12 @@ def _read(tool_input: Mapping[str, Any]) -> tuple[AskUserQuestionRequest, list[A
     for question, claudes in zip(
         request.questions, cast("list[Mapping[str, Any]]", raw), strict=True
     ):
-        options = [
+        options = tuple(
             attrs.evolve(option, label=option.label + _CLAUDES_OWN)
             if reserved_label(option.label)
             else option
             for option in question.options
-        ]
+        )
         labels = [option["label"] for option in claudes.get("options") or ()]
         offered.append(
             (question.question, dict(zip((o.label for o in options), labels, strict=True)))

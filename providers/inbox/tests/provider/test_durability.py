@@ -14,7 +14,7 @@ import pytest
 from _postgres import PostgresServer
 from _processes import DSH_INBOX, Harness, dsh_inbox_answer, pending
 from _processes import until as wait_until
-from _requests import PKG, pick
+from _requests import LOGIN, PKG, pick
 from _waits import pending_one, until
 from dsh_user_questions import (
     AskUserQuestionItem,
@@ -74,7 +74,10 @@ class TestSecretsSurviveARestart:
         event = second.next(("answer", "error"))
         assert event == {
             "event": "answer",
-            "answer": {"answers": [{"id": "token", "selected": [], "custom": SECRET}]},
+            "answer": {
+                "answers": [{"id": "token", "selected": [], "custom": SECRET}],
+                "answered_by": LOGIN,  # dsh-inbox answer records who ran it
+            },
         }
         second.next("done")
         second.finish()
@@ -129,7 +132,7 @@ class TestACleanStopReattaches:
         harnesses.append(second)
         pending(inbox, "run-b", 1)
         assert dsh_inbox_answer(inbox_url, record.id, pick("npm")).wait()[0] == 0
-        assert second.next(("answer", "error")) == {"event": "answer", "answer": pick("npm")}
+        assert second.next(("answer", "error")) == {"event": "answer", "answer": pick("npm", by=LOGIN)}
         second.next("done")
         second.finish()
         assert [r.id for r in inbox.records()] == [record.id]

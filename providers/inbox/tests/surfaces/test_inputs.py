@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _requests import LOGIN
 from _waits import pending_one, until
 from dsh_user_questions import AskUserQuestionInput, AskUserQuestionRequest, UserQuestionService
 from surfaces.test_cli import run
@@ -47,7 +48,10 @@ def test_answer_value_applies_a_number(inbox: Inbox, inbox_url: str) -> None:
     record = inbox.add(typed("number", min=1, max=10), harness="h")
     done = run(inbox_url, "answer", record.id, "--value", "7")
     assert done.returncode == 0, done.stderr
-    assert inbox.get(record.id).answer == {"answers": [{"id": "q", "selected": [], "value": 7}]}
+    assert inbox.get(record.id).answer == {
+        "answers": [{"id": "q", "selected": [], "value": 7}],
+        "answered_by": LOGIN,  # dsh-inbox answer records who ran it
+    }
 
 
 def test_answer_value_out_of_range_is_refused_naming_question_and_rule(
