@@ -12,6 +12,7 @@ import asyncio
 import hashlib
 import os
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -111,6 +112,11 @@ async def test_a_waiting_ask_fails_promptly_and_nothing_replays_its_log(
         assert str(path) in caught.value.message
     finally:
         await asyncio.to_thread(provider.close)
+    if sys.version_info < (3, 12):
+        # Before 3.12 sqlite3 cannot tell a connection not to checkpoint as it closes
+        # (Connection.setconfig), so closing may write the log into the damaged file: the
+        # limit the README states; the prompt STORE_UNUSABLE above holds on every version.
+        return
     assert _digest(path) == left  # closing wrote no log into it
     listed = await asyncio.to_thread(_list, url)
     assert _digest(path) == left  # nor did dsh-inbox list
