@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 from conftest import EventStream, answer_of, item, payload, request, start_ask, wait_until
-from dsh_user_questions import UserQuestionError, UserQuestionErrorCode
+from dsh_user_questions import AskUserQuestionAnswer, UserQuestionError, UserQuestionErrorCode
 from dsh_user_questions.harness import AbortController, Agent, AgentRegistry, HarnessContext
 
 from dsh_user_questions_web import WebProvider
@@ -23,6 +23,12 @@ ROUTES = [
     ("POST", "answer"),
     ("POST", "cancel"),
 ]
+
+
+def by_token(data: dict[str, Any]) -> AskUserQuestionAnswer:
+    """What ask() returns for ``data`` answered on the page: the page knows no people, so
+    ``answered_by`` is whoever held its token."""
+    return payload({**data, "answered_by": "token"})
 
 
 def origin_of(web: WebProvider) -> str:
@@ -373,7 +379,7 @@ async def test_a_valid_answer_is_what_ask_returns(
     )
     response = await client.post("answer", json={"id": asking.id, "answer": wire})
     assert response.json() == {"status": "accepted", "id": asking.id}
-    assert await asking.result() == payload(wire)
+    assert await asking.result() == by_token(wire)
     assert web.pending_count == 0
 
 
@@ -437,7 +443,7 @@ async def test_a_late_or_duplicate_answer_gets_a_not_pending_receipt(
     assert "already answered" in late["message"]
     winner = next(r for r in results if r.status_code == 200)
     expected = first if winner.request.content == results[0].request.content else second
-    assert await asking.result() == payload(expected["answer"])
+    assert await asking.result() == by_token(expected["answer"])
 
 
 async def test_an_unknown_id_gets_a_not_pending_receipt(client: httpx.AsyncClient) -> None:
@@ -560,7 +566,7 @@ async def test_the_service_asks_through_a_registered_web_provider(web: WebProvid
             assert pending[0]["agent"] == "main"
             wire = answer_of({"id": "pkg", "selected": ["pnpm"]})
             await http.post("answer", json={"id": pending[0]["id"], "answer": wire})
-        assert await asyncio.wait_for(task, 10) == payload(wire)
+        assert await asyncio.wait_for(task, 10) == by_token(wire)
     finally:
         dispose()
 
@@ -655,7 +661,7 @@ async def test_loading_entry_points_makes_the_web_page_the_provider(
             pending = (await http.get("state")).json()["pending"]
             wire = answer_of({"id": "pkg", "selected": ["yarn"]})
             await http.post("answer", json={"id": pending[0]["id"], "answer": wire})
-        assert await asyncio.wait_for(task, 10) == payload(wire)
+        assert await asyncio.wait_for(task, 10) == by_token(wire)
     finally:
         await provider.stop()
 
