@@ -239,10 +239,10 @@ def test_nothing_in_a_notification_is_left_hard_coded(
             id="u", question="どれ?", input=AskUserQuestionInput(type="upload", max_bytes=9)
         ),
     )
-    for request in (request, typed):
+    for asked in (request, typed):
         for reminder in (False, True):
             note = notification_for(
-                request, asker="機械", link="https://x.test/q/1", reminder=reminder
+                asked, asker="機械", link="https://x.test/q/1", reminder=reminder
             )
             shown = note.title + "\n" + note.text().replace("https://x.test/q/1", "")
             assert english_outside(shown) == []

@@ -132,7 +132,8 @@ class TestACleanStopReattaches:
         harnesses.append(second)
         pending(inbox, "run-b", 1)
         assert dsh_inbox_answer(inbox_url, record.id, pick("npm")).wait()[0] == 0
-        assert second.next(("answer", "error")) == {"event": "answer", "answer": pick("npm", by=LOGIN)}
+        expected = {"event": "answer", "answer": pick("npm", by=LOGIN)}
+        assert second.next(("answer", "error")) == expected
         second.next("done")
         second.finish()
         assert [r.id for r in inbox.records()] == [record.id]

@@ -81,7 +81,9 @@ async def test_the_readme_example_exits_promptly_with_a_tab_open(
         await page.get_by_role("radio", name="pnpm").check()
         await page.get_by_role("button", name="Submit", exact=True).click()
         printed = await asyncio.wait_for(child.stdout.readline(), WAIT_SECONDS)
-        assert printed.decode().strip() == "{'answers': [{'id': 'pkg', 'selected': ['pnpm']}]}"
+        assert printed.decode().strip() == (
+            "{'answers': [{'id': 'pkg', 'selected': ['pnpm']}], 'answered_by': 'token'}"
+        )
         if closing == "async-with":
             # The context closes after ask() returned, so the page hears the answer was taken.
             # (A context never closed ends with asyncio.run cancelling everything: the page may
