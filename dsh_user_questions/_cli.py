@@ -35,7 +35,7 @@ import attrs
 
 from . import plugin, rules, tool
 from ._discovery import PROVIDER_ENV, describe, is_provider
-from ._i18n import _
+from ._i18n import HELP_COLUMN, N_, _, help_width, speaking_argparse, wrap_cells
 from ._markers import PROJECT, hookimpl
 from ._payloads import AskUserQuestionAnswer, AskUserQuestionRequest, WireFormatError
 from ._waiting import Deadline, Filing
@@ -103,86 +103,142 @@ _OUR_PROVIDERS: Final = ("terminal", "web", "inbox")
 """The providers this project ships, each as ``dsh-user-questions-<name>``."""
 
 
-_EPILOG = f"""\
-exit status: 0 answered; 2 invalid input (also EMPTY_QUESTIONS, BAD_INTENT, BAD_QUESTION);
-3 nobody can be asked from here (NOT_INTERACTIVE); 1 any other failure (e.g. no provider
-installed); 124 no answer within --timeout SECONDS; 130 cancelled, aborted or interrupted.
+_EPILOG: Final = (
+    N_(
+        "exit status: 0 answered; 2 invalid input (also EMPTY_QUESTIONS, BAD_INTENT,"
+        " BAD_QUESTION); 3 nobody can be asked from here (NOT_INTERACTIVE); 1 any other failure"
+        " (e.g. no provider installed); 124 no answer within --timeout SECONDS; 130 cancelled,"
+        " aborted or interrupted."
+    ),
+    N_(
+        "FILE is a request in its wire form, as AskUserQuestionRequest.to_dict() writes it"
+        " (detail, intent, recommended, secret, key and timeout too; multiSelect is read as"
+        " multi_select)."
+    ),
+    N_(
+        "A secret question's answer is printed only to a pipe or a file (dsh-ask FILE >"
+        ' answer.json, or $(dsh-ask FILE)); when standard output is a terminal, "{shown}"'
+        " stands in its place."
+    ),
+    N_(
+        "dsh-ask mcp [--provider NAME] serves the same questions to an MCP client over stdio"
+        " (needs the mcp extra: pip install 'dsh-user-questions[mcp]'); see dsh-ask mcp --help."
+    ),
+    N_("With several providers installed, choose one with --provider NAME or {variable}=NAME."),
+)
+"""The paragraphs after ``dsh-ask --help``'s options, each one message (wrapped when shown)."""
 
-FILE is a request in its wire form, as AskUserQuestionRequest.to_dict() writes it (detail,
-intent, recommended, secret, key and timeout too; multiSelect is read as multi_select).
+_EXAMPLE: Final = """\
+echo '{"questions":[{"id":"pkg","question":"Which package manager?",
+"options":[{"label":"pnpm","recommended":true},{"label":"npm"}]}]}' | dsh-ask"""
 
-A secret question's answer is printed only to a pipe or a file (dsh-ask FILE > answer.json,
-or $(dsh-ask FILE)); when standard output is a terminal, "(secret given)" stands in its place.
 
-dsh-ask mcp [--provider NAME] serves the same questions to an MCP client over stdio
-(needs the mcp extra: pip install 'dsh-user-questions[mcp]'); see dsh-ask mcp --help.
-
-With several providers installed, choose one with --provider NAME or {PROVIDER_ENV}=NAME.
-Example: echo '{{"questions":[{{"id":"pkg","question":"Which package manager?",
-"options":[{{"label":"pnpm","recommended":true}},{{"label":"npm"}}]}}]}}' | dsh-ask
-"""
+def _epilog() -> str:
+    """``dsh-ask --help``'s closing paragraphs in the person's language, then the example."""
+    paragraphs = [
+        wrap_cells(_(text).format(shown=SECRET_SHOWN, variable=PROVIDER_ENV), help_width())
+        for text in _EPILOG
+    ]
+    return "\n\n".join([*paragraphs, _("Example:") + "\n" + _EXAMPLE]) + "\n"
 
 
 def _positive_seconds(text: str) -> float:
     try:
         seconds = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            _("not a number of seconds: {text}").format(text=repr(text))
+        ) from None
     if not (seconds > 0 and math.isfinite(seconds)):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+        raise argparse.ArgumentTypeError(
+            _("must be a positive number of seconds: {text}").format(text=repr(text))
+        )
     return seconds
 
 
+def _help(text: str) -> str:
+    """An option's help (translated), wrapped in cells for the help column."""
+    return wrap_cells(text, help_width(HELP_COLUMN))
+
+
+def _description(text: str) -> str:
+    """A command's description (translated), wrapped in cells."""
+    return wrap_cells(text, help_width())
+
+
 def _parser() -> argparse.ArgumentParser:
+    # Build it inside `speaking_argparse`: argparse translates its "options" title here.
     parser = argparse.ArgumentParser(
         prog="dsh-ask",
-        description=(
-            "Ask the human structured questions through the installed user-questions provider"
-            " and print the answer as compact JSON."
+        description=_description(
+            _(
+                "Ask the human structured questions through the installed user-questions"
+                " provider and print the answer as compact JSON."
+            )
         ),
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_epilog(),
+        formatter_class=argparse.RawTextHelpFormatter,
     )
     parser.add_argument(
         "file",
         nargs="?",
         metavar="FILE",
-        help='a JSON file of {"questions": [...]} in the wire form to_dict() writes;'
-        " '-' or nothing reads standard input",
+        help=_help(
+            _(
+                "a JSON file of {form} in the wire form to_dict() writes; '-' or nothing reads"
+                " standard input"
+            ).format(form='{"questions": [...]}')
+        ),
     )
     parser.add_argument(
         "--timeout",
         type=_positive_seconds,
         metavar="SECONDS",
-        help="give up (exit 124) when the human has not answered after SECONDS (wins over"
-        " the file's timeout)",
+        help=_help(
+            _(
+                "give up (exit 124) when the human has not answered after SECONDS (wins over"
+                " the file's timeout)"
+            )
+        ),
     )
     parser.add_argument(
         "--provider",
         metavar="NAME",
-        help=f"use the installed provider NAME (sets {PROVIDER_ENV})",
+        help=_help(
+            _("use the installed provider NAME (sets {variable})").format(variable=PROVIDER_ENV)
+        ),
     )
     parser.add_argument(
         "--plain",
         action="store_true",
-        help="ask line by line (prompts on stderr, answers on stdin) even in a terminal;"
-        f" sets {PLAIN_ENV}=1 for providers that offer it",
+        help=_help(
+            _(
+                "ask line by line (prompts on stderr, answers on stdin) even in a terminal;"
+                " sets {variable}=1 for providers that offer it"
+            ).format(variable=PLAIN_ENV)
+        ),
     )
     parser.add_argument(
         "--workspace",
         metavar="DIR",
-        help="the folder a files question picks from (its root; its files are listed when it"
-        " asks); without it, a files question without a root is refused",
+        help=_help(
+            _(
+                "the folder a files question picks from (its root; its files are listed when"
+                " it asks); without it, a files question without a root is refused"
+            )
+        ),
     )
     parser.add_argument(
         "--list-providers",
         action="store_true",
-        help="list the installed providers and exit",
+        help=_help(_("list the installed providers and exit")),
     )
     parser.add_argument(
         "--demo",
         action="store_true",
-        help="play a short agent session (two questions and a plan review) with the provider",
+        help=_help(
+            _("play a short agent session (two questions and a plan review) with the provider")
+        ),
     )
     return parser
 
@@ -192,7 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["mcp"]:  # a FILE named mcp is still readable as ./mcp
         return _mcp(arguments[1:])
-    args = _parser().parse_args(arguments)
+    with speaking_argparse():  # usage, --help and argparse's errors in the person's language
+        args = _parser().parse_args(arguments)
     if args.provider is not None:
         os.environ[PROVIDER_ENV] = args.provider
     if args.plain:
@@ -209,29 +266,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("interrupted", EXIT_CANCELLED)
 
 
-def _mcp(argv: list[str]) -> int:
-    """``dsh-ask mcp``: serve the user-questions tools to an MCP client (stdio or HTTP)."""
+def _mcp_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dsh-ask mcp",
-        description=(
-            "Serve ask_user_question and review_plan over MCP (stdio, or Streamable HTTP with"
-            " --http) through the installed provider; the terminal provider draws on /dev/tty,"
-            " the web provider prints its page address on stderr."
+        description=_description(
+            _(
+                "Serve ask_user_question and review_plan over MCP (stdio, or Streamable HTTP"
+                " with --http) through the installed provider; the terminal provider draws on"
+                " /dev/tty, the web provider prints its page address on stderr."
+            )
         ),
+        formatter_class=argparse.RawTextHelpFormatter,
     )
     parser.add_argument(
         "--provider",
         metavar="NAME",
-        help=f"use the installed provider NAME (sets {PROVIDER_ENV})",
+        help=_help(
+            _("use the installed provider NAME (sets {variable})").format(variable=PROVIDER_ENV)
+        ),
     )
     parser.add_argument(
         "--http",
         metavar="[HOST:]PORT",
         type=_http_address,
-        help="serve MCP Streamable HTTP at http://HOST:PORT/mcp instead of stdio"
-        " (HOST defaults to 127.0.0.1; PORT 0 picks a free one, printed on stderr)",
+        help=_help(
+            _(
+                "serve MCP Streamable HTTP at http://HOST:PORT/mcp instead of stdio"
+                " (HOST defaults to 127.0.0.1; PORT 0 picks a free one, printed on stderr)"
+            )
+        ),
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _mcp(argv: list[str]) -> int:
+    """``dsh-ask mcp``: serve the user-questions tools to an MCP client (stdio or HTTP)."""
+    with speaking_argparse():
+        args = _mcp_parser().parse_args(argv)
     if args.provider is not None:
         os.environ[PROVIDER_ENV] = args.provider
     wanted = os.environ.get(PROVIDER_ENV, "").strip()
@@ -288,7 +359,9 @@ def _http_address(text: str) -> tuple[str, int]:
     except ValueError:
         port = -1
     if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"not [HOST:]PORT with PORT 0 to 65535: {text!r}")
+        raise argparse.ArgumentTypeError(
+            _("not [HOST:]PORT with PORT 0 to 65535: {text}").format(text=repr(text))
+        )
     return host or "127.0.0.1", port
 
 

@@ -18,16 +18,21 @@ translator tries a new language with it before it ships (docs/i18n.md).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gettext
 import os
 import re
-from collections.abc import Callable, Mapping
+import shutil
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 __all__ = [
+    "ARGPARSE_DOMAIN",
     "CATALOG_DIR_ENV",
     "ENGLISH",
+    "HELP_COLUMN",
     "LANG_ENV",
     "N_",
     "OTHER",
@@ -35,6 +40,7 @@ __all__ = [
     "TALK_INSTEAD",
     "Translate",
     "available_languages",
+    "help_width",
     "html_lang",
     "language_from_accept",
     "language_from_env",
@@ -44,7 +50,9 @@ __all__ = [
     "review_text",
     "review_texts",
     "shipped_translations",
+    "speaking_argparse",
     "translator",
+    "wrap_cells",
 ]
 
 LANG_ENV = "DSH_USER_QUESTIONS_LANG"
@@ -265,3 +273,111 @@ def review_text(kind: str, text: str, language: str | None = None) -> str:
     if kind == "question" or text not in _review_texts():
         return text
     return for_language(language)(text)
+
+
+ARGPARSE_DOMAIN = "argparse"
+"""The gettext domain of the standard library's argparse words (``usage:``, ``options``, its
+errors), shipped beside the core's catalog: argparse reads them through the global gettext
+functions, from the current text domain."""
+
+
+@contextlib.contextmanager
+def speaking_argparse(language: str | None = None) -> Iterator[None]:
+    """While inside, argparse's own words (usage, section titles, its errors) in ``language``.
+
+    ``None`` picks the language as the command lines do (`language_from_env`). argparse calls
+    the module-level ``gettext.gettext``, which reads the current text domain in the languages
+    of ``LANGUAGE`` and the locale variables: inside, the domain is `ARGPARSE_DOMAIN` bound to
+    the catalog directory that has it (`CATALOG_DIR_ENV` first) and ``LANGUAGE`` names the
+    chosen language; both are put back on the way out (``--help`` and a usage error leave by
+    ``SystemExit``). Build the parser inside too: its ``options`` title is translated then.
+    """
+    chosen = language or language_from_env()
+    directory = _CORE_LOCALE
+    for extra in _catalog_dirs():
+        if gettext.find(ARGPARSE_DOMAIN, str(extra), [chosen]):
+            directory = extra
+    previous_domain = gettext.textdomain()
+    previous_directory = gettext.bindtextdomain(ARGPARSE_DOMAIN)
+    previous_language = os.environ.get("LANGUAGE")
+    gettext.bindtextdomain(ARGPARSE_DOMAIN, str(directory))
+    gettext.textdomain(ARGPARSE_DOMAIN)
+    os.environ["LANGUAGE"] = chosen
+    try:
+        yield
+    finally:
+        if previous_language is None:
+            os.environ.pop("LANGUAGE", None)
+        else:
+            os.environ["LANGUAGE"] = previous_language
+        gettext.textdomain(previous_domain)
+        gettext.bindtextdomain(ARGPARSE_DOMAIN, previous_directory)
+
+
+HELP_COLUMN = 24
+"""Where argparse starts an option's help text at most (its ``max_help_position``)."""
+
+
+def help_width(indent: int = 0) -> int:
+    """The cells a command line's help text may fill after ``indent``: the terminal's width
+    less 2, as argparse measures it (``COLUMNS`` first), never under 20."""
+    return max(20, shutil.get_terminal_size().columns - 2 - indent)
+
+
+def wrap_cells(text: str, width: int) -> str:
+    """``text`` wrapped to ``width`` terminal cells, a Chinese character taking two.
+
+    Lines break at spaces and between any two wide characters (as Chinese text breaks), never
+    inside an English word; a line already broken in ``text`` stays broken. For help text given
+    to argparse's ``RawTextHelpFormatter``, whose own wrapping counts characters, not cells.
+    """
+    return "\n".join(_wrap_line(line, width) for line in text.split("\n"))
+
+
+def _wrap_line(text: str, width: int) -> str:
+    lines: list[str] = []
+    line = ""
+    for piece in _breakable(text):
+        if line.strip() and _cells(line + piece.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = piece.lstrip()
+        else:
+            line += piece
+    lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def _breakable(text: str) -> list[str]:
+    # Words with their leading spaces, and each wide character on its own; a closing mark (a
+    # full-width comma, a full stop) stays with what it closes, an opening one with what it
+    # opens, so neither ends up alone at a line's start or end.
+    pieces: list[str] = []
+    for word in re.findall(r" *[^ ]+| +", text):
+        run = ""
+        for char in word:
+            if char in _CLOSING and (run or pieces):
+                if run:
+                    pieces.append(run + char)
+                    run = ""
+                else:
+                    pieces[-1] += char
+                continue
+            wide = _cells(char) == 2
+            if (wide or char in _OPENING) and run.strip() and run[-1] not in _OPENING:
+                pieces.append(run)
+                run = ""
+            run += char
+            if wide and char not in _OPENING:
+                pieces.append(run)
+                run = ""
+        if run:
+            pieces.append(run)
+    return pieces
+
+
+_OPENING = frozenset("\uff08\u300c\u300e\u300a")
+_CLOSING = frozenset("\uff0c\u3002\u3001\uff1b\uff1a\uff01\uff1f\uff09\u300d\u300f\u300b")
+
+
+def _cells(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import extract_from_dir, extract_from_file
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
@@ -36,6 +36,12 @@ DOMAINS = (
     ("providers/inbox/dsh_user_questions_inbox", "dsh_user_questions_inbox"),
 )
 LANGUAGES = ("zh_CN",)
+# Catalogs of messages another package marks, kept by hand here: the standard library's
+# argparse words (usage, options, its errors; read from the current text domain while our
+# command lines parse, `dsh_user_questions._i18n.speaking_argparse`). Each .po holds every
+# supported Python's messages (3.10 to 3.13); the check asks that the running Python's are all
+# translated, so a tox run on each version checks that version's.
+FOREIGN = (("dsh_user_questions", "argparse"),)
 # Domains whose messages a page's script reads as JSON (beside the .mo).
 JSON_DOMAINS = ("dsh_user_questions_web",)
 
@@ -138,6 +144,41 @@ def problems() -> list[str]:
                 not page.is_file() or page.read_bytes() != json_bytes(catalog)
             ):
                 found.append(f"{_shown(page)} is stale: run python scripts/i18n.py")
+    return found + _foreign_problems()
+
+
+def foreign_messages(domain: str) -> set[str | tuple[str, ...]]:
+    """The messages the running Python's ``domain`` module (argparse) marks."""
+    module = __import__(domain)
+    return {
+        message
+        for _line, message, _comments, _context in extract_from_file("python", module.__file__)
+    }
+
+
+def _foreign_problems() -> list[str]:
+    found: list[str] = []
+    for relative, domain in FOREIGN:
+        package = ROOT / relative
+        if not package.is_dir():
+            continue
+        wanted = foreign_messages(domain)
+        for language in LANGUAGES:
+            po, mo = paths(package, domain, language)
+            if not po.is_file():
+                found.append(f"{_shown(po)} is missing")
+                continue
+            catalog = read(po, language)
+            have = {m.id for m in catalog if m.id}
+            for missing in sorted(wanted - have, key=str):
+                found.append(f"{_shown(po)}: {missing!r} is not in the catalog")
+            for message in catalog:
+                if message.id and (not message.string or message.fuzzy):
+                    found.append(f"{_shown(po)}: {message.id!r} is untranslated")
+            for error in catalog.check():
+                found.append(f"{_shown(po)}: {error[0].id!r}: {error[1]}")
+            if not mo.is_file() or mo.read_bytes() != mo_bytes(catalog):
+                found.append(f"{_shown(mo)} is stale: run python scripts/i18n.py")
     return found
 
 
@@ -164,6 +205,11 @@ def update() -> None:
             mo.write_bytes(mo_bytes(read(po, language)))
             if domain in JSON_DOMAINS:
                 mo.with_suffix(".json").write_bytes(json_bytes(read(po, language)))
+    for relative, domain in FOREIGN:  # kept by hand: only compiled
+        for language in LANGUAGES:
+            po, mo = paths(ROOT / relative, domain, language)
+            if po.is_file():
+                mo.write_bytes(mo_bytes(read(po, language)))
 
 
 def main(argv: list[str]) -> int:

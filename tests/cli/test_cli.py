@@ -470,17 +470,42 @@ class TestExitStatuses:
                 process.communicate()
         assert (process.returncode, stdout, stderr) == (130, "", "Error: interrupted\n")
 
-    def test_console_script_help(self) -> None:
-        """The installed ``dsh-ask`` console script prints its usage and the exit codes."""
+    @staticmethod
+    def _help(lang: str, **extra: str) -> subprocess.CompletedProcess[str]:
         script = shutil.which("dsh-ask", path=str(Path(sys.executable).parent))
         if script is None:
             pytest.skip("dsh-ask is not installed in this environment (run through tox)")
-        result = subprocess.run([script, "--help"], capture_output=True, text=True, timeout=60)
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("DSH_USER_QUESTIONS_", "LC_")) and k not in ("LANG", "LANGUAGE")
+        }
+        env.update(LANG=lang, COLUMNS="80", **extra)
+        return subprocess.run(
+            [script, "--help"], capture_output=True, text=True, timeout=60, env=env, check=False
+        )
+
+    def test_console_script_help(self) -> None:
+        """The installed ``dsh-ask`` console script prints its usage and the exit codes."""
+        result = self._help("C.UTF-8")
         assert result.returncode == 0
         assert result.stdout.startswith("usage: dsh-ask [-h] [--timeout SECONDS] [--provider NAME]")
+        flat = " ".join(result.stdout.split())  # as read across the wrapped lines
         assert "124 no answer within --timeout SECONDS; 130 cancelled, aborted or interrupted." in (
-            result.stdout
+            flat
         )
+
+    @pytest.mark.parametrize("lang", ["zh_CN.UTF-8", "en_US.UTF-8"])
+    def test_console_script_help_in_chinese(self, lang: str) -> None:
+        """LANG=zh_CN.UTF-8 (or DSH_USER_QUESTIONS_LANG=zh_CN over an English LANG): the usage,
+        the section titles, the options' help and the exit statuses are Chinese."""
+        extra = {} if lang.startswith("zh") else {"DSH_USER_QUESTIONS_LANG": "zh_CN"}
+        result = self._help(lang, **extra)
+        assert result.returncode == 0
+        assert result.stdout.startswith("用法: dsh-ask [-h] [--timeout SECONDS]")
+        assert "\n选项:\n  -h, --help         显示此帮助信息并退出\n" in result.stdout
+        joined = "".join(result.stdout.split())
+        assert "124在--timeoutSECONDS内没有回答；130已取消、中止或中断。" in joined  # noqa: RUF001
 
 
 class TestProviderChoice:

@@ -32,6 +32,8 @@ def pseudo(message: str) -> str:
 
 def write_pseudo_locale(directory: Path) -> None:
     """The pseudo-locale's .mo (and the page's .json) for every domain, under ``directory``."""
+    from babel.messages.catalog import Catalog
+
     i18n = tool()
     for package, domain in i18n.present():
         catalog = i18n.extract(package, domain)
@@ -43,6 +45,15 @@ def write_pseudo_locale(directory: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{domain}.mo").write_bytes(i18n.mo_bytes(catalog))
         (folder / f"{domain}.json").write_bytes(i18n.json_bytes(catalog))
+    for _relative, domain in i18n.FOREIGN:  # argparse's own words, as this Python marks them
+        catalog = Catalog(domain=domain)
+        for message in i18n.foreign_messages(domain):
+            if isinstance(message, tuple):
+                catalog.add(message, tuple(pseudo(form) for form in message))
+            else:
+                catalog.add(message, pseudo(message))
+        folder = directory / PSEUDO / "LC_MESSAGES"
+        (folder / f"{domain}.mo").write_bytes(i18n.mo_bytes(catalog))
 
 
 _WRAPPED = re.compile(f"{OPEN}[^{OPEN}{CLOSE}]*{CLOSE}")  # an innermost message
