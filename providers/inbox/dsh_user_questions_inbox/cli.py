@@ -25,15 +25,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from dsh_user_questions import BadAnswerError, UserQuestionError, WireFormatError
-from dsh_user_questions._i18n import N_
+from dsh_user_questions._i18n import HELP_COLUMN, N_, help_width, speaking_argparse, wrap_cells
 from dsh_user_questions._identity import login_name
 from dsh_user_questions._input_text import describe_input, value_from_text
+from dsh_user_questions._notify import NOTIFY_ENV
 from dsh_user_questions.rules import inert_text as inert
 from dsh_user_questions.view import Node, QuestionView, diff_lines, request_view
 
 from ._i18n import _
 from ._record import AnswerOutcome, QuestionRecord, State
-from ._retention import parse_duration, retention_seconds
+from ._retention import ENV_RETENTION, parse_duration, retention_seconds
+from ._serve import ENV_TOKEN
 from ._store import Inbox, open_inbox
 from ._uploads import attach_files, resolve_uploads, stash_local_uploads
 from ._url import ENV_INBOX
@@ -59,106 +61,161 @@ def _no_question(question_id: str) -> int:
     return _fail(_("no question {id} in the inbox").format(id=repr(question_id)))
 
 
+def _help(text: str) -> str:
+    """An option's or a command's help (translated), wrapped in cells for the help column."""
+    return wrap_cells(text, help_width(HELP_COLUMN))
+
+
 def _parser() -> argparse.ArgumentParser:
+    # Built inside `speaking_argparse` (see main): argparse translates its titles here.
+    raw = argparse.RawTextHelpFormatter
     parser = argparse.ArgumentParser(
         prog="dsh-inbox",
-        description="See and answer the questions your agents asked through the inbox.",
+        description=wrap_cells(
+            _("See and answer the questions your agents asked through the inbox."), help_width()
+        ),
+        formatter_class=raw,
     )
     parser.add_argument(
         "--inbox",
         metavar="URL",
-        help=f"the store (default: ${ENV_INBOX}, else the SQLite file in the state directory)",
+        help=_help(
+            _(
+                "the store (default: ${variable}, else the SQLite file in the state directory)"
+            ).format(variable=ENV_INBOX)
+        ),
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    listing = commands.add_parser(
-        "list", help="pending questions and late answers (--all: the whole history)"
-    )
-    listing.add_argument("--json", action="store_true", help="print one JSON array of records")
+
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        """A subcommand whose help (in the list and atop its own --help) is ``text``."""
+        return commands.add_parser(
+            name, help=_help(text), description=wrap_cells(text, help_width()), formatter_class=raw
+        )
+
+    listing = command("list", _("pending questions and late answers (--all: the whole history)"))
     listing.add_argument(
-        "--all", action="store_true", help="every record kept, final ones included"
+        "--json", action="store_true", help=_help(_("print one JSON array of records"))
     )
-    show = commands.add_parser("show", help="one question in full: header, detail, options")
-    show.add_argument("id", help="the question's id (see dsh-inbox list)")
-    show.add_argument("--json", action="store_true", help="print the record as JSON")
-    cancel = commands.add_parser("cancel", help="close a pending question (ASK_CANCELLED)")
-    cancel.add_argument("id", help="the question's id")
+    listing.add_argument(
+        "--all", action="store_true", help=_help(_("every record kept, final ones included"))
+    )
+    show = command("show", _("one question in full: header, detail, options"))
+    show.add_argument("id", help=_help(_("the question's id (see dsh-inbox list)")))
+    show.add_argument("--json", action="store_true", help=_help(_("print the record as JSON")))
+    cancel = command("cancel", _("close a pending question (ASK_CANCELLED)"))
+    cancel.add_argument("id", help=_help(_("the question's id")))
     cancel.add_argument(
-        "--surface", default="cli", help="who closes it, as the record will say (default: cli)"
+        "--surface",
+        default="cli",
+        help=_help(
+            _("who closes it, as the record will say (default: {default})").format(default="cli")
+        ),
     )
-    answer = commands.add_parser(
-        "answer",
-        help="answer a question: wire-form JSON on stdin, or the terminal form on a TTY",
+    answer = command(
+        "answer", _("answer a question: wire-form JSON on stdin, or the terminal form on a TTY")
     )
-    answer.add_argument("id", help="the question's id (see dsh-inbox list)")
+    answer.add_argument("id", help=_help(_("the question's id (see dsh-inbox list)")))
     answer.add_argument(
-        "--surface", default="cli", help="who answers, as the record will say (default: cli)"
+        "--surface",
+        default="cli",
+        help=_help(
+            _("who answers, as the record will say (default: {default})").format(default="cli")
+        ),
     )
     answer.add_argument(
         "--value",
         action="append",
         metavar="TEXT",
-        help="the value of a question that asks for one (a number, a date, a time; repeat it"
-        " for each file of a file question)",
+        help=_help(
+            _(
+                "the value of a question that asks for one (a number, a date, a time; repeat"
+                " it for each file of a file question)"
+            )
+        ),
     )
     answer.add_argument(
         "--attach",
         action="append",
         metavar="PATH",
-        help="a file to upload to a question that asks for files (repeatable)",
+        help=_help(_("a file to upload to a question that asks for files (repeatable)")),
     )
     answer.add_argument(
         "--question",
         metavar="QID",
-        help="which question --value or --attach answers (default: the one that asks for it)",
+        help=_help(
+            _("which question --value or --attach answers (default: the one that asks for it)")
+        ),
     )
-    serve = commands.add_parser(
-        "serve", help="serve the web page for every harness's questions in this inbox"
-    )
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    serve = command("serve", _("serve the web page for every harness's questions in this inbox"))
     serve.add_argument(
-        "--port", type=int, default=8765, help="port to listen on (8765; 0 picks a free one)"
+        "--host",
+        default="127.0.0.1",
+        help=_help(_("address to listen on ({default})").format(default="127.0.0.1")),
+    )
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=8765,
+        help=_help(_("port to listen on ({default}; 0 picks a free one)").format(default=8765)),
     )
     serve.add_argument(
         "--token",
-        help="the URL's secret (default: $DSH_USER_QUESTIONS_INBOX_TOKEN, else one kept in"
-        " the state directory, so the URL survives restarts)",
+        help=_help(
+            _(
+                "the URL's secret (default: ${variable}, else one kept in the state directory,"
+                " so the URL survives restarts)"
+            ).format(variable=ENV_TOKEN)
+        ),
     )
     serve.add_argument(
         "--allowed-host",
         action="append",
         default=[],
         metavar="NAME",
-        help="another host name the page may be reached by (repeatable)",
+        help=_help(_("another host name the page may be reached by (repeatable)")),
     )
     serve.add_argument(
-        "--surface", default="web", help="who answers, as the records will say (default: web)"
+        "--surface",
+        default="web",
+        help=_help(
+            _("who answers, as the records will say (default: {default})").format(default="web")
+        ),
     )
     serve.add_argument(
         "--public-url",
         metavar="URL",
-        help="the address people reach this server by; notifications then carry a link that"
-        " opens one question only (no token needed)",
+        help=_help(
+            _(
+                "the address people reach this server by; notifications then carry a link"
+                " that opens one question only (no token needed)"
+            )
+        ),
     )
-    commands.add_parser(
-        "init", help="make the store if there is none (a harness's first ask also makes it)"
-    )
-    commands.add_parser(
+    command("init", _("make the store if there is none (a harness's first ask also makes it)"))
+    command(
         "notify-test",
-        help="send a test notification to $DSH_USER_QUESTIONS_NOTIFY (Apprise URLs)",
+        _("send a test notification to ${variable} (Apprise URLs)").format(variable=NOTIFY_ENV),
     )
-    log = commands.add_parser(
-        "log", help="the log of every step: asked, answered by whom from where, delivered..."
+    log = command(
+        "log", _("the log of every step: asked, answered by whom from where, delivered...")
     )
-    log.add_argument("id", nargs="?", help="one question's log (default: every question's)")
-    log.add_argument("--json", action="store_true", help="print one JSON array of events")
     log.add_argument(
-        "--since", metavar="DURATION", help="only the events of the last DURATION (e.g. 12h, 7d)"
+        "id", nargs="?", help=_help(_("one question's log (default: every question's)"))
     )
-    prune = commands.add_parser("prune", help="delete final records past the retention")
+    log.add_argument("--json", action="store_true", help=_help(_("print one JSON array of events")))
+    log.add_argument(
+        "--since",
+        metavar="DURATION",
+        help=_help(_("only the events of the last DURATION (e.g. 12h, 7d)")),
+    )
+    prune = command("prune", _("delete final records past the retention"))
     prune.add_argument(
         "--older-than",
         metavar="DURATION",
-        help="e.g. 30d, 12h, 3600 (default: $DSH_USER_QUESTIONS_INBOX_RETENTION, else 30d)",
+        help=_help(
+            _("e.g. 30d, 12h, 3600 (default: ${variable}, else 30d)").format(variable=ENV_RETENTION)
+        ),
     )
     return parser
 
@@ -169,7 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     A store that cannot be used (``STORE_UNUSABLE``, a bad URL) is one line on stderr and exit
     1: no traceback, no password.
     """
-    args = _parser().parse_args(argv)
+    with speaking_argparse():  # usage, --help and argparse's errors in the person's language
+        args = _parser().parse_args(argv)
     try:
         return _main(args)
     except BrokenPipeError:

@@ -8,8 +8,10 @@ import json
 import os
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
+import pytest
 from _requests import PKG, pick
 
 from dsh_user_questions_inbox import Inbox
@@ -120,3 +122,70 @@ def test_nothing_in_show_and_list_is_left_hard_coded(
     commands = {"dsh", "inbox", "answer", "question", "value", "PATH"}
     for text in (shown, listed):
         assert helper.english_outside(text.replace(record.id, ""), commands) == [], text
+
+
+def help_of(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DSH_USER_QUESTIONS_", "LC_")) and k not in ("LANG", "LANGUAGE")
+    }
+    return subprocess.run(
+        [DSH_INBOX, *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env={**clean, "COLUMNS": "80", **env},
+        timeout=120,
+        check=False,
+    )
+
+
+CHINESE = [{"LANG": "zh_CN.UTF-8"}, {"LANG": "en_US.UTF-8", "DSH_USER_QUESTIONS_LANG": "zh_CN"}]
+
+
+def cells(line: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+@pytest.mark.parametrize("env", CHINESE, ids=["LANG", "DSH_USER_QUESTIONS_LANG"])
+def test_help_and_each_commands_help_are_chinese(env: dict[str, str]) -> None:
+    """argparse's words and ours: the usage, the titles, every command's and option's help."""
+    top = help_of("--help", env=env)
+    assert top.returncode == 0
+    assert top.stdout.startswith("用法: dsh-inbox [-h] [--inbox URL] COMMAND ...")
+    assert "\n选项:\n  -h, --help   显示此帮助信息并退出\n" in top.stdout
+    joined = "".join(top.stdout.split())  # as read across the wrapped lines
+    assert "查看并回答你的智能体通过收件箱提出的问题。" in joined
+    assert "list待回答的问题和迟到的回答（--all：全部历史）" in joined
+    assert "prune删除超过保留期限的已结束记录" in joined
+    for command, said in [
+        ("list", "输出一个记录的JSON数组"),
+        ("show", "以JSON输出记录"),
+        ("cancel", "关闭者，记录中将这样写（默认：cli）"),
+        ("answer", "--value或--attach回答哪个问题（默认：需要它的那个问题）"),
+        ("serve", "监听的端口（8765；0表示选一个空闲端口）"),
+        ("init", "如果还没有存储则创建它"),
+        ("notify-test", "向$DSH_USER_QUESTIONS_NOTIFY（AppriseURL）发送一条测试通知"),
+        ("log", "只显示最近DURATION内的事件（例如12h、7d）"),
+        ("prune", "例如30d、12h、3600（默认：$DSH_USER_QUESTIONS_INBOX_RETENTION，否则30d）"),
+    ]:
+        shown = help_of(command, "--help", env=env)
+        assert shown.returncode == 0, shown.stderr
+        assert shown.stdout.startswith(f"用法: dsh-inbox {command} [-h]")
+        assert said in "".join(shown.stdout.split()), command
+        assert "usage" not in shown.stdout
+        assert max(cells(line) for line in shown.stdout.splitlines()) <= 80
+
+
+def test_a_usage_error_is_chinese_with_the_english_status() -> None:
+    """An unknown command: argparse's error in Chinese, exit 2 as in English."""
+    chinese = help_of("frob", env={"LANG": "zh_CN.UTF-8"})
+    english = help_of("frob", env={"LANG": "C.UTF-8"})
+    assert chinese.returncode == english.returncode == 2
+    assert chinese.stderr.splitlines()[-1].startswith(
+        "dsh-inbox: 错误: 参数 COMMAND: 无效的选择: 'frob'（可选: 'list',"
+    )
+    assert english.stderr.splitlines()[-1].startswith(
+        "dsh-inbox: error: argument COMMAND: invalid choice: 'frob'"
+    )
