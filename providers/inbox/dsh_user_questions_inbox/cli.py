@@ -300,7 +300,7 @@ def _notify_test() -> int:
     except (ValueError, ImportError) as err:
         return _fail(str(err))
     if notifier is None:
-        return _fail(f"{NOTIFY_ENV} is not set: nothing to notify")
+        return _fail(_("{variable} is not set: nothing to notify").format(variable=NOTIFY_ENV))
     note = Notification(
         title=_("dsh-inbox test notification"),
         body=_("Questions your agents ask through the inbox will be announced here."),
@@ -310,7 +310,7 @@ def _notify_test() -> int:
             _("sent a test notification to {count} target(s)").format(count=len(notifier.targets))
         )
         return 0
-    return _fail("the notification was not delivered (see the warning above)")
+    return _fail(_("the notification was not delivered (see the warning above)"))
 
 
 # list --------------------------------------------------------------------------------------------
@@ -390,14 +390,14 @@ def _log(inbox: Inbox, question_id: str | None, *, as_json: bool, since: str | N
         return 0
     for event in events:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.at))
-        line = f"{when}  {event.question_id}  {event.event}"
+        words = [f"{when}  {event.question_id}  {event.event}"]  # the event's name as stored
         if event.by is not None:
-            line += f" by {inert(event.by)}"
+            words.append(_("by {who}").format(who=inert(event.by)))
         if event.surface is not None:
-            line += f" on {inert(event.surface)}"
+            words.append(_("on {surface}").format(surface=inert(event.surface)))
         if event.address is not None:
-            line += f" from {inert(event.address)}"
-        print(line)
+            words.append(_("from {address}").format(address=inert(event.address)))
+        print(" ".join(words))
     return 0
 
 
@@ -631,7 +631,9 @@ def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
         return _no_question(question_id)
     views = _views(record)
     if views is None:
-        return _fail(f"question {question_id} is not readable as a question", EXIT_INVALID)
+        return _fail(
+            _("question {id} is not readable as a question").format(id=question_id), EXIT_INVALID
+        )
     wanted = "upload" if args.attach else None
     typed = [
         view
@@ -643,11 +645,23 @@ def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
     if args.value and args.attach:
         return _fail(_("give --value or --attach, not both"), EXIT_INVALID)
     if len(typed) != 1:
-        what = "files to upload (--attach)" if wanted else "a value (--value)"
         if not typed:
-            return _fail(f"question {question_id} has no question that asks for {what}", 2)
+            none = (
+                _("question {id} has no question that asks for files to upload (--attach)")
+                if wanted
+                else _("question {id} has no question that asks for a value (--value)")
+            )
+            return _fail(none.format(id=question_id), EXIT_INVALID)
+        several = (
+            _(
+                "several questions ask for files to upload (--attach) ({ids}): name one with"
+                " --question"
+            )
+            if wanted
+            else _("several questions ask for a value (--value) ({ids}): name one with --question")
+        )
         ids = ", ".join(inert(view.id) for view in typed)
-        return _fail(f"several questions ask for {what} ({ids}): name one with --question", 2)
+        return _fail(several.format(ids=ids), EXIT_INVALID)
     view = typed[0]
     field = view.input
     assert field is not None
@@ -655,11 +669,16 @@ def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
         try:
             value: Any = attach_files(inbox, question_id, view.id, args.attach)
         except (OSError, ValueError, LookupError) as err:
-            return _fail(f"{inert(view.id)}: the file was not taken: {inert(str(err))}", 2)
+            return _fail(
+                _("{id}: the file was not taken: {why}").format(
+                    id=inert(view.id), why=inert(str(err))
+                ),
+                EXIT_INVALID,
+            )
     elif field.type == "files":
         value = [path for text in args.value for path in value_from_text(field, text)]
     elif len(args.value) > 1:
-        return _fail(f"{inert(view.id)} takes one --value", EXIT_INVALID)
+        return _fail(_("{id} takes one --value").format(id=inert(view.id)), EXIT_INVALID)
     else:
         value = value_from_text(field, args.value[0])
     items = [{"id": view.id, "selected": [], "value": value}]
@@ -691,8 +710,10 @@ def _applied(question_id: str, reception: str) -> int:
         )
         return EXIT_APPLIED
     return _fail(
-        f"question {question_id} was answered, but its asker stopped waiting as the answer"
-        " landed: it was not received, and was handed on as a late answer",
+        _(
+            "question {id} was answered, but its asker stopped waiting as the answer landed: it"
+            " was not received, and was handed on as a late answer"
+        ).format(id=question_id),
         EXIT_LATE,
     )
 

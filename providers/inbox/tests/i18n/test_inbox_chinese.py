@@ -189,3 +189,41 @@ def test_a_usage_error_is_chinese_with_the_english_status() -> None:
     assert english.stderr.splitlines()[-1].startswith(
         "dsh-inbox: error: argument COMMAND: invalid choice: 'frob'"
     )
+
+
+def test_answer_value_failures_are_chinese_with_the_english_status(
+    inbox: Inbox, inbox_url: str
+) -> None:
+    """Each ``answer --value``/``--attach`` refusal in Chinese, exit 2 as in English."""
+    record = inbox.add(TYPED, harness="h")
+    cases = [
+        (("--value", "3"), "有多个问题需要值（--value）（n, f）：用 --question 指定一个"),
+        (("--question", "n", "--value", "3", "--value", "4"), "n 只接受一个 --value"),
+        (("--attach", "x.txt"), f"问题 {record.id} 中没有需要上传文件（--attach）的问题"),
+        (("--question", "zz", "--value", "3"), f"问题 {record.id} 中没有需要值（--value）的问题"),
+    ]
+    for args, said in cases:
+        chinese = run(inbox_url, "answer", record.id, *args, lang="zh_CN.UTF-8")
+        english = run(inbox_url, "answer", record.id, *args, lang="C.UTF-8")
+        assert chinese.returncode == english.returncode == 2, (args, english.stderr)
+        assert chinese.stderr.strip() == f"dsh-inbox: {said}", args
+        assert english.stderr.startswith("dsh-inbox: ")
+        assert english.stderr != chinese.stderr
+    assert inbox.get(record.id).state.value == "pending"  # type: ignore[union-attr]
+
+
+def test_log_words_are_chinese_the_event_names_are_not(inbox: Inbox, inbox_url: str) -> None:
+    """``log``: "by", "on", "from" are the person's words; the event's name stays as stored
+    (a script greps it), and --json is the same bytes in every language."""
+    record = inbox.add(PKG, harness="h")
+    inbox.answer(record.id, pick("npm"), surface="web", by="ana")
+    chinese = run(inbox_url, "log", record.id, lang="zh_CN.UTF-8")
+    english = run(inbox_url, "log", record.id, lang="C.UTF-8")
+    assert chinese.returncode == english.returncode == 0
+    assert f"{record.id}  answered 由 ana 经由 web" in chinese.stdout, chinese.stdout
+    assert f"{record.id}  answered by ana on web" in english.stdout, english.stdout
+    as_json = [
+        run(inbox_url, "log", record.id, "--json", lang=lang).stdout
+        for lang in ("zh_CN.UTF-8", "C.UTF-8")
+    ]
+    assert as_json[0] == as_json[1]
