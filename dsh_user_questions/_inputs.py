@@ -22,6 +22,7 @@ from decimal import Decimal, InvalidOperation
 
 from . import _json
 from ._glob import glob_regex
+from ._i18n import N_
 from ._payloads import (
     INPUT_TYPES,
     MAX_FILE_CANDIDATES,
@@ -33,6 +34,7 @@ from ._payloads import (
     AskUserQuestionRequest,
     AskUserQuestionUpload,
 )
+from ._problems import ITEM, Problem
 from .errors import UserQuestionError
 
 __all__ = [
@@ -193,15 +195,18 @@ def value_problems(given: AskUserQuestionInput, value: object) -> Iterator[str]:
 
 def _number_value(given: AskUserQuestionInput, value: object) -> Iterator[str]:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        yield f"has value {_short(value)}, which is not a number (the question asks a number)"
+        yield Problem(
+            N_("has value {value}, which is not a number (the question asks a number)"),
+            value=_short(value),
+        )
         return
     if not math.isfinite(value):
-        yield f"has value {value}, which is not a finite number"
+        yield Problem(N_("has value {value}, which is not a finite number"), value=value)
         return
     if given.min is not None and value < given.min:
-        yield f"has value {value} below the minimum {given.min}"
+        yield Problem(N_("has value {value} below the minimum {low}"), value=value, low=given.min)
     if given.max is not None and value > given.max:
-        yield f"has value {value} above the maximum {given.max}"
+        yield Problem(N_("has value {value} above the maximum {high}"), value=value, high=given.max)
     if given.step is not None and given.step > 0 and math.isfinite(given.step):
         base = given.min if given.min is not None and math.isfinite(given.min) else 0
         try:
@@ -209,10 +214,15 @@ def _number_value(given: AskUserQuestionInput, value: object) -> Iterator[str]:
         except InvalidOperation:  # a quotient too large for the context: off the grid
             off = Decimal(1)
         if off != 0:
-            yield (
-                f"has value {value}, which is off the step {given.step} counted from"
-                f" {'the minimum ' if given.min is not None else ''}{base}"
+            off_grid = (
+                N_(
+                    "has value {value}, which is off the step {step} counted from the minimum"
+                    " {base}"
+                )
+                if given.min is not None
+                else N_("has value {value}, which is off the step {step} counted from {base}")
             )
+            yield Problem(off_grid, value=value, step=given.step, base=base)
 
 
 def _decimal(number: float) -> Decimal:
@@ -222,13 +232,14 @@ def _decimal(number: float) -> Decimal:
 
 def _when_problem(kind: str, value: object) -> str | None:
     shapes = {
-        "date": "a date YYYY-MM-DD",
-        "time": "a time HH:MM or HH:MM:SS",
-        "datetime": "an RFC 3339 date and time with an offset (2026-12-07T09:30:00+01:00)",
+        "date": N_("a date YYYY-MM-DD"),
+        "time": N_("a time HH:MM or HH:MM:SS"),
+        "datetime": N_("an RFC 3339 date and time with an offset (2026-12-07T09:30:00+01:00)"),
     }
-    wanted = shapes[kind]
+    wanted = Problem(shapes[kind])
+    not_it = N_("has value {value}, which is not {wanted}")
     if not isinstance(value, str):
-        return f"has value {_short(value)}, which is not {wanted}"
+        return Problem(not_it, value=_short(value), wanted=wanted)
     try:
         if kind == "date":
             if not _DATE.match(value):
@@ -250,37 +261,48 @@ def _when_problem(kind: str, value: object) -> str | None:
                 if hours > 23 or minutes > 59:
                     raise ValueError
     except ValueError:
-        return f"has value {_short(value)}, which is not {wanted}"
+        return Problem(not_it, value=_short(value), wanted=wanted)
     return None
 
 
 def _files_value(given: AskUserQuestionInput, value: object) -> Iterator[str]:
     if not isinstance(value, tuple) or not all(isinstance(path, str) for path in value):
-        yield f"has value {_short(value)}, which is not a list of paths (the question asks files)"
+        yield Problem(
+            N_("has value {value}, which is not a list of paths (the question asks files)"),
+            value=_short(value),
+        )
         return
     if not value:
-        yield "has an empty list of files (a skip carries no value)"
+        yield Problem(N_("has an empty list of files (a skip carries no value)"))
     if given.max_count is not None and len(value) > given.max_count:
-        yield f"picks {len(value)} files (at most {given.max_count})"
+        yield Problem(
+            N_("picks {count} files (at most {limit})"), count=len(value), limit=given.max_count
+        )
     if len(set(value)) != len(value):
-        yield "picks a file more than once"
+        yield Problem(N_("picks a file more than once"))
     match = None if given.pattern is None else glob_regex(given.pattern).fullmatch
     offered = None if given.candidates is None else frozenset(given.candidates)
     for path in value:
         problem = _relative_problem(path)
         if problem is not None:
-            yield f"picks {_short(path)}, {problem}"
+            yield Problem(N_("picks {path}, {problem}"), path=_short(path), problem=problem)
         elif match is not None and match(path) is None:
-            yield f"picks {_short(path)}, which does not match the pattern {_q(given.pattern)}"
+            yield Problem(
+                N_("picks {path}, which does not match the pattern {pattern}"),
+                path=_short(path),
+                pattern=_q(given.pattern),
+            )
         elif offered is not None and path not in offered:
-            yield f"picks {_short(path)}, which is not one of the files offered"
+            yield Problem(
+                N_("picks {path}, which is not one of the files offered"), path=_short(path)
+            )
 
 
 def _relative_problem(path: str) -> str | None:
     if not path or path.startswith("/") or "\\" in path or "\x00" in path:
-        return "which is not a relative POSIX path"
+        return Problem(N_("which is not a relative POSIX path"))
     if any(part in ("", ".", "..") for part in path.split("/")):
-        return "which is not a plain relative path (no '.', '..' or empty parts)"
+        return Problem(N_("which is not a plain relative path (no '.', '..' or empty parts)"))
     return None
 
 
@@ -288,29 +310,47 @@ def _upload_value(given: AskUserQuestionInput, value: object) -> Iterator[str]:
     if not isinstance(value, tuple) or not all(
         isinstance(item, AskUserQuestionUpload) for item in value
     ):
-        yield f"has value {_short(value)}, which is not a list of uploads (the question asks files)"
+        yield Problem(
+            N_("has value {value}, which is not a list of uploads (the question asks files)"),
+            value=_short(value),
+        )
         return
     if not value:
-        yield "has an empty list of uploads (a skip carries no value)"
+        yield Problem(N_("has an empty list of uploads (a skip carries no value)"))
     limit = MAX_UPLOAD_COUNT if given.max_count is None else given.max_count
     if len(value) > limit:
-        yield f"uploads {len(value)} files (at most {limit})"
+        yield Problem(N_("uploads {count} files (at most {limit})"), count=len(value), limit=limit)
     max_bytes = MAX_UPLOAD_BYTES if given.max_bytes is None else given.max_bytes
     for index, upload in enumerate(value):
-        where = f"upload {index}"
         name = upload.name
         if not name or name in (".", "..") or len(name) > 255 or _UNSAFE_NAME.search(name):
-            yield f"has {where} named {_short(name)}, which is not a plain file name"
+            yield Problem(
+                N_("has upload {index} named {name}, which is not a plain file name"),
+                index=index,
+                name=_short(name),
+            )
         if upload.size < 0 or upload.size > max_bytes:
-            yield f"has {where} of {upload.size} bytes (at most {max_bytes})"
+            yield Problem(
+                N_("has upload {index} of {size} bytes (at most {limit})"),
+                index=index,
+                size=upload.size,
+                limit=max_bytes,
+            )
         if not _SHA256.match(upload.sha256):
-            yield f"has {where} whose sha256 is not 64 lowercase hex digits"
+            yield Problem(
+                N_("has upload {index} whose sha256 is not 64 lowercase hex digits"), index=index
+            )
         if not os.path.isabs(upload.path):
-            yield f"has {where} whose path is not absolute"
+            yield Problem(N_("has upload {index} whose path is not absolute"), index=index)
         if given.accept and not accepts(given.accept, upload.media_type, name):
-            yield (
-                f"has {where} of type {_short(upload.media_type)}, which the question does not"
-                f" accept ({', '.join(given.accept)})"
+            yield Problem(
+                N_(
+                    "has upload {index} of type {type}, which the question does not accept"
+                    " ({accept})"
+                ),
+                index=index,
+                type=_short(upload.media_type),
+                accept=", ".join(given.accept),
             )
 
 
@@ -340,21 +380,26 @@ def local_problems(given: AskUserQuestionInput, value: object) -> Iterator[str]:
                 continue  # the answer rules refused it already
             real = os.path.realpath(os.path.join(root, *path.split("/")))
             if os.path.commonpath([root, real]) != root:
-                yield f"picks {_short(path)}, which leads outside the root (a symbolic link)"
+                yield Problem(
+                    N_("picks {path}, which leads outside the root (a symbolic link)"),
+                    path=_short(path),
+                )
             elif not os.path.isfile(real):
-                yield f"picks {_short(path)}, which is no regular file under the root"
+                yield Problem(
+                    N_("picks {path}, which is no regular file under the root"), path=_short(path)
+                )
     elif given.type == "upload" and isinstance(value, tuple):
         for index, upload in enumerate(value):
             if isinstance(upload, AskUserQuestionUpload):
                 problem = _upload_file_problem(upload)
                 if problem is not None:
-                    yield f"has upload {index} {problem}"
+                    yield Problem(N_("has upload {index} {problem}"), index=index, problem=problem)
 
 
 def _upload_file_problem(upload: AskUserQuestionUpload) -> str | None:
     try:
         if os.path.islink(upload.path) or not os.path.isfile(upload.path):
-            return "whose path is no regular file"
+            return Problem(N_("whose path is no regular file"))
         digest = hashlib.sha256()
         size = 0
         with open(upload.path, "rb") as file:
@@ -362,11 +407,17 @@ def _upload_file_problem(upload: AskUserQuestionUpload) -> str | None:
                 size += len(chunk)
                 digest.update(chunk)
     except OSError as err:
-        return f"whose file cannot be read ({err.strerror or type(err).__name__})"
+        return Problem(
+            N_("whose file cannot be read ({why})"), why=err.strerror or type(err).__name__
+        )
     if size != upload.size:
-        return f"whose file has {size} bytes, not the {upload.size} its record says"
+        return Problem(
+            N_("whose file has {size} bytes, not the {expected} its record says"),
+            size=size,
+            expected=upload.size,
+        )
     if digest.hexdigest() != upload.sha256:
-        return "whose file's sha256 differs from its record"
+        return Problem(N_("whose file's sha256 differs from its record"))
     return None
 
 
@@ -400,7 +451,7 @@ def check_files(
         given = inputs.get(item.id)
         if given is not None and item.value is not None:
             problems.extend(
-                f"answers[{index}] (question {_q(item.id)}) {problem}"
+                Problem(ITEM, index=index, id=_q(item.id), problem=problem)
                 for problem in local_problems(given, item.value)
             )
     if problems:

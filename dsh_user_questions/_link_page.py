@@ -43,6 +43,7 @@ from ._links import (
     verify_link_token,
 )
 from ._payloads import AskUserQuestionRequest
+from ._problems import shown_problem
 from .errors import UserQuestionError
 from .rules import inert_text
 from .view import Node, OptionView, QuestionView, diff_lines, request_view
@@ -619,8 +620,9 @@ def link_routes(
                 try:
                     why = await answer(question_id, _answer_from_form(linked.request, form))
                 except UserQuestionError as err:
-                    problems = "".join(
-                        f"<li>{_text(p)}</li>" for p in err.problems or (err.message,)
+                    problems = "".join(  # the rules' problems in the reader's language
+                        f"<li>{_text(shown_problem(p, _LANGUAGE.get()))}</li>"
+                        for p in err.problems or (err.message,)
                     )
                     return _page(
                         _("Your answer was not sent"),

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from . import _inputs
 from ._confusables import skeleton
-from ._i18n import OTHER, SKIP, shipped_translations
+from ._i18n import N_, OTHER, SKIP, shipped_translations
 from ._payloads import (
     INPUT_TYPES,
     MAX_UPLOAD_BYTES,
@@ -31,6 +31,7 @@ from ._payloads import (
     AskUserQuestionRequest,
     WireFormatError,
 )
+from ._problems import ITEM, Problem
 from .errors import UserQuestionError
 from .plan_review import PLAN_REVIEW_INTENT
 
@@ -298,15 +299,15 @@ def _answer_problems(plan: _Plan, answers: Sequence[AskUserQuestionAnswerItem]) 
         entry = plan.get(item.id)
         problems: Iterable[str]
         if entry is None:
-            problems = ("names no question that was asked",)
+            problems = (Problem(N_("names no question that was asked")),)
         elif item.id in seen:
-            problems = ("answers that question a second time",)
+            problems = (Problem(N_("answers that question a second time")),)
         else:
             seen.add(item.id)
             problems = _item_problems(item, *entry)
         for problem in problems:
             # Quoted only on failure: quoting the id costs more than the whole check.
-            yield f"answers[{index}] (question {_q(item.id)}) {problem}"
+            yield Problem(ITEM, index=index, id=_q(item.id), problem=problem)
 
 
 def _item_problems(
@@ -320,25 +321,29 @@ def _item_problems(
     selected, custom = item.selected, item.custom
     if given is not None:
         if selected:
-            yield "selects options, but the question takes a value (it has input)"
+            yield Problem(N_("selects options, but the question takes a value (it has input)"))
         if custom is not None:
-            yield "has custom text, but the question takes a value (it has input)"
+            yield Problem(N_("has custom text, but the question takes a value (it has input)"))
         if item.value is not None:
             yield from _inputs.value_problems(given, item.value)
         return
     if item.value is not None:
-        yield "has a value, but the question has no input (it takes options or text)"
+        yield Problem(N_("has a value, but the question has no input (it takes options or text)"))
     for label in selected:
         if label not in labels:
-            yield f"selects {_q(label)}, which is not one of its options"
+            yield Problem(N_("selects {label}, which is not one of its options"), label=_q(label))
     if len(set(selected)) != len(selected):
-        yield "selects an option more than once"
+        yield Problem(N_("selects an option more than once"))
     if not multi_select and len(selected) > 1:
-        yield f"selects {len(selected)} options of a single-select question"
+        yield Problem(
+            N_("selects {count} options of a single-select question"), count=len(selected)
+        )
     if not multi_select and selected and custom is not None:
-        yield "has both a selection and custom text on a single-select question"
+        yield Problem(N_("has both a selection and custom text on a single-select question"))
     if custom is not None and not allow_other:
-        yield "has custom text, but the question takes only its options (allow_other is false)"
+        yield Problem(
+            N_("has custom text, but the question takes only its options (allow_other is false)")
+        )
     elif custom is not None:
         problem = _custom_problem(custom)
         if problem is not None:
@@ -405,20 +410,28 @@ def redact_secrets(
 
 def _custom_problem(custom: str) -> str | None:
     if not custom.strip():
-        return "has blank custom text"
+        return Problem(N_("has blank custom text"))
     if len(custom) > MAX_CUSTOM_CHARS:
-        return f"has custom text of {len(custom)} characters (at most {MAX_CUSTOM_CHARS})"
+        return Problem(
+            N_("has custom text of {count} characters (at most {limit})"),
+            count=len(custom),
+            limit=MAX_CUSTOM_CHARS,
+        )
     if custom.isascii() and custom.isprintable():
         return None
     if _LONE_SURROGATE.search(custom):
         # Refused, not repaired: no model API takes a lone surrogate, and replacing it
         # would hand the model words the human never wrote.
-        return "has custom text with an unpaired surrogate (not Unicode)"
+        return Problem(N_("has custom text with an unpaired surrogate (not Unicode)"))
     bad = _CUSTOM_FORBIDDEN.search(custom.replace("\r\n", "\n"))
     if bad is not None:
-        return (
-            f"has custom text with control character U+{ord(bad.group()):04X}"
-            f" at index {bad.start()} (only tab and newline may be typed)"
+        return Problem(
+            N_(
+                "has custom text with control character {character} at index {index} (only tab"
+                " and newline may be typed)"
+            ),
+            character=f"U+{ord(bad.group()):04X}",
+            index=bad.start(),
         )
     return None
 

@@ -93,21 +93,30 @@ def _picks(view: QuestionView, text: str) -> list[str]:
             continue
         label = _matching_label(view, part)
         if label is None:
-            raise _Refused(f"there is no option {number}: the options are 1-{count}")
+            raise _Refused(
+                _("there is no option {number}: the options are 1-{count}").format(
+                    number=number, count=count
+                )
+            )
         labels.append(label)
     labels = list(dict.fromkeys(labels))
     if len(labels) > 1 and not view.multi_select:
-        raise _Refused("pick one option: a single number")
+        raise _Refused(_("pick one option: a single number"))
     return labels
 
 
 def _readings(view: QuestionView, text: str, picks: list[str], label: str) -> str:
     """Why ``text`` is refused: it reads as rows and as a label (say both, and how to choose)."""
     rows = ", ".join(f"{_row_of(view, pick)} ({_quoted(view, pick)})" for pick in picks)
-    return (
-        f"{text!r} could mean options {rows} or the option labelled {_quoted(view, label)}"
-        f" (row {_row_of(view, label)}): type the numbers with commas for the rows, or"
-        f" {LABEL_PREFIX}{_shown(view, label)} for the label"
+    return _(
+        "{text} could mean options {rows} or the option labelled {label} (row {row}): type the"
+        " numbers with commas for the rows, or {by_label} for the label"
+    ).format(
+        text=repr(text),
+        rows=rows,
+        label=_quoted(view, label),
+        row=_row_of(view, label),
+        by_label=f"{LABEL_PREFIX}{_shown(view, label)}",
     )
 
 
@@ -143,7 +152,11 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
         label = _matching_label(view, wanted)
         if label is None:
             said = json.dumps(inert_text(wanted), ensure_ascii=False)
-            raise _Refused(f"no option is labelled {said} ({LABEL_PREFIX}LABEL picks by label)")
+            raise _Refused(
+                _("no option is labelled {label} ({prefix}LABEL picks by label)").format(
+                    label=said, prefix=LABEL_PREFIX
+                )
+            )
         return AskUserQuestionAnswerItem(id=item.id, selected=(label,))
     approve = _approve_label(view)
     if approve is not None and text.casefold() in _APPROVE_WORDS:
@@ -164,11 +177,21 @@ def parse_answer_line(item: AskUserQuestionItem, line: str) -> AskUserQuestionAn
     own = view.other or view.kind != "question"  # a review card's text is feedback
     if _NUMBERISH.fullmatch(text) or not own:
         count = len(view.options)
-        how = f"numbers 1-{count} separated by commas" if view.multi_select else "a number"
-        how = how if view.multi_select else f"{how} 1-{count}"
+        if view.multi_select:
+            how = _("numbers 1-{count} separated by commas").format(count=count)
+        else:
+            how = _("a number 1-{count}").format(count=count)
         if not own:  # only the options: no words of the human's own
-            raise _Refused(f"{text!r} is not one of the options: type {how} or a label")
-        raise _Refused(f"{text!r} is not an answer: type {how}, a label, or your own words")
+            raise _Refused(
+                _("{text} is not one of the options: type {how} or a label").format(
+                    text=repr(text), how=how
+                )
+            )
+        raise _Refused(
+            _("{text} is not an answer: type {how}, a label, or your own words").format(
+                text=repr(text), how=how
+            )
+        )
     return AskUserQuestionAnswerItem(id=item.id, custom=text)
 
 
@@ -189,7 +212,7 @@ def _typed_value(
         for record in records:
             discard_upload(record)
         why = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        raise _Refused(f"the file is not taken: {inert_text(why)}") from None
+        raise _Refused(_("the file is not taken: {why}").format(why=inert_text(why))) from None
     value = tuple(AskUserQuestionUpload.from_dict(record) for record in records)
     return AskUserQuestionAnswerItem(id=item.id, value=value)
 
@@ -362,20 +385,19 @@ def _show(out: TextIO, view: QuestionView, index: int, total: int) -> None:
 def _how_to_answer(view: QuestionView) -> str:
     field = view.input
     if field is not None:
+        what = describe_input(field)
         if field.type == "files":
             listed = "\n".join(f"    {path}" for path in field.shown[:_FILES_LISTED])
             more = len(field.shown) - _FILES_LISTED
-            listed += f"\n    ... and {more} more" if more > 0 else ""
-            return (
-                f"{listed}\nAnswer: {describe_input(field)}: the paths, separated by commas;"
-                " an empty line skips."
-            )
+            if more > 0:
+                listed += "\n    " + _("... and {count} more").format(count=more)
+            how = _("Answer: {what}: the paths, separated by commas; an empty line skips.")
+            return listed + "\n" + how.format(what=what)
         if field.type == "upload":
-            return (
-                f"Answer: {describe_input(field)}: the path of each file, separated by commas;"
-                " an empty line skips."
-            )
-        return f"Answer: {describe_input(field)}; an empty line skips."
+            return _(
+                "Answer: {what}: the path of each file, separated by commas; an empty line skips."
+            ).format(what=what)
+        return _("Answer: {what}; an empty line skips.").format(what=what)
     count = len(view.options)
     approve = _approve_label(view)
     if approve is not None:

@@ -11,6 +11,7 @@ from dsh_user_questions import (
     UserQuestionError,
 )
 from dsh_user_questions._input_text import size_text
+from dsh_user_questions._problems import item_problem, shown_problem
 from dsh_user_questions.rules import check_answer, inert_text
 from dsh_user_questions.view import QuestionView
 
@@ -99,6 +100,7 @@ def answer_problem(item: AskUserQuestionItem, answer: AskUserQuestionAnswerItem)
         check_answer([item], AskUserQuestionAnswer([answer]))
     except UserQuestionError as error:
         problems = error.problems or (error.message,)
-        # "answers[0] (question "id") has custom text of ..." -> "custom text of ..."
-        return "; ".join(inert_text(problem.split(") has ", 1)[-1]) for problem in problems)
+        # Beside its question, without the item's name, in the person's language: "answers[0]
+        # (question "n") has value 12 above the maximum 9" reads "值 12 大于最大值 9".
+        return "; ".join(inert_text(shown_problem(item_problem(p))) for p in problems)
     return None

@@ -163,3 +163,58 @@ def test_line_mode_has_nothing_hard_coded(piped, tmp_path) -> None:
     )
     assert done.answer is not None
     assert pseudo_locale.english_outside(done.stderr) == [], done.stderr  # type: ignore[attr-defined]
+
+
+TYPED = {
+    "questions": [
+        {"id": "n", "question": "几个？", "input": {"type": "number", "min": 1, "max": 9}},
+        {"id": "d", "question": "哪天？", "input": {"type": "date"}},
+    ]
+}
+
+
+def test_line_mode_typed_hints_and_the_rules_refusals_are_chinese(piped) -> None:
+    """A typed question's hint, and the answer rules' refusal of a value, in Chinese; the value
+    answered is the one typed."""
+    done = piped(TYPED, "12\n5\n2026-13-01\n2026-12-07\n", LC_ALL="", LANG="zh_CN.UTF-8")
+    assert "回答：1 到 9 之间的数字；空行表示跳过。" in done.stderr, done.stderr
+    assert "你输入的文字未被采用：值 12 大于最大值 9；请重试。" in done.stderr, done.stderr
+    assert '你输入的文字未被采用：值 "2026-13-01" 不是日期 YYYY-MM-DD；请重试。' in done.stderr
+    assert "Answer" not in done.stderr
+    assert "maximum" not in done.stderr
+    assert done.answer == {
+        "answers": [
+            {"id": "n", "selected": [], "value": 5},
+            {"id": "d", "selected": [], "value": "2026-12-07"},
+        ]
+    }
+
+
+def test_line_mode_refusals_of_a_pick_are_chinese(piped) -> None:
+    """Each way a line is refused on a question of options, in Chinese, then answered."""
+    done = piped(
+        {"questions": [chinese_question(allow_other=False)]},
+        "1,2\n=zzz\n4.\nhello\n2\n",
+        LC_ALL="",
+        LANG="zh_CN.UTF-8",
+    )
+    for said in (
+        "只能选一个选项：输入一个数字；请重试。",
+        '没有标签为 "zzz" 的选项（=LABEL 按标签选择）；请重试。',
+        "'4.' 不是选项之一：请输入数字 1-3 或一个标签；请重试。",
+        "'hello' 不是选项之一：请输入数字 1-3 或一个标签；请重试。",
+    ):
+        assert said in done.stderr, done.stderr
+    assert "option" not in done.stderr
+    assert done.answer == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+
+
+def test_line_mode_in_a_real_terminal_speaks_chinese(terminal) -> None:
+    """DSH_USER_QUESTIONS_PLAIN=1 in a pty with LANG=zh_CN.UTF-8: the typed hint and a refusal
+    of the rules are Chinese on the screen; the value typed next answers."""
+    term = terminal({"questions": [TYPED["questions"][0]]}, DSH_USER_QUESTIONS_PLAIN="1", **CHINESE)
+    term.wait_for("回答：1 到 9 之间的数字")
+    term.press("0\r")
+    term.wait_for("值 0 小于最小值 1")
+    term.press("3\r")
+    assert term.outcome()["answer"] == {"answers": [{"id": "n", "selected": [], "value": 3}]}
