@@ -23,7 +23,7 @@ from dsh_user_questions._i18n import CATALOG_DIR_ENV, LANG_ENV, OTHER, SKIP
 from dsh_user_questions._link_page import LinkedQuestion, link_routes, link_url, with_links
 from dsh_user_questions._notify import notification_for
 from dsh_user_questions.plan_review import plan_review_question
-from dsh_user_questions.rules import check_request
+from dsh_user_questions.rules import check_answer, check_request
 from dsh_user_questions.testing import make_question, make_request
 
 SECRET = b"k" * 32
@@ -246,3 +246,41 @@ def test_nothing_in_a_notification_is_left_hard_coded(
             )
             shown = note.title + "\n" + note.text().replace("https://x.test/q/1", "")
             assert english_outside(shown) == []
+
+
+class CheckedQuestions(Questions):
+    """The questions above, answered through the rules as a provider's board answers them."""
+
+    async def answer(self, question_id: str, wire: dict[str, Any]) -> str | None:
+        linked = self.linked[question_id]
+        assert linked.request is not None
+        check_answer(linked.request, wire)
+        return None
+
+
+async def test_the_rules_refusal_on_the_link_page_is_in_the_readers_language(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A value the rules refuse: a Chinese browser reads the problems in Chinese, an English
+    one the rules' own words (which the error holds, in English, for the code and the model)."""
+    monkeypatch.delenv(LANG_ENV, raising=False)
+    questions = CheckedQuestions()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("only links are asked for")
+
+    routes = link_routes(
+        secret=lambda: SECRET, get=questions.get, answer=questions.answer, cancel=questions.cancel
+    )
+    transport = httpx.ASGITransport(app=with_links(app, routes, lambda: {"answers.example"}))
+    form = {"q0-value": "12", "action": "answer"}
+    async with httpx.AsyncClient(transport=transport, base_url="http://answers.example") as c:
+        chinese = await c.post(path("q-3"), data=form, headers={"Accept-Language": "zh-CN"})
+        english = await c.post(path("q-3"), data=form, headers={"Accept-Language": "en"})
+    assert chinese.status_code == english.status_code == 422
+    assert "<li>answers[0]（问题 &quot;n&quot;）：值 12 大于最大值 9</li>" in chinese.text
+    assert "刻度上</li>" in chinese.text
+    assert "maximum" not in chinese.text
+    assert "<li>answers[0] (question &quot;n&quot;) has value 12 above the maximum 9</li>" in (
+        english.text
+    )
