@@ -27,21 +27,28 @@ class Problem(str):
 
     message: str
     fields: dict[str, Any]
+    prefix: str
 
     def __new__(cls, message: str, **fields: Any) -> Problem:
         made = super().__new__(cls, message.format(**fields))
         made.message = message
         made.fields = fields
+        made.prefix = ""
         return made
 
+    def prefixed(self, prefix: str) -> Problem:
+        """This problem after ``prefix`` (a path such as ``answer.``, shown untranslated)."""
+        return _restored(prefix + str(self), self.message, self.fields, prefix + self.prefix)
+
     def __reduce__(self) -> tuple[Any, ...]:  # pickled and copied with its message and fields
-        return (_restored, (str(self), self.message, self.fields))
+        return (_restored, (str(self), self.message, self.fields, self.prefix))
 
 
-def _restored(text: str, message: str, fields: dict[str, Any]) -> Problem:
+def _restored(text: str, message: str, fields: dict[str, Any], prefix: str = "") -> Problem:
     made = str.__new__(Problem, text)
     made.message = message
     made.fields = fields
+    made.prefix = prefix
     return made
 
 
@@ -54,7 +61,7 @@ def shown_problem(problem: str, language: str | None = None) -> str:
         name: shown_problem(value, language) if isinstance(value, Problem) else value
         for name, value in problem.fields.items()
     }
-    return for_language(language)(problem.message).format(**fields)
+    return problem.prefix + for_language(language)(problem.message).format(**fields)
 
 
 ITEM = N_("answers[{index}] (question {id}) {problem}")
@@ -64,7 +71,7 @@ ITEM = N_("answers[{index}] (question {id}) {problem}")
 def item_problem(problem: str) -> str:
     """What a problem says about its answer item, without the item's name (``answers[0]
     (question "pkg") ``): for a surface that shows it beside the question itself."""
-    if isinstance(problem, Problem) and problem.message == ITEM:
+    if isinstance(problem, Problem) and problem.message == ITEM and not problem.prefix:
         inner = problem.fields["problem"]
         return inner if isinstance(inner, str) else str(inner)
     return problem

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionItem, UserQuestionError
 from dsh_user_questions._identity import TOKEN_HOLDER
+from dsh_user_questions._problems import Problem
 from dsh_user_questions.rules import check_answer
 
 __all__ = ["check_page_answer", "problems_of"]
@@ -50,4 +51,11 @@ def problems_of(err: UserQuestionError) -> tuple[str, ...]:
     """The problems a ``BAD_ANSWER`` lists (paths from the posted body, ``answer.answers[0]...``),
     or its message as the one problem."""
     problems = err.problems or (err.message,)
-    return tuple(f"answer.{p}" if p.startswith("answers") else p for p in problems)
+    return tuple(_in_body(p) if p.startswith("answers") else p for p in problems)
+
+
+def _in_body(problem: str) -> str:
+    # A problem of the rules stays one (`shown_problem` shows it in the reader's language).
+    if isinstance(problem, Problem):
+        return problem.prefixed("answer.")
+    return f"answer.{problem}"

@@ -33,6 +33,7 @@ from importlib import resources
 from typing import Any
 
 from dsh_user_questions._i18n import N_, html_lang, language_from_accept
+from dsh_user_questions._problems import shown_problem
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
@@ -176,14 +177,20 @@ def create_app(
 
     def settlement_response(settled: Settlement, request: Request) -> Response:
         # A message is shown on the page as it is: in the reader's language.
-        tr = for_language(language_from_accept(request.headers.get("accept-language")))
+        language = language_from_accept(request.headers.get("accept-language"))
+        tr = for_language(language)
         if settled.status in ("accepted", "cancelled"):
             return _json({"status": settled.status, "id": settled.ask_id})
         if settled.status == "kept":
             return _json({"status": "kept", "id": settled.ask_id, "message": tr(_KEPT)})
         if settled.status == "rejected":
+            # The rules' words for programs; "shown" is them in the reader's language.
             problems = list(settled.problems)
-            return _json({"status": "rejected", "id": settled.ask_id, "problems": problems}, 422)
+            shown = [shown_problem(problem, language) for problem in problems]
+            return _json(
+                {"status": "rejected", "id": settled.ask_id, "problems": problems, "shown": shown},
+                422,
+            )
         why = tr(_NOT_PENDING.get(settled.outcome, _NOT_PENDING[None]))
         return _json(
             {

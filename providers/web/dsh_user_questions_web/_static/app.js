@@ -1100,7 +1100,7 @@
         drop(ask.id, true);
         return;
       } else if (status === 422) {
-        page.fail(t("The server refused the answer: {problems}", { problems: (data.problems || []).join("; ") }));
+        page.fail(t("The server refused the answer: {problems}", { problems: (data.shown || data.problems || []).join("; ") }));
       } else {
         page.fail(t("The server refused: {why}", { why: data.message || (data.problems || []).join("; ") || status }));
       }

@@ -148,3 +148,25 @@ async def test_nothing_on_the_page_is_left_hard_coded(
     await context.close()
     for text in seen:
         assert helper.english_outside(text) == [], text
+
+
+async def test_the_servers_refusal_of_a_value_is_shown_in_chinese(
+    web: WebProvider, chinese: Page
+) -> None:
+    """A number above the maximum reaches the rules on the server: the page shows their
+    refusal in Chinese (the response's "shown"), and the question stays open for a good value."""
+    number = AskUserQuestionItem(
+        id="n", question="几个？", input=AskUserQuestionInput(type="number", min=1, max=9)
+    )
+    asking = await start_ask(web, make_request(number))
+    box = chinese.get_by_role("spinbutton")
+    await box.fill("12")
+    await chinese.get_by_role("button", name="提交", exact=True).click()
+    refusal = chinese.get_by_text(re.compile("服务器拒绝了这个回答：.*值 12 大于最大值 9"))
+    await expect(refusal).to_be_visible()
+    assert "maximum" not in await chinese.locator("body").inner_text()
+    assert not asking.task.done()
+    await box.fill("3")
+    await chinese.get_by_role("button", name="提交", exact=True).click()
+    answer = await asking.result()
+    assert answer.answers[0].value == 3

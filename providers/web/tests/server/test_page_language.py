@@ -60,3 +60,22 @@ async def test_a_not_pending_message_is_in_the_readers_language(
     )
     assert {**chinese.json(), "message": ""} == {**english.json(), "message": ""}
     await asking.result()
+
+
+async def test_a_rejected_answers_problems_are_shown_in_the_readers_language(
+    web: WebProvider, client: httpx.AsyncClient
+) -> None:
+    """A 422: "problems" are the rules' English words (for programs, the same in every
+    language); "shown" is what the page shows its reader, in the reader's language."""
+    asking = await start_ask(web, request())
+    post = {"id": asking.id, "answer": answer_of({"id": "pkg", "selected": ["bun"]})}
+    chinese = await client.post("answer", json=post, headers={"Accept-Language": "zh-CN"})
+    english = await client.post("answer", json=post, headers={"Accept-Language": "en"})
+    assert chinese.status_code == english.status_code == 422
+    said = 'answer.answers[0] (question "pkg") selects "bun", which is not one of its options'
+    assert chinese.json()["problems"] == english.json()["problems"] == [said]
+    assert english.json()["shown"] == [said]
+    assert chinese.json()["shown"] == [
+        'answer.answers[0]（问题 "pkg"）：选了 "bun"，它不是这个问题的选项'  # noqa: RUF001
+    ]
+    assert not asking.task.done()
