@@ -29,6 +29,7 @@ from dsh_user_questions._i18n import HELP_COLUMN, N_, help_width, speaking_argpa
 from dsh_user_questions._identity import login_name
 from dsh_user_questions._input_text import describe_input, value_from_text
 from dsh_user_questions._notify import NOTIFY_ENV
+from dsh_user_questions._problems import shown_problem
 from dsh_user_questions.rules import inert_text as inert
 from dsh_user_questions.view import Node, QuestionView, diff_lines, request_view
 
@@ -614,7 +615,7 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
         if not isinstance(err, BadAnswerError):
             raise
         # The person's own answer breaks the question's rules: say which, as the rules do.
-        why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)
+        why = "; ".join(inert(shown_problem(p)) for p in err.problems) or inert(err.message)
         return _fail(_("your answer was refused: {why}").format(why=why), EXIT_INVALID)
     if result.applied:
         return _applied(question_id, inbox.wait_received(question_id, RECEIPT_SECONDS))
@@ -688,7 +689,7 @@ def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
     except UserQuestionError as err:
         if not isinstance(err, BadAnswerError):
             raise
-        why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)
+        why = "; ".join(inert(shown_problem(p)) for p in err.problems) or inert(err.message)
         return _fail(_("your answer was refused: {why}").format(why=why), EXIT_INVALID)
     if result.applied:
         return _applied(question_id, inbox.wait_received(question_id, RECEIPT_SECONDS))

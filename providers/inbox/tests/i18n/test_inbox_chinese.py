@@ -227,3 +227,16 @@ def test_log_words_are_chinese_the_event_names_are_not(inbox: Inbox, inbox_url: 
         for lang in ("zh_CN.UTF-8", "C.UTF-8")
     ]
     assert as_json[0] == as_json[1]
+
+
+def test_a_refused_value_says_the_rules_problem_in_chinese(inbox: Inbox, inbox_url: str) -> None:
+    """``answer --value 12`` on a question of 1 to 9: the rules' problem in the person's
+    language, exit 2 in both; nothing is answered."""
+    record = inbox.add(TYPED, harness="h")
+    args = ("answer", record.id, "--question", "n", "--value", "12")
+    chinese = run(inbox_url, *args, lang="zh_CN.UTF-8")
+    english = run(inbox_url, *args, lang="C.UTF-8")
+    assert chinese.returncode == english.returncode == 2
+    assert 'answers[0]（问题 "n"）：值 12 大于最大值 9' in chinese.stderr, chinese.stderr
+    assert 'answers[0] (question "n") has value 12 above the maximum 9' in english.stderr
+    assert inbox.get(record.id).state.value == "pending"  # type: ignore[union-attr]
