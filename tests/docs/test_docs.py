@@ -23,7 +23,10 @@ DOCS = ROOT / "docs"
 
 pytestmark = pytest.mark.skipif(not DOCS.is_dir(), reason="not a checkout of the repository")
 
-_EXAMPLE = re.compile(r"```python\n((?:(?!```).)*?)```\s*\nprints\s*\n\s*```text\n(.*?)```", re.S)
+# "prints", or "输出" on a Chinese page (docs/quickstart.zh.md).
+_EXAMPLE = re.compile(
+    r"```python\n((?:(?!```).)*?)```\s*\n(?:prints|输出)\s*\n\s*```text\n(.*?)```", re.S
+)
 
 
 def examples() -> list[object]:
@@ -43,6 +46,7 @@ def test_the_pages_with_claimed_output_are_checked() -> None:
     """The guides that claim output are among the examples run here."""
     pages = {param.id.rsplit("-", 1)[0] for param in EXAMPLES}  # type: ignore[attr-defined]
     assert {"quickstart.md", "harness.md", "errors.md", "questions.md", "tool.md"} <= pages
+    assert "quickstart.zh.md" in pages
 
 
 @pytest.mark.parametrize(("code", "expected"), EXAMPLES)
@@ -131,7 +135,7 @@ def test_the_readme_points_to_the_documentation() -> None:
     """The README links the site's pages (absolute links, which a package index shows)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     site = "https://dsh-user-questions.github.io/dsh-user-questions/"
-    linked = set(re.findall(re.escape(site) + r"([\w-]*/)?\)", readme))
+    linked = set(re.findall(re.escape(site) + r"([\w.-]*/)?\)", readme))
     pages = {page.stem for page in DOCS.glob("*.md")} - {"index"}
     assert {f"{page}/" for page in pages} <= linked, "a docs page the README does not link"
 
