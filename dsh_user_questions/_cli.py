@@ -259,11 +259,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list_providers()
         if args.demo:
             if args.file is not None:
-                return _fail("--demo takes no FILE", EXIT_INVALID)
+                return _fail(_("--demo takes no FILE"), EXIT_INVALID)
             return asyncio.run(_demo(args.timeout))
         return _ask(args.file, args.timeout, args.workspace)
     except KeyboardInterrupt:
-        return _fail("interrupted", EXIT_CANCELLED)
+        return _fail(_("interrupted"), EXIT_CANCELLED)
 
 
 def _mcp_parser() -> argparse.ArgumentParser:
@@ -319,7 +319,7 @@ def _mcp(argv: list[str]) -> int:
         from .mcp import serve_http
         from .mcp._server import serve_stdio
     except ImportError as err:
-        return _fail(f"{err} (dsh-ask mcp needs the mcp extra)", EXIT_FAILURE)
+        return _fail(_("{error} (dsh-ask mcp needs the mcp extra)").format(error=err), EXIT_FAILURE)
     ctx = _context()
     if ctx is None:
         return EXIT_FAILURE
@@ -338,7 +338,9 @@ def _mcp(argv: list[str]) -> int:
         except OSError as err:
             if args.http is None:
                 raise
-            return _fail(f"cannot serve MCP on {args.http[0]}:{args.http[1]}: {err}", EXIT_FAILURE)
+            where = f"{args.http[0]}:{args.http[1]}"
+            said = _("cannot serve MCP on {address}: {error}").format(address=where, error=err)
+            return _fail(said, EXIT_FAILURE)
     return EXIT_OK
 
 
@@ -395,7 +397,7 @@ def _ask(path: str | None, timeout: float | None, workspace: str | None = None) 
             request = attrs.evolve(request, questions=rooted(request.questions, workspace))
         rules.check_request(request)  # refused before any provider is loaded
     except WireFormatError as err:
-        return _fail(f"invalid input: {err}", EXIT_INVALID)
+        return _fail(_("invalid input: {problems}").format(problems=err), EXIT_INVALID)
     except UserQuestionError as err:
         return _report(err, timeout)
     timeout = request.timeout
@@ -408,7 +410,7 @@ def _ask(path: str | None, timeout: float | None, workspace: str | None = None) 
     except HarnessError as err:
         return _report(err, timeout)
     except Exception as err:  # a provider's own failure: say which, without a traceback
-        return _fail(f"the provider failed: {type(err).__name__}: {err}", EXIT_FAILURE)
+        return _provider_failed(err)
     _write(sys.stdout, tool.format_answer(_shown(request, answer, sys.stdout)))
     return EXIT_OK
 
@@ -489,11 +491,11 @@ def _read_input(path: str | None) -> bytes | None:
     if path is None or path == "-":
         stdin = sys.stdin
         if stdin is None or (path is None and stdin.isatty()):
-            _fail(
-                'no input: give a FILE of {"questions": [...]} or pipe it on standard input'
-                " (dsh-ask --help; dsh-ask --demo for a tour)",
-                EXIT_INVALID,
+            said = _(
+                "no input: give a FILE of {form} or pipe it on standard input (dsh-ask --help;"
+                " dsh-ask --demo for a tour)"
             )
+            _fail(said.format(form='{"questions": [...]}'), EXIT_INVALID)
             return None
         data = stdin.buffer.read()
         _reattach_terminal()
@@ -502,7 +504,9 @@ def _read_input(path: str | None) -> bytes | None:
         with open(path, "rb") as file:
             return file.read()
     except OSError as err:
-        _fail(f"cannot read {path}: {err.strerror or err}", EXIT_INVALID)
+        _fail(
+            _("cannot read {path}: {why}").format(path=path, why=err.strerror or err), EXIT_INVALID
+        )
         return None
 
 
@@ -515,7 +519,12 @@ def _context() -> HarnessContext | None:
         _report(err, None)
         return None
     except Exception as err:  # an installed plugin that fails to import or register
-        _fail(f"cannot load the installed plugins: {type(err).__name__}: {err}", EXIT_FAILURE)
+        _fail(
+            _("cannot load the installed plugins: {kind}: {error}").format(
+                kind=type(err).__name__, error=err
+            ),
+            EXIT_FAILURE,
+        )
         return None
     if ctx.get(plugin.SERVICE_NAME) is None:
         # Run from a source tree, where this package's own entry point is not installed.
@@ -642,7 +651,7 @@ async def _demo_steps(
     try:
         result = await tool.run(ctx, _DEMO_QUESTIONS, signal=signal)
     except Exception as err:
-        return _fail(f"the provider failed: {type(err).__name__}: {err}", EXIT_FAILURE)
+        return _provider_failed(err)
     say(f"tool  -> {result.content}")
     if result.is_error:
         code = (result.error or {}).get("code", "")
@@ -663,7 +672,7 @@ async def _demo_steps(
     except HarnessError as err:
         return _report(err, timeout)
     except Exception as err:
-        return _fail(f"the provider failed: {type(err).__name__}: {err}", EXIT_FAILURE)
+        return _provider_failed(err)
     if outcome.decision is PlanReviewDecision.APPROVED:
         say("plan review -> approved")
         say("agent: Leaving plan mode; starting with step 1.")
@@ -685,6 +694,12 @@ def _chosen(item: dict[str, Any] | None, default: str) -> str:
     if "custom" in item:
         words.append(item["custom"])
     return ", ".join(words) or default
+
+
+def _provider_failed(err: Exception) -> int:
+    """A provider's own exception: its type and message, without a traceback (exit 1)."""
+    said = _("the provider failed: {kind}: {error}").format(kind=type(err).__name__, error=err)
+    return _fail(said, EXIT_FAILURE)
 
 
 def _fail(message: str, status: int) -> int:

@@ -179,3 +179,29 @@ def test_wrapping_counts_cells_and_keeps_punctuation_with_its_words(width: int) 
     assert not any(line[0] in "，。、；：）" or line[-1] == "（" for line in lines)
     english = wrap_cells("give up (exit 124) when the human has not answered", 20)
     assert english.splitlines() == ["give up (exit 124)", "when the human has", "not answered"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "chinese", "status"),
+    [
+        (["--demo", "x.json"], "Error: --demo 不接受 FILE\n", 2),
+        (["missing.json"], "Error: 无法读取 missing.json：", 2),
+    ],
+)
+def test_dsh_asks_own_failures_are_chinese(
+    argv: list[str],
+    chinese: str,
+    status: int,
+    shell: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: object,
+) -> None:
+    """dsh-ask's own failures (not an error of the core, whose message is the model's) are the
+    person's words; the "Error:" prefix and the exit status stay."""
+    shell.chdir(tmp_path)  # type: ignore[arg-type]
+    shell.setenv("LANG", "zh_CN.UTF-8")
+    assert main(argv) == status
+    assert capsys.readouterr().err.startswith(chinese)
+    shell.setenv("LANG", "C.UTF-8")
+    assert main(argv) == status
+    assert capsys.readouterr().err.startswith("Error: ")
