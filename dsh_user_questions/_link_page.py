@@ -587,8 +587,9 @@ def link_routes(
         try:
             question_id = verify_link_token(secret(), request.path_params["token"])
         except LinkError as err:
-            status = 410 if err.reason == "expired" else 403
-            return _page(_("Link not valid"), _card(f"{err}."), status)
+            expired = err.reason == "expired"
+            said = _("This link has expired.") if expired else _("This link is not valid.")
+            return _page(_("Link not valid"), _card(said), 410 if expired else 403)
         linked = await get(question_id)
         if linked is None:
             return _page(_("Question gone"), _card(_("This question is gone.")), 410)

@@ -284,3 +284,19 @@ async def test_the_rules_refusal_on_the_link_page_is_in_the_readers_language(
     assert "<li>answers[0] (question &quot;n&quot;) has value 12 above the maximum 9</li>" in (
         english.text
     )
+
+
+async def test_a_bad_or_expired_link_says_so_in_the_readers_language(
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page of a link that opens nothing: Chinese for a Chinese browser, same status."""
+    monkeypatch.delenv(LANG_ENV, raising=False)
+    expired = link_url("https://answers.example/", SECRET, "q-1", expires_at=1)
+    chinese = {"Accept-Language": "zh-CN"}
+    gone = await client.get(expired.removeprefix("https://answers.example"), headers=chinese)
+    forged = await client.get("/q/garbage", headers=chinese)
+    assert (gone.status_code, forged.status_code) == (410, 403)
+    assert "这个链接已过期。" in gone.text
+    assert "这个链接无效。" in forged.text
+    english = await client.get("/q/garbage", headers={"Accept-Language": "en"})
+    assert "This link is not valid." in english.text

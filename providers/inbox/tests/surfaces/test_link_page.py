@@ -127,7 +127,7 @@ async def test_a_link_opens_nothing_but_its_question(
 @pytest.mark.parametrize(
     ("token", "status", "says"),
     [
-        (make_link_token(SECRET, "nope", expires_at=1), 410, "this link has expired"),
+        (make_link_token(SECRET, "nope", expires_at=1), 410, "This link has expired."),
         (make_link_token(b"z" * 32, "nope", expires_at=10**10), 403, "not valid"),
         ("garbage", 403, "not valid"),
     ],
