@@ -29,7 +29,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ._i18n import N_
 from ._inputs import accepts
+from ._problems import Problem, shown_problem
 
 __all__ = [
     "UPLOADS_ENV",
@@ -60,6 +62,19 @@ class UploadRefused(ValueError):
         super().__init__(message)
         self.status = status
 
+    @property
+    def shown(self) -> str:
+        """Why, as a person reads it in the environment's language (``str()``: English)."""
+        return shown_problem(self.args[0])
+
+
+def _too_large(name: str, limit: int | None) -> Problem:
+    return Problem(
+        N_("{name} is larger than this question takes ({limit} bytes)"),
+        name=repr(name),
+        limit=limit,
+    )
+
 
 def uploads_folder(folder: str | os.PathLike[str] | None = None) -> Path:
     """The uploads folder (``folder``, else `UPLOADS_ENV`, else the state directory's), made
@@ -80,16 +95,20 @@ def uploads_folder(folder: str | os.PathLike[str] | None = None) -> Path:
 def upload_name(name: object) -> str:
     """``name`` as the file's name, or `UploadRefused` (400) saying why it cannot be one."""
     if not isinstance(name, str) or not name.strip():
-        raise UploadRefused("the file has no name", 400)
+        raise UploadRefused(Problem(N_("the file has no name")), 400)
     text = unicodedata.normalize("NFC", name)
     if len(text) > _MAX_NAME or len(text.encode("utf-8", "surrogatepass")) > _MAX_NAME:
-        raise UploadRefused(f"the file's name is longer than {_MAX_NAME} characters", 400)
+        raise UploadRefused(
+            Problem(N_("the file's name is longer than {limit} characters"), limit=_MAX_NAME), 400
+        )
     if "/" in text or "\\" in text:
-        raise UploadRefused("the file's name holds a path separator (/ or \\)", 400)
+        raise UploadRefused(Problem(N_("the file's name holds a path separator (/ or \\)")), 400)
     if text in (".", "..") or text != text.strip():
-        raise UploadRefused("the file's name is not a plain file name", 400)
+        raise UploadRefused(Problem(N_("the file's name is not a plain file name")), 400)
     if any(unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp") for char in text):
-        raise UploadRefused("the file's name holds a control or invisible character", 400)
+        raise UploadRefused(
+            Problem(N_("the file's name holds a control or invisible character")), 400
+        )
     return text
 
 
@@ -140,7 +159,12 @@ class UploadWriter:
         if not accepted(accept, self.name, self.media_type):
             wanted = ", ".join(accept or ())
             raise UploadRefused(
-                f"{self.name!r} ({self.media_type}) is not a type this question takes: {wanted}",
+                Problem(
+                    N_("{name} ({type}) is not a type this question takes: {wanted}"),
+                    name=repr(self.name),
+                    type=self.media_type,
+                    wanted=wanted,
+                ),
                 415,
             )
         self.max_bytes = max_bytes
@@ -164,9 +188,7 @@ class UploadWriter:
         self.size += len(chunk)
         if self.max_bytes is not None and self.size > self.max_bytes:
             self.abort()
-            raise UploadRefused(
-                f"{self.name!r} is larger than this question takes ({self.max_bytes} bytes)", 413
-            )
+            raise UploadRefused(_too_large(self.name, self.max_bytes), 413)
         self._hash.update(chunk)
         self._file.write(chunk)
 
@@ -225,12 +247,12 @@ def copy_file(source: str | os.PathLike[str], **limits: Any) -> dict[str, Any]:
     path = Path(source).expanduser()
     info = path.stat()
     if not stat.S_ISREG(info.st_mode):
-        raise UploadRefused(f"{path.name or str(path)!r} is not a regular file", 400)
+        raise UploadRefused(
+            Problem(N_("{name} is not a regular file"), name=repr(path.name or str(path))), 400
+        )
     max_bytes = limits.get("max_bytes")
     if max_bytes is not None and info.st_size > max_bytes:
-        raise UploadRefused(
-            f"{path.name!r} is larger than this question takes ({max_bytes} bytes)", 413
-        )
+        raise UploadRefused(_too_large(path.name, max_bytes), 413)
     with path.open("rb") as file:
         return write_upload(iter(lambda: file.read(_CHUNK), b""), path.name, **limits)
 

@@ -312,7 +312,11 @@ class Form:
         assert page.input is not None, "a file question has its input"
         limit = page.input.max_count
         if limit is not None and len(page.chosen) >= limit:
-            self.notice = f"At most {limit} file{'s' if limit != 1 else ''}: untick one first."
+            self.notice = (
+                _("At most one file: untick it first.")
+                if limit == 1
+                else _("At most {count} files: untick one first.").format(count=limit)
+            )
             return
         page.chosen.append(path)
         self.notice = ""
@@ -321,7 +325,7 @@ class Form:
         """Send the ticked files of a file question (the rules judge them first)."""
         page = self.current
         if not page.chosen:
-            self.notice = "Tick at least one file (Space), or choose Skip."
+            self.notice = _("Tick at least one file (Space), or choose Skip.")
             return
         self._record_value(list(page.chosen))
 
@@ -333,7 +337,7 @@ class Form:
         answer = AskUserQuestionAnswerItem(id=item.id, value=value)
         problem = answer_problem(item, answer)
         if problem is not None:
-            self.notice = f"Not taken: {problem}"
+            self.notice = _("Not taken: {problem}").format(problem=problem)
             return False
         self.notice = ""
         self._record(answer)
@@ -387,7 +391,7 @@ class Form:
             problem = answer_problem(
                 page.item, AskUserQuestionAnswerItem(id=page.item.id, value=value)
             )
-            self.notice = "" if problem is None else f"Not yet: {problem}"
+            self.notice = "" if problem is None else _("Not yet: {problem}").format(problem=problem)
 
     def confirm_multi(self) -> None:
         page = self.current
@@ -412,7 +416,7 @@ class Form:
         if purpose == "value":
             page.custom = value
             if not value:
-                self.notice = "Type an answer, or press Esc and choose Skip."
+                self.notice = _("Type an answer, or press Esc and choose Skip.")
                 return True
             self._record_value(value_from_text(page.input, value))
             return True
@@ -466,19 +470,25 @@ class Form:
                 if not self._record_value(list(page.uploads)):
                     return
             else:
-                self.notice = "Type the path of a file (Tab completes), or press Esc and Skip."
+                self.notice = _("Type the path of a file (Tab completes), or press Esc and Skip.")
             return
         limit = field.max_count
         if limit is not None and len(page.uploads) >= limit:
-            self.notice = f"At most {limit} file{'s' if limit != 1 else ''}: press Enter to send."
+            self.notice = (
+                _("At most one file: press Enter to send.")
+                if limit == 1
+                else _("At most {count} files: press Enter to send.").format(count=limit)
+            )
             return
         try:
             record = copy_file(typed, max_bytes=field.max_bytes, accept=field.accept)
         except UploadRefused as refused:
-            self.notice = f"Not taken: {inert_text(str(refused))}"
+            why = inert_text(refused.shown)
+            self.notice = _("Not taken: {problem}").format(problem=why)
             return
         except OSError as error:
-            self.notice = f"Not taken: {inert_text(error.strerror or str(error))}"
+            why = inert_text(error.strerror or str(error))
+            self.notice = _("Not taken: {problem}").format(problem=why)
             return
         page.uploads.append(AskUserQuestionUpload.from_dict(record))
         self.text.text = ""
@@ -487,7 +497,7 @@ class Form:
             if not self._record_value(list(page.uploads)):
                 discard_upload(page.uploads.pop().to_dict())
             return
-        self.notice = f"Taken: {taken}. Another path, or Enter to send."
+        self.notice = _("Taken: {files}. Another path, or Enter to send.").format(files=taken)
 
     def confirm(self, prompt: str) -> None:
         """Ask ``prompt`` before cancelling: ``y`` cancels, any other key keeps the form."""
@@ -887,22 +897,31 @@ class Form:
         page = self.current
         if self.text_purpose == "filter":
             shown = min(page.matches, FILES_SHOWN)
-            more = f", first {shown} shown" if page.matches > shown else ""
+            counts = {
+                "matches": f"{page.matches:,}",
+                "count": f"{len(page.files):,}",
+                "shown": f"{shown:,}",
+                "ticked": f"{len(page.chosen):,}",
+            }
+            said = (
+                _("{matches} of {count} files match, first {shown} shown; {ticked} ticked")
+                if page.matches > shown
+                else _("{matches} of {count} files match; {ticked} ticked")
+            )
             return [
-                ("class:question", "  Filter:"),
-                (
-                    "class:hint",
-                    f" {page.matches:,} of {len(page.files):,} files match{more};"
-                    f" {len(page.chosen)} ticked",
-                ),
+                ("class:question", "  " + _("Filter:")),
+                ("class:hint", " " + said.format(**counts)),
             ]
         if self.text_purpose == "path":
             return [
-                ("class:question", "  Path of the file:"),
+                ("class:question", "  " + _("Path of the file:")),
                 ("class:hint", f" {page.input_words}"),
             ]
         if self.text_purpose == "value":
-            return [("class:question", "  Your answer:"), ("class:hint", f" {page.input_words}")]
+            return [
+                ("class:question", "  " + _("Your answer:")),
+                ("class:hint", f" {page.input_words}"),
+            ]
         if self.text_purpose == "feedback":
             return [("class:question", "  " + _("What should change?"))]
         if not self.summary and self.current.secret:

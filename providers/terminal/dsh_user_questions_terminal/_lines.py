@@ -211,7 +211,8 @@ def _typed_value(
     except (UploadRefused, OSError) as error:
         for record in records:
             discard_upload(record)
-        why = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        # An upload's refusal in the person's language; a system error as the system says it.
+        why = error.shown if isinstance(error, UploadRefused) else error.strerror or str(error)
         raise _Refused(_("the file is not taken: {why}").format(why=inert_text(why))) from None
     value = tuple(AskUserQuestionUpload.from_dict(record) for record in records)
     return AskUserQuestionAnswerItem(id=item.id, value=value)

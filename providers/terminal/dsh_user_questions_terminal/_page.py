@@ -117,7 +117,7 @@ class Page:
         elif self.input is not None:
             # A typed answer: the field (a file question's filter) is typed into; Skip below.
             self.rows.append(Row("other", self.input_words[:1].upper() + self.input_words[1:]))
-            self.rows.append(Row("skip", "Skip", "leave this question unanswered"))
+            self.rows.append(Row("skip", core_(SKIP), _("leave this question unanswered")))
         else:
             if view.options and view.other:
                 self.rows.append(Row("other", core_(OTHER), _("type your own answer")))
@@ -169,7 +169,7 @@ class Page:
             if len(rows) < FILES_SHOWN:
                 rows.append(Row("option", shown, index=len(rows), label=path))
         self.matches = matches
-        rows.append(Row("skip", "Skip", "leave this question unanswered"))
+        rows.append(Row("skip", core_(SKIP), _("leave this question unanswered")))
         self.rows = rows
         self.cursor = 0
         self.row_top = 0

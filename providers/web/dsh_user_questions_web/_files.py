@@ -21,6 +21,8 @@ import collections
 import json
 
 from dsh_user_questions import AskUserQuestionItem
+from dsh_user_questions._i18n import language_from_accept
+from dsh_user_questions._problems import shown_problem
 from dsh_user_questions._uploads import UploadRefused
 from dsh_user_questions.view import question_view
 from starlette.requests import Request
@@ -70,6 +72,13 @@ async def candidates(board: QuestionBoard, ask_id: str, question_id: str) -> byt
     return None
 
 
+def _refused(refused: UploadRefused, request: Request) -> Response:
+    """A refused file: why in English (``message``) and in the page's language (``shown``)."""
+    language = language_from_accept(request.headers.get("accept-language"))
+    shown = shown_problem(refused.args[0], language)
+    return _reply({"status": "refused", "message": str(refused), "shown": shown}, refused.status)
+
+
 async def receive(board: QuestionBoard, request: Request, limits: Limits) -> Response:
     """The ``upload`` route: stream the body into the board's ``open_upload`` (see the
     module)."""
@@ -85,7 +94,7 @@ async def receive(board: QuestionBoard, request: Request, limits: Limits) -> Res
             request.headers.get("content-type"),
         )
     except UploadRefused as refused:
-        return _reply({"status": "refused", "message": str(refused)}, refused.status)
+        return _refused(refused, request)
     except LookupError as missing:
         return _reply({"status": "not-found", "message": str(missing)}, 404)
     stream = request.stream().__aiter__()
@@ -99,7 +108,7 @@ async def receive(board: QuestionBoard, request: Request, limits: Limits) -> Res
         token = sink.finish()
     except UploadRefused as refused:
         sink.abort()
-        return _reply({"status": "refused", "message": str(refused)}, refused.status)
+        return _refused(refused, request)
     except LookupError as missing:
         return _reply({"status": "not-found", "message": str(missing)}, 404)
     except asyncio.TimeoutError:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from conftest import plan_review, question
+from dsh_user_questions import AskUserQuestionInput
 from wcwidth import wcswidth
 
 CHINESE = {"LC_ALL": "", "LANG": "zh_CN.UTF-8"}
@@ -218,3 +219,57 @@ def test_line_mode_in_a_real_terminal_speaks_chinese(terminal) -> None:
     term.wait_for("值 0 小于最小值 1")
     term.press("3\r")
     assert term.outcome()["answer"] == {"answers": [{"id": "n", "selected": [], "value": 3}]}
+
+
+def test_the_forms_typed_notices_and_refusals_are_chinese(terminal) -> None:
+    """The form's notices for a typed answer in a pty: as typed (还不行), refused on Enter
+    (未被采用), both naming the rule in Chinese; then the good value answers."""
+    term = terminal({"questions": [TYPED["questions"][0]]}, **CHINESE)
+    term.wait_for("1 到 9 之间的数字")
+    term.press("1", "2")
+    term.wait_for("还不行：值 12 大于最大值 9")
+    term.press("enter")
+    screen = term.wait_for("未被采用：值 12 大于最大值 9")
+    assert "Not taken" not in screen
+    term.press("backspace", "backspace", "7", "enter")
+    assert term.outcome()["answer"] == {"answers": [{"id": "n", "selected": [], "value": 7}]}
+
+
+def test_a_refused_upload_says_why_in_chinese(terminal, tmp_path) -> None:
+    """An upload of a type the question does not take, and one too large: the refusal is the
+    person's language (the rule's English stays in the error the code sees); nothing kept."""
+    (tmp_path / "tool.exe").write_bytes(b"MZ")
+    (tmp_path / "big.txt").write_bytes(b"x" * 5000)
+    (tmp_path / "ok.txt").write_bytes(b"ok")
+    uploads = tmp_path / "uploads"
+    upload = {"type": "upload", "max_count": 1, "accept": [".txt"], "max_bytes": 1000}
+    term = terminal(
+        {"questions": [{"id": "u", "question": "发过来", "input": upload}]},
+        DSH_USER_QUESTIONS_UPLOADS=str(uploads),
+        **CHINESE,
+    )
+    screen = term.wait_for("文件路径：")
+    assert "跳过 — 不回答这个问题" in screen, screen
+    term.press(*f"{tmp_path}/tool.exe", "enter")
+    term.wait_for("未被采用：'tool.exe'", "不是这个问题接受的类型")
+    term.press(*(["backspace"] * 200), *f"{tmp_path}/big.txt", "enter")
+    term.wait_for("超过了这个问题接受的大小（1000 字节）")
+    assert not uploads.exists() or not [p for p in uploads.rglob("*") if p.is_file()]
+    term.press(*(["backspace"] * 200), *f"{tmp_path}/ok.txt", "enter")
+    assert term.outcome()["answer"]["answers"][0]["value"][0]["name"] == "ok.txt"
+
+
+def test_a_file_questions_filter_line_is_chinese(terminal, tmp_path) -> None:
+    """A file question: the filter's label and counts, Skip's row and the limit's notice."""
+    root = tmp_path / "repo"
+    for name in ("a.md", "b.md", "c.md"):
+        root.mkdir(exist_ok=True)
+        (root / name).write_text(name)
+    field = AskUserQuestionInput.files(root, max_count=1).to_dict()
+    term = terminal({"questions": [{"id": "f", "question": "哪个？", "input": field}]}, **CHINESE)
+    screen = term.wait_for("筛选：", "3 个文件中有 3 个匹配；已勾选 0 个")
+    assert "跳过 — 不回答这个问题" in screen, screen
+    term.press("space", "down", "space")
+    term.wait_for("最多一个文件：请先取消勾选它。")
+    term.press("enter")
+    assert term.outcome()["answer"]["answers"][0]["value"] == ["a.md"]

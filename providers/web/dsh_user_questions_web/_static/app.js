@@ -1002,7 +1002,7 @@
           end(t("{name} uploaded.", { name: file.name }));
           picker.dispatchEvent(new Event("change", { bubbles: true }));
         } else {
-          end(t("{name} was not taken: {why}", { name: file.name, why: data.message || `${request.status} ${request.statusText}` }));
+          end(t("{name} was not taken: {why}", { name: file.name, why: data.shown || data.message || `${request.status} ${request.statusText}` }));
         }
       });
       request.addEventListener("error", () => end(t("{name} could not be sent: {server} is unreachable.", { name: file.name, server: SERVER })));

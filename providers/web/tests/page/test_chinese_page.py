@@ -170,3 +170,34 @@ async def test_the_servers_refusal_of_a_value_is_shown_in_chinese(
     await chinese.get_by_role("button", name="提交", exact=True).click()
     answer = await asking.result()
     assert answer.answers[0].value == 3
+
+
+async def test_a_refused_upload_is_explained_in_the_readers_language(
+    web: WebProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The upload route's refusal: "message" the rule's English, "shown" the reader's words."""
+    import httpx
+
+    monkeypatch.setenv("DSH_USER_QUESTIONS_UPLOADS", str(tmp_path / "uploads"))
+    question = AskUserQuestionItem(
+        id="q", question="发过来", input=AskUserQuestionInput(type="upload", accept=(".txt",))
+    )
+    asking = await start_ask(web, make_request(question))
+    said = {}
+    for language in ("zh-CN", "en"):
+        async with httpx.AsyncClient(base_url=web.url or "", timeout=10) as http:
+            said[language] = await http.post(
+                "upload",
+                params={"ask": asking.id, "question": "q", "name": "tool.exe"},
+                content=b"MZ",
+                headers={"Content-Type": "application/octet-stream", "Accept-Language": language},
+            )
+    assert said["zh-CN"].status_code == said["en"].status_code == 415
+    assert (
+        said["zh-CN"].json()["message"]
+        == said["en"].json()["message"]
+        == ("'tool.exe' (application/octet-stream) is not a type this question takes: .txt")
+    )
+    assert said["zh-CN"].json()["shown"] == (
+        "'tool.exe'（application/octet-stream）不是这个问题接受的类型：.txt"
+    )
