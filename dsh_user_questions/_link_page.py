@@ -534,6 +534,12 @@ def _answer_from_form(request: AskUserQuestionRequest, form: _Form) -> dict[str,
     return {"answers": items}
 
 
+def _refusal(refused: Any) -> str:
+    """Why a file was not taken (an `UploadRefused`), in the reader's language."""
+    # Translators: a sentence made of one reason; end it as your language ends a sentence.
+    return _("{reason}.").format(reason=shown_problem(refused.args[0], _LANGUAGE.get()))
+
+
 def _value_item(index: int, question: QuestionView, form: _Form) -> dict[str, Any]:
     """The answer item of a typed question from the posted form (no value: a skip)."""
     field = question.input
@@ -701,13 +707,13 @@ async def _multipart(
         if not label or not name.endswith("-upload") or not index.isdigit():
             return  # no file chosen (an empty part), or not an upload field: ignored
         if upload is None or int(index) >= len(ids):
-            failure.append(_Refused("This page cannot take files for that question.", 400))
+            failure.append(_Refused(_("This page cannot take files for that question."), 400))
             return
         media = state["headers"].get("content-type", b"").decode("latin-1") or None
         try:
             state["sink"] = upload(question_id, ids[int(index)], label, media)
         except UploadRefused as refused:
-            failure.append(_Refused(f"{refused}.", refused.status))
+            failure.append(_Refused(_refusal(refused), refused.status))
         except LookupError as missing:
             failure.append(_Refused(f"{missing}.", 409))
         else:
@@ -720,7 +726,7 @@ async def _multipart(
                 sink.write(data[start:end])
             except UploadRefused as refused:
                 state["sink"] = None
-                failure.append(_Refused(f"{refused}.", refused.status))
+                failure.append(_Refused(_refusal(refused), refused.status))
         elif state["name"] is not None:
             state["text"] += end - start
             if state["text"] > _MAX_FORM_BYTES:

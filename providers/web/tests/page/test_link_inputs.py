@@ -209,3 +209,29 @@ async def test_a_hostile_name_or_a_refused_type_keeps_nothing_on_the_link_page(
     assert not [p for p in folder.rglob("*") if p.is_file()] if folder.exists() else True
     assert not (tmp_path / "escape.png").exists()
     assert not asking.done()
+
+
+async def test_a_refused_file_is_explained_in_the_readers_language(
+    linked, tmp_path, monkeypatch
+) -> None:
+    """The link page's refusal of a file names the rule in a Chinese reader's language."""
+    import httpx
+
+    monkeypatch.setenv("DSH_USER_QUESTIONS_UPLOADS", str(tmp_path / "uploads"))
+    provider, notifier = linked
+    question = typed("upload", question="Send a photo", accept=["image/*"])
+    asking = asyncio.ensure_future(provider.ask(request(question)))
+    await wait_until(lambda: bool(notifier.sent), "the notification")
+    async with httpx.AsyncClient(timeout=10) as http:
+        response = await http.post(
+            notifier.sent[-1].link,
+            data={"action": "answer"},
+            files={"q0-upload": ("notes.txt", b"hello", "text/plain")},
+            headers={"Accept-Language": "zh-CN"},
+        )
+    assert response.status_code == 415, response.text
+    said = "&#x27;notes.txt&#x27;（text/plain）不是这个问题接受的类型：image/*。"  # noqa: RUF001
+    assert said in response.text
+    assert "not a type" not in response.text
+    assert not asking.done()
+    asking.cancel()
