@@ -273,3 +273,28 @@ def test_a_file_questions_filter_line_is_chinese(terminal, tmp_path) -> None:
     term.wait_for("最多一个文件：请先取消勾选它。")
     term.press("enter")
     assert term.outcome()["answer"]["answers"][0]["value"] == ["a.md"]
+
+
+@pytest.mark.parametrize("kind", ["number", "date", "files", "upload"])
+def test_nothing_on_a_typed_form_is_left_hard_coded(terminal, tmp_path, kind) -> None:
+    """A typed question's form in the pseudo-locale: its field's label, hint, filter line and
+    Skip row, and the notice for a value the rules refuse, are all wrapped in ⟦ ⟧."""
+    env = pseudo_locale(tmp_path)
+    root = tmp_path / "甲"
+    root.mkdir()
+    (root / "乙.md").write_text("x")
+    fields = {
+        "number": {"type": "number", "min": 1, "max": 9},
+        "date": {"type": "date"},
+        "files": AskUserQuestionInput.files(root, max_count=1).to_dict(),
+        "upload": {"type": "upload", "max_count": 1},
+    }
+    item = {"id": "q", "question": "哪一个？", "input": fields[kind]}
+    term = terminal({"questions": [item]}, **env)
+    term.wait_until(lambda s: "\u27e7" in s and "Esc" in s, "the pseudo-locale's hint")
+    if kind == "number":
+        term.press("0")  # below the minimum: the notice names the rule
+        term.wait_for("\u27e6", "0")
+    term.settle(0.3)
+    screen = term.text.replace(str(tmp_path), "")
+    assert pseudo_locale.english_outside(screen) == [], screen  # type: ignore[attr-defined]
