@@ -77,7 +77,7 @@ def describe_value(value: object) -> str:
                 parts.append(f"{inert_text(name)}{about}")
             else:
                 parts.append(inert_text(str(entry)))
-        return ", ".join(parts) if parts else "(none)"
+        return ", ".join(parts) if parts else _("(none)")
     return inert_text(str(value))
 
 
