@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from dsh_user_questions import AskUserQuestionOption
+from dsh_user_questions._identity import Caller
 from dsh_user_questions._link_page import LinkedQuestion, link_routes, link_url, with_links
 from dsh_user_questions._links import (
     cross_origin_refusal,
@@ -55,7 +56,7 @@ class Questions:
     async def get(self, question_id: str) -> LinkedQuestion | None:
         return self.linked.get(question_id)
 
-    async def answer(self, question_id: str, wire: dict[str, Any]) -> str | None:
+    async def answer(self, question_id: str, wire: dict[str, Any], caller: Caller) -> str | None:
         linked = self.linked[question_id]
         assert linked.request is not None
         check_answer(linked.request, wire)  # BAD_ANSWER as the page must show it

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dsh_user_questions import BadAnswerError, UserQuestionError
-from dsh_user_questions._identity import TOKEN_HOLDER
+from dsh_user_questions._identity import TOKEN_HOLDER, Caller
 from dsh_user_questions_web import BoardEvent, Outcome, Settlement, problems_of
 
 from ._record import QuestionRecord, State
@@ -113,21 +113,25 @@ class InboxBoard:
         self._listeners[key] = listener
         return lambda: self._listeners.pop(key, None) and None
 
-    async def submit(self, ask_id: str, answer: object) -> Settlement:
+    async def submit(
+        self, ask_id: str, answer: object, *, caller: Caller | None = None
+    ) -> Settlement:
         """Answer through the store: accepted only when this answer was the one applied and
         an asker received it (``kept`` when none waits for it now).
 
         The answer is checked by the store with the core's rules (`rules.check_answer`, no
         rule of the page's own). An answer to a question withdrawn or expired meanwhile is
         still stored, as its late answer (the page is told the question is no longer pending).
+        ``caller`` is who answers (recorded as ``answered_by``; default: the token holder).
         """
+        person = TOKEN_HOLDER if caller is None else caller.person
         record = await asyncio.to_thread(self._inbox.get, ask_id)
         if record is None or record.state in (State.ANSWERED, State.CANCELLED):
             return Settlement.not_pending(ask_id, outcome_of(record))
         try:
             answer = await asyncio.to_thread(resolve_uploads, self._inbox, ask_id, answer)
             result = await asyncio.to_thread(
-                self._inbox.answer, ask_id, answer, surface=self._surface, by=TOKEN_HOLDER
+                self._inbox.answer, ask_id, answer, surface=self._surface, by=person
             )
         except UserQuestionError as err:
             if not isinstance(err, BadAnswerError):
@@ -155,7 +159,7 @@ class InboxBoard:
         ``ask_id``: its bytes go into the store (`_uploads`), for the asker to write out."""
         return open_upload(self._inbox, ask_id, question_id, name, media_type)
 
-    async def cancel(self, ask_id: str) -> Settlement:
+    async def cancel(self, ask_id: str, *, caller: Caller | None = None) -> Settlement:
         """Close the question (the asker gets ``ASK_CANCELLED``) if it is pending."""
         if await asyncio.to_thread(
             self._inbox.settle, ask_id, State.CANCELLED, surface=self._surface

@@ -139,6 +139,20 @@ def _parser() -> argparse.ArgumentParser:
         help="the address people reach this server by; notifications then carry a link that"
         " opens one question only (no token needed)",
     )
+    serve.add_argument(
+        "--identity-header",
+        metavar="NAME",
+        help="the header a reverse proxy that logs people in names the person in (e.g."
+        " X-Forwarded-User): answers are then recorded as that person, and refused without it",
+    )
+    serve.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="CIDR",
+        help="address or network of the proxy whose --identity-header is believed, as the TCP"
+        " peer (repeatable; e.g. 127.0.0.1/32)",
+    )
     commands.add_parser(
         "init", help="make the store if there is none (a harness's first ask also makes it)"
     )
@@ -231,6 +245,8 @@ def _run(inbox: Inbox, args: argparse.Namespace) -> int:
         allowed_hosts=args.allowed_host,
         surface=args.surface,
         public_url=args.public_url,
+        identity_header=args.identity_header,
+        trusted_proxies=args.trusted_proxy,
     )
 
 

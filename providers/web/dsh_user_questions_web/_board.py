@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 import attrs
+from dsh_user_questions._identity import Caller
 
 __all__ = ["BoardEvent", "Outcome", "QuestionBoard", "Settlement", "SettlementStatus"]
 
@@ -102,10 +103,17 @@ class QuestionBoard(Protocol):
         """
         ...
 
-    async def submit(self, ask_id: str, answer: object) -> Settlement:
-        """Settle the ask with ``answer`` (wire form, unchecked) if it is pending and valid."""
+    async def submit(
+        self, ask_id: str, answer: object, *, caller: Caller | None = None
+    ) -> Settlement:
+        """Settle the ask with ``answer`` (wire form, unchecked) if it is pending and valid.
+
+        ``caller`` is who posts it (its person is the answer's ``answered_by``, its address
+        the peer's); ``None``: the token holder.
+        """
         ...
 
-    async def cancel(self, ask_id: str) -> Settlement:
-        """Close the ask (the agent gets ``ASK_CANCELLED``) if it is pending."""
+    async def cancel(self, ask_id: str, *, caller: Caller | None = None) -> Settlement:
+        """Close the ask (the agent gets ``ASK_CANCELLED``) if it is pending (``caller``: as
+        for `submit`)."""
         ...

@@ -23,6 +23,7 @@ from typing import Any
 
 import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions._identity import TOKEN_HOLDER, Caller
 from dsh_user_questions._uploads import UploadWriter, discard_upload
 from dsh_user_questions.providing import Receipt
 
@@ -143,10 +144,18 @@ class LocalBoard:
         self._listeners[key] = listener
         return lambda: self._listeners.pop(key, None) and None
 
-    async def submit(self, ask_id: str, answer: object, *, by: str | None = None) -> Settlement:
+    async def submit(
+        self,
+        ask_id: str,
+        answer: object,
+        *,
+        by: str | None = None,
+        caller: Caller | None = None,
+    ) -> Settlement:
         """Hand ``answer`` over if the ask is pending, valid and still awaited; ``accepted``
         only once the asker has it (the core's receipt). ``by`` names where the answer came
-        from when not from a page (``"link"``: the one-question link); the pages are told."""
+        from when not from a page (``"link"``: the one-question link); the pages are told.
+        ``caller``'s person is the answer's ``answered_by`` (default: the token holder)."""
         ask = self._pending.get(ask_id)
         if ask is None:
             return Settlement.not_pending(ask_id, self._settled.get(ask_id))
@@ -154,7 +163,8 @@ class LocalBoard:
             return Settlement.not_pending(ask_id, await asyncio.shield(ask.delivery))
         try:
             answer = resolve_uploads(answer, ask.uploads)
-            checked = check_page_answer(ask.request.questions, answer)
+            person = TOKEN_HOLDER if caller is None else caller.person
+            checked = check_page_answer(ask.request.questions, answer, answered_by=person)
         except UserQuestionError as err:
             return Settlement.rejected(ask_id, problems_of(err))
         signal = ask.request.signal
@@ -211,8 +221,11 @@ class LocalBoard:
 
         return UploadSink(writer, keep)
 
-    async def cancel(self, ask_id: str, *, by: str | None = None) -> Settlement:
-        """Close the ask: the agent gets ``ASK_CANCELLED`` (``by``: as for `submit`)."""
+    async def cancel(
+        self, ask_id: str, *, by: str | None = None, caller: Caller | None = None
+    ) -> Settlement:
+        """Close the ask: the agent gets ``ASK_CANCELLED`` (``by``, ``caller``: as for
+        `submit`)."""
         ask = self._pending.get(ask_id)
         if ask is None:
             return Settlement.not_pending(ask_id, self._settled.get(ask_id))

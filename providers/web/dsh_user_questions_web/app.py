@@ -33,6 +33,7 @@ from importlib import resources
 from typing import Any
 
 from dsh_user_questions._i18n import N_, html_lang, language_from_accept
+from dsh_user_questions._identity import CALLER_KEY, TOKEN_HOLDER, Caller, ProxyIdentity
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
@@ -106,6 +107,7 @@ def create_app(
     limits: Limits | None = None,
     connections: ConnectionTable | None = None,
     server_name: str | None = None,
+    identity: ProxyIdentity | None = None,
 ) -> PageApp:
     """The page and protocol serving ``board`` behind the token, Host and Origin checks.
 
@@ -113,7 +115,9 @@ def create_app(
     so the port can be filled in once bound). ``connections`` is the table of the server
     that will serve the app, used to shed pages that stop reading. ``server_name`` is what
     the page calls its server when it cannot reach it (default "the harness"; ``dsh-inbox
-    serve`` says "the inbox server").
+    serve`` says "the inbox server"). With an ``identity``, the page answers only people a
+    trusted proxy names (`dsh_user_questions._identity.ProxyIdentity`; the `Guard` refuses
+    every other request, 401 or 403); the board is told who posts (``caller``).
     """
     limits = limits or Limits()
     hub = EventHub(board, limits, connections.drop if connections is not None else None)
@@ -201,7 +205,7 @@ def create_app(
         except _BadBody as bad:
             return bad.response
         try:
-            settled = await board.submit(data["id"], data["answer"])
+            settled = await board.submit(data["id"], data["answer"], caller=_caller(request))
         except RecursionError:
             return _invalid("answer: nested too deeply")
         return settlement_response(settled, request)
@@ -223,7 +227,8 @@ def create_app(
             data = await read_post(request, {"id"})
         except _BadBody as bad:
             return bad.response
-        return settlement_response(await board.cancel(data["id"]), request)
+        settled = await board.cancel(data["id"], caller=_caller(request))
+        return settlement_response(settled, request)
 
     async def files(request: Request) -> Response:
         ask_id = request.query_params.get("ask", "")
@@ -260,6 +265,7 @@ def create_app(
         max_body_bytes=limits.max_body_bytes,
         streamed=(f"{base}/upload",),
         on_trusted=connections.trust if connections is not None else None,
+        identity=identity,
     )
     return PageApp(guard, hub)
 
@@ -289,6 +295,12 @@ def under_prefix(app: Any, prefix: str) -> Any:
         await app(scope, receive, send)
 
     return stripped
+
+
+def _caller(request: Request) -> Caller:
+    """Who posts: the `Guard` put it in the scope (a bare app, in a test: the token holder)."""
+    caller = request.scope.get(CALLER_KEY)
+    return caller if isinstance(caller, Caller) else Caller(TOKEN_HOLDER)
 
 
 async def _read_body(request: Request, limit: int) -> bytes | None:
