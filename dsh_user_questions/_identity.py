@@ -56,7 +56,7 @@ CALLER_KEY = "dsh_user_questions.caller"
 
 # RFC 9110 token characters: what an HTTP header name may be made of.
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_MAX_PERSON = 64
+_SHOWN = 128  # characters of a refused value put in the log
 _Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 NO_IDENTITY = N_("sign in first: this page answers only people its proxy has logged in")
@@ -150,8 +150,8 @@ class ProxyIdentity:
         """Who a request from peer ``address`` carrying the header ``values`` (every occurrence
         of `header`, raw) is, or why it is refused.
 
-        From a trusted peer: the one value, a person id (UTF-8, at most 64 characters, no
-        whitespace or control character), else 401. From any other peer: 403, and a header
+        From a trusted peer: the one value, a person id (UTF-8, `team.is_person_id`, not
+        ``token``), else 401. From any other peer: 403, and a header
         it carried is ignored and logged (its value as inert text), never believed.
         """
         given = list(values)
@@ -161,7 +161,7 @@ class ProxyIdentity:
                     "ignored the identity header %s from %s, which is not a trusted proxy: %s",
                     self.header,
                     inert_text(str(address)),
-                    inert_text(given[0].decode("utf-8", "replace")[: _MAX_PERSON * 2]),
+                    inert_text(given[0].decode("utf-8", "replace")[:_SHOWN]),
                 )
             return IdentityRefusal(403, UNTRUSTED_PEER)
         if len(given) != 1:
@@ -175,16 +175,17 @@ class ProxyIdentity:
                 "refused the identity header %s from %s: not a person id: %s",
                 self.header,
                 inert_text(str(address)),
-                inert_text(given[0].decode("utf-8", "replace")[: _MAX_PERSON * 2]),
+                inert_text(given[0].decode("utf-8", "replace")[:_SHOWN]),
             )
             return IdentityRefusal(401, NO_IDENTITY)
         return Caller(person, address)
 
 
 def _person_id(text: str) -> bool:
-    return 0 < len(text) <= _MAX_PERSON and not any(
-        char.isspace() or not char.isprintable() for char in text
-    )
+    # The core's one rule for a person id (`team.is_person_id`); ``token`` names no person.
+    from .team import is_person_id
+
+    return text != TOKEN_HOLDER and is_person_id(text)
 
 
 def caller_of(scope: Mapping[str, Any], identity: ProxyIdentity | None) -> Caller | IdentityRefusal:

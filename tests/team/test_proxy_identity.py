@@ -56,7 +56,7 @@ def test_a_trusted_peer_without_the_header_is_refused_401() -> None:
 
 @pytest.mark.parametrize(
     "value",
-    [b"", b"   ", b"ana bo", b"ana\x1b[31m", b"a" * 65, b"\xff\xfe"],
+    [b"", b"   ", b"ana bo", b"ana\x1b[31m", b"a" * 65, b"\xff\xfe", b"token", b"group:ops"],
 )
 def test_a_value_that_is_no_person_id_is_refused_401(
     value: bytes, caplog: pytest.LogCaptureFixture
