@@ -25,7 +25,9 @@ Outcome = Literal["answered", "cancelled", "withdrawn", "expired", "stopped"]
 timeout, cancelled task), expired (a durable board's question whose time ran out), or stopped
 with the board."""
 
-SettlementStatus = Literal["accepted", "kept", "cancelled", "rejected", "not-pending"]
+SettlementStatus = Literal[
+    "accepted", "kept", "counted", "cancelled", "rejected", "refused", "not-pending"
+]
 
 
 @attrs.frozen
@@ -54,13 +56,19 @@ class Settlement:
     (its harness gets it when it resumes); ``cancelled`` that the ask was closed; ``rejected``
     that the answer broke a rule (listed in ``problems``; the ask stays pending);
     ``not-pending`` that it was already settled (``outcome`` says how, ``None`` when the id is
-    unknown).
+    unknown); ``refused`` that the poster may not answer it (``message``: the core's refusal,
+    `dsh_user_questions.team.may_answer`; nothing recorded); ``counted`` that their approval
+    of a review that needs several was counted and it is still pending (``approvers`` so far,
+    of ``needed``).
     """
 
     status: SettlementStatus
     ask_id: str
     outcome: Outcome | None = None
     problems: tuple[str, ...] = ()
+    message: str | None = None
+    approvers: tuple[str, ...] = ()
+    needed: int = 0
 
     @classmethod
     def accepted(cls, ask_id: str) -> Settlement:
@@ -81,6 +89,16 @@ class Settlement:
     def rejected(cls, ask_id: str, problems: Sequence[str]) -> Settlement:
         """The answer broke a rule; the ask stays pending."""
         return cls("rejected", ask_id, problems=tuple(problems))
+
+    @classmethod
+    def refused(cls, ask_id: str, message: str) -> Settlement:
+        """The poster may not answer this ask (``message`` says why); nothing was recorded."""
+        return cls("refused", ask_id, message=message)
+
+    @classmethod
+    def counted(cls, ask_id: str, approvers: Sequence[str], needed: int) -> Settlement:
+        """An approval was counted; the review still waits for more (``needed`` in all)."""
+        return cls("counted", ask_id, approvers=tuple(approvers), needed=needed)
 
     @classmethod
     def not_pending(cls, ask_id: str, outcome: Outcome | None) -> Settlement:

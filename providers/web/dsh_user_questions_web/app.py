@@ -34,6 +34,7 @@ from typing import Any
 
 from dsh_user_questions._i18n import N_, html_lang, language_from_accept
 from dsh_user_questions._identity import CALLER_KEY, TOKEN_HOLDER, Caller, ProxyIdentity
+from dsh_user_questions.rules import inert_text
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
@@ -145,8 +146,8 @@ def create_app(
     async def app_css(_request: Request) -> Response:
         return Response(style, media_type="text/css; charset=utf-8")
 
-    async def state(_request: Request) -> Response:
-        asks = await hub.snapshot()
+    async def state(request: Request) -> Response:
+        asks = await hub.snapshot(_caller(request).person)
         body = b'{"pending":[' + b",".join(asks) + b"]}"
         return Response(body, media_type="application/json")
 
@@ -185,6 +186,25 @@ def create_app(
             return _json({"status": settled.status, "id": settled.ask_id})
         if settled.status == "kept":
             return _json({"status": "kept", "id": settled.ask_id, "message": tr(_KEPT)})
+        if settled.status == "refused":
+            body = {"status": "refused", "id": settled.ask_id, "message": settled.message}
+            return _json(body, 403)
+        if settled.status == "counted":
+            have, needed = len(settled.approvers), settled.needed
+            shown = tr("approved by {people} ({have} of {needed})").format(
+                people=", ".join(inert_text(person) for person in settled.approvers),
+                have=have,
+                needed=needed,
+            )
+            return _json(
+                {
+                    "status": "counted",
+                    "id": settled.ask_id,
+                    "approvedBy": [inert_text(person) for person in settled.approvers],
+                    "needed": needed,
+                    "message": shown,
+                }
+            )
         if settled.status == "rejected":
             problems = list(settled.problems)
             return _json({"status": "rejected", "id": settled.ask_id, "problems": problems}, 422)
