@@ -174,7 +174,7 @@ class QuestionNotifier:
             return False  # another process on the store sends this one
         tags = await asyncio.to_thread(self._tags, record, kind)
         if kind == "escalation":
-            await asyncio.to_thread(inbox.escalate, record)
+            await asyncio.to_thread(inbox._escalate, record)
         if tags is not None and not tags:
             _log.warning(
                 "question %s: no notification target carries a tag of its audience; nobody"
@@ -196,7 +196,7 @@ class QuestionNotifier:
         if sent:  # who was notified: the tags, or (no audience) each target's privacy form
             for whom in tags if tags is not None else self.notifier.shown_targets:
                 await asyncio.to_thread(
-                    inbox.log_step, record.id, "notified", by=whom, surface="notify"
+                    inbox._log_step, record.id, "notified", by=whom, surface="notify"
                 )
         return sent
 

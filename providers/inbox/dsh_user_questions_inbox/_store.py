@@ -482,9 +482,9 @@ class Inbox:
         answer or asks for one (`answer` calls it too)."""
         refusal = self.may_answer(record, person)
         if refusal is not None:
-            self.log_step(record.id, "refused", by=person, surface=surface, address=address)
+            self._log_step(record.id, "refused", by=person, surface=surface, address=address)
         elif escalation_due(self.people, record, time.time()):
-            self.escalate(record)  # logged once, whoever notices it is due first
+            self._escalate(record)  # logged once, whoever notices it is due first
         return refusal
 
     def answer(
@@ -651,10 +651,10 @@ class Inbox:
         )
         return AnswerOutcome.APPLIED, (len(verdict.approvers), verdict.needed)
 
-    def escalate(self, record: QuestionRecord) -> bool:
+    def _escalate(self, record: QuestionRecord) -> bool:
         """Log the ``escalated`` event of a question (once, while pending; ``by`` names the
         audience it escalates to); ``True`` for the one call that wrote it."""
-        return self.log_step(
+        return self._log_step(
             record.id, "escalated", by=", ".join(self.people.escalate_to), surface="deadline"
         )
 
@@ -674,9 +674,9 @@ class Inbox:
                 f"record_event() logs {', '.join(sorted(SURFACE_EVENTS))}, not {event!r}:"
                 " the store logs its own changes"
             )
-        return self.log_step(question_id, event, by=by, surface=surface, address=address)
+        return self._log_step(question_id, event, by=by, surface=surface, address=address)
 
-    def log_step(
+    def _log_step(
         self,
         question_id: str,
         event: str,

@@ -539,14 +539,24 @@ def _refused(message: str) -> int:
     return _fail(inert(message), EXIT_REFUSED)
 
 
+def _admit(inbox: Inbox, record: QuestionRecord, surface: str) -> int | None:
+    """``None`` when the login may answer ``record``; else the exit status, its refusal said
+    (or that the people file cannot be read)."""
+    try:
+        refusal = inbox.admit(record, login_name(), surface=surface)
+    except ValueError as err:  # the people file (DSH_USER_QUESTIONS_PEOPLE) is not one
+        return _fail(inert(str(err)))
+    return None if refusal is None else _refused(refusal)
+
+
 def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
     record = inbox.get(question_id)
     if record is None:
         return _no_question(question_id)
     # Someone outside the audience is refused before being asked anything.
-    refusal = inbox.admit(record, login_name(), surface=surface)
-    if refusal is not None:
-        return _refused(refusal)
+    refused = _admit(inbox, record, surface)
+    if refused is not None:
+        return refused
     if sys.stdin is not None and sys.stdin.isatty():
         from ._ask_here import ask_in_terminal
 
@@ -584,9 +594,9 @@ def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
     record = inbox.get(question_id)
     if record is None:
         return _no_question(question_id)
-    refusal = inbox.admit(record, login_name(), surface=args.surface)
-    if refusal is not None:
-        return _refused(refusal)
+    refused = _admit(inbox, record, args.surface)
+    if refused is not None:
+        return refused
     views = _views(record)
     if views is None:
         return _fail(f"question {question_id} is not readable as a question", EXIT_INVALID)

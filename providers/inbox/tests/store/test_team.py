@@ -315,3 +315,23 @@ def test_a_secret_answer_of_an_audience_is_logged_without_its_text(
         assert "ana" in shown.stdout
         assert "s3cr3t" not in shown.stdout
     assert "s3cr3t" not in json.dumps([e.to_dict() for e in inbox.events()])
+
+
+def test_dsh_inbox_answer_with_a_broken_people_file_says_so(
+    inbox: Inbox, inbox_url: str, tmp_path: Path
+) -> None:
+    """A question for a group while the people file is no TOML: one line naming the file, exit
+    1, nothing stored (no traceback)."""
+    record = inbox.add(for_(("group:oncall",)), harness="h")
+    broken = tmp_path / "people.toml"
+    broken.write_text("[people.ana\n", encoding="utf-8")
+    done = _cli(
+        inbox_url, "answer", record.id, stdin=json.dumps(pick("npm")),
+        env={"DSH_USER_QUESTIONS_PEOPLE": str(broken)},
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"dsh-inbox: people file {broken}: not TOML")
+    assert "Traceback" not in done.stderr
+    stored = inbox.get(record.id)
+    assert stored is not None
+    assert stored.state is State.PENDING
