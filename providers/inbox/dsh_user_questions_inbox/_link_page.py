@@ -54,6 +54,7 @@ def link_routes(
     cancel: Callable[[str], bool],
     to_thread: Callable[..., Any],
     upload: Callable[[str, str, str, str | None], Any] | None = None,
+    opened: Callable[[str, Caller], Any] | None = None,
 ) -> list[Any]:
     """The Starlette routes of ``/q/{token}`` over a store's ``get``/``answer``/``cancel``.
 
@@ -61,7 +62,10 @@ def link_routes(
     `AnswerResult` (it raises
     ``BAD_ANSWER`` as `UserQuestionError`); blocking store calls run through ``to_thread``.
     ``upload(question_id, item_id, name, media_type)`` opens a sink for a file the form
-    carries (`_uploads.open_upload`).
+    carries (`_uploads.open_upload`). ``opened(question_id, caller)`` logs that the link
+    showed a pending question (`Inbox.record_event` ``opened``). A refused answer shows the
+    refusal; an approval counted towards a review that needs more is recorded (the question
+    stays open).
     """
 
     async def get_linked(question_id: str) -> LinkedQuestion | None:
@@ -70,11 +74,23 @@ def link_routes(
 
     async def answer_linked(question_id: str, wire: dict[str, Any], caller: Caller) -> str | None:
         result = await to_thread(answer, question_id, wire, caller)
-        return None if result.outcome is AnswerOutcome.APPLIED else str(result.outcome)
+        if result.outcome in (AnswerOutcome.APPLIED, AnswerOutcome.COUNTED):
+            return None
+        if result.outcome is AnswerOutcome.REFUSED and result.message:
+            return str(result.message)
+        return str(result.outcome)
 
     async def cancel_linked(question_id: str) -> object:
         return await to_thread(cancel, question_id)
 
+    async def opened_linked(question_id: str, caller: Caller) -> object:
+        return None if opened is None else await to_thread(opened, question_id, caller)
+
     return page_routes(
-        secret=secret, get=get_linked, answer=answer_linked, cancel=cancel_linked, upload=upload
+        secret=secret,
+        get=get_linked,
+        answer=answer_linked,
+        cancel=cancel_linked,
+        upload=upload,
+        opened=opened_linked,
     )

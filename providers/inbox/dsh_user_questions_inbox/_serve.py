@@ -233,10 +233,14 @@ def _with_links(
             resolve_uploads(inbox, qid, answer),
             surface=f"{surface}-link",
             by=caller.person,
+            address=caller.address,
         ),
         cancel=lambda qid: inbox.settle(qid, State.CANCELLED, surface=f"{surface}-link"),
         to_thread=asyncio.to_thread,
         upload=lambda *file: open_upload(inbox, *file),
+        opened=lambda qid, caller: inbox.record_event(
+            qid, "opened", by=caller.person, surface=f"{surface}-link", address=caller.address
+        ),
     )
     return with_links(app, routes, hosts, identity)
 

@@ -8,6 +8,13 @@ A board lists its pending asks in wire form (``{"id", "agent", "createdAt", "que
 questions in the core's wire form), tells listeners what changed (`BoardEvent`), and settles an
 ask at most once through `QuestionBoard.submit` / `QuestionBoard.cancel`, answering with a
 `Settlement`. Everything but `watch` is async, so a board may do I/O.
+
+A board may also have (the page uses each when present): ``refusal(ask, person)`` (why
+``person`` may not see a pending ask in wire form, or ``None``; without it the page applies
+the core's `dsh_user_questions.team.may_answer` to the ask's ``audience``), ``async
+opened(ask_id, caller)`` (a page showed the ask to ``caller``: the log's ``opened``) and
+``async history(ask_id, caller)`` (the ask's log as ``{"event", "by", "surface", "at"}``
+mappings, ``at`` in milliseconds; ``None`` when unknown or not for ``caller``).
 """
 
 from __future__ import annotations

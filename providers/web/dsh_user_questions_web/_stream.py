@@ -21,7 +21,7 @@ import contextlib
 import json
 import secrets
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions._identity import CALLER_KEY, TOKEN_HOLDER, Caller
@@ -166,6 +166,9 @@ class EventHub:
         audience = ask.get("audience")
         if not audience:
             return None
+        decide = getattr(self._board, "refusal", None)
+        if decide is not None:  # a board with its own additions (the inbox's escalation)
+            return cast("str | None", decide(ask, person))
         ask_id = str(ask.get("id"))
         request = self._audiences.get(ask_id)
         if request is None:

@@ -28,7 +28,7 @@ import asyncio
 import html
 import json
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from importlib import resources
 from typing import Any
 
@@ -126,6 +126,8 @@ def create_app(
     if server_name:  # who the page tells the user is unreachable (default: the harness)
         named = f'<html lang="en" data-server="{html.escape(server_name, quote=True)}">'
         page = page.replace(b'<html lang="en">', named.encode(), 1)
+    if getattr(board, "history", None) is not None:  # the cards offer their history
+        page = page.replace(b"<html ", b'<html data-history="1" ', 1)
     base = f"/{token}"
 
     async def index(request: Request) -> Response:
@@ -250,6 +252,27 @@ def create_app(
         settled = await board.cancel(data["id"], caller=_caller(request))
         return settlement_response(settled, request)
 
+    async def opened(request: Request) -> Response:
+        try:
+            data = await read_post(request, {"id"})
+        except _BadBody as bad:
+            return bad.response
+        tell = getattr(board, "opened", None)
+        if tell is not None:
+            await tell(data["id"], _caller(request))
+        return _json({"status": "ok", "id": data["id"]})
+
+    async def history(request: Request) -> Response:
+        ask_id = request.query_params.get("ask", "")
+        if not _ID.fullmatch(ask_id):
+            return _invalid("ask: must be a question id (letters, digits and . _ : -)")
+        read = getattr(board, "history", None)
+        events = None if read is None else await read(ask_id, _caller(request))
+        if events is None:
+            return _json({"status": "not-found", "message": "no history of that question"}, 404)
+        tr = for_language(language_from_accept(request.headers.get("accept-language")))
+        return _json({"id": ask_id, "events": [_event_line(event, tr) for event in events]})
+
     async def files(request: Request) -> Response:
         ask_id = request.query_params.get("ask", "")
         question_id = request.query_params.get("question", "")
@@ -274,6 +297,8 @@ def create_app(
             Route(f"{base}/answer", answer, methods=["POST"]),
             Route(f"{base}/cancel", cancel, methods=["POST"]),
             Route(f"{base}/alive", alive, methods=["POST"]),
+            Route(f"{base}/opened", opened, methods=["POST"]),
+            Route(f"{base}/history", history, methods=["GET"]),
             Route(f"{base}/files", files, methods=["GET"]),
             Route(f"{base}/upload", upload, methods=["POST"]),
         ]
@@ -315,6 +340,21 @@ def under_prefix(app: Any, prefix: str) -> Any:
         await app(scope, receive, send)
 
     return stripped
+
+
+def _event_line(event: Mapping[str, Any], tr: Callable[[str], str]) -> dict[str, Any]:
+    """One event of a question's history as the page shows it: ``at`` (ms) and ``text`` (the
+    event's English name, who and where as inert text, in the reader's language)."""
+    name = inert_text(str(event.get("event", "")))
+    by, surface = event.get("by"), event.get("surface")
+    where = inert_text(str(surface)) if surface else "?"
+    if by:
+        text = tr("{event} by {person} on {surface}").format(
+            event=name, person=inert_text(str(by)), surface=where
+        )
+    else:
+        text = tr("{event} on {surface}").format(event=name, surface=where)
+    return {"at": event.get("at"), "text": text}
 
 
 def _caller(request: Request) -> Caller:
