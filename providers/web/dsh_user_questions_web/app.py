@@ -127,7 +127,7 @@ def create_app(
         named = f'<html lang="en" data-server="{html.escape(server_name, quote=True)}">'
         page = page.replace(b'<html lang="en">', named.encode(), 1)
     if getattr(board, "history", None) is not None:  # the cards offer their history
-        page = page.replace(b"<html ", b'<html data-history="1" ', 1)
+        page = page.replace(b'<html lang="en"', b'<html lang="en" data-history="1"', 1)
     base = f"/{token}"
 
     async def index(request: Request) -> Response:

@@ -31,6 +31,7 @@ import pytest_asyncio
 from _processes import DSH_INBOX
 from _requests import pick
 from dsh_user_questions import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
+from dsh_user_questions.plan_review import plan_review_question
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
 
 from dsh_user_questions_inbox import Inbox, open_inbox
@@ -337,3 +338,61 @@ async def test_a_forged_header_straight_to_the_port_is_refused_and_logged(
     logged = served.log.read_text()
     assert "ignored the identity header x-forwarded-user from 127.0.0.1" in logged
     assert ": ana" in logged
+
+
+def two_approvals() -> AskUserQuestionRequest:
+    """A plan review that ana and bo must both approve."""
+    question = plan_review_question("# Deploy\n\nShip it to production.")
+    assert question.intent is not None
+    review = attrs.evolve(question, intent=attrs.evolve(question.intent, approvals=2))
+    return AskUserQuestionRequest(questions=[review], audience=("ana", "bo"))
+
+
+async def test_a_team_through_the_proxy_audience_approvals_history(
+    proxy: Proxy, served: Served, browser: Browser
+) -> None:
+    """bo's page never shows the question for ana alone; ana's approval of a two-approval
+    review is "approved by ana (1 of 2)", bo's settles it; the log names both, each page's
+    opening, and the proxy's address; a card's history shows its events as text."""
+    review = served.store.add(two_approvals(), harness="laptop")
+    for_ana = served.store.add(attrs.evolve(pkg_request(), audience=("ana",)), harness="laptop")
+    ana, bo = await person(browser, "ana"), await person(browser, "bo")
+    try:
+        bo_page = await bo.new_page()
+        await bo_page.goto(f"{proxy.origin}/inbox/{TOKEN}/")
+        await expect(bo_page.locator(f'article[data-ask-id="{review.id}"]')).to_be_visible()
+        await expect(bo_page.locator(f'[data-ask-id="{for_ana.id}"]')).to_have_count(0)
+        ana_page = await ana.new_page()
+        await ana_page.goto(f"{proxy.origin}/inbox/{TOKEN}/")
+        card = ana_page.locator(f'article[data-ask-id="{review.id}"]')
+        await expect(card).to_be_visible()
+        await card.get_by_role("button", name="Approve", exact=True).click()
+        await expect(ana_page.locator("#notice")).to_have_text("approved by ana (1 of 2)")
+        pending = served.store.get(review.id)
+        assert pending is not None
+        assert pending.state is State.PENDING
+        bo_card = bo_page.locator(f'article[data-ask-id="{review.id}"]')
+        await bo_card.get_by_role("button", name="Approve", exact=True).click()
+        await expect(bo_card).to_have_count(0)
+        # ana's own question: its history, as its card shows it.
+        await ana_page.locator(f'#queue button[data-ask-id="{for_ana.id}"]').click()
+        mine = ana_page.locator(f'article[data-ask-id="{for_ana.id}"]')
+        await expect(mine).to_be_visible()
+        await mine.locator("summary", has_text="History").click()
+        await expect(mine.locator(".history-list")).to_contain_text("asked on harness")
+        await expect(mine.locator(".history-list")).to_contain_text("opened by ana on web")
+    finally:
+        await ana.close()
+        await bo.close()
+    settled = served.store.get(review.id)
+    assert settled is not None
+    assert settled.state is State.ANSWERED
+    assert settled.answered_by == "bo"
+    steps = [(e.event, e.by, e.address) for e in served.store.events(review.id)]
+    assert ("approved", "ana", "127.0.0.3") in steps
+    assert ("answered", "bo", "127.0.0.3") in steps
+    assert ("opened", "ana", "127.0.0.3") in steps
+    assert ("opened", "bo", "127.0.0.3") in steps
+    shown = log_lines(served, review.id)
+    assert "approved by ana on web" in shown
+    assert "answered by bo on web" in shown
