@@ -154,9 +154,10 @@ class QuestionNotifier:
             later: list[tuple[float, str]] = []
             if self.remind is not None:
                 later.append((record.created + self.remind, "reminder"))
-            people = await asyncio.to_thread(lambda: self.notices.inbox.people)
-            if people.escalate_after is not None and record.request.get("audience"):
-                later.append((record.created + people.escalate_after, "escalation"))
+            if record.request.get("audience"):  # the people file matters to these only
+                people = await asyncio.to_thread(lambda: self.notices.inbox.people)
+                if people.escalate_after is not None:
+                    later.append((record.created + people.escalate_after, "escalation"))
             for when, kind in sorted(later):
                 await asyncio.sleep(max(0.0, when - time.time()))
                 current = await asyncio.to_thread(self.notices.inbox.get, record.id)

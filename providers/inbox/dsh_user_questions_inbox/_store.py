@@ -438,11 +438,9 @@ class Inbox:
     @property
     def people(self) -> team.People:
         """Who is who: the people file (`team.People`) that audiences are expanded with and
-        escalation is read from; by default `team.People.from_env` on first use. Set it to
-        use another."""
-        if self._people is None:
-            self._people = team.People.from_env()
-        return self._people
+        escalation is read from; by default `team.People.from_env` (read again when the file
+        changes). Set it to use another."""
+        return team.People.from_env() if self._people is None else self._people
 
     @people.setter
     def people(self, people: team.People) -> None:
@@ -458,10 +456,10 @@ class Inbox:
         request = record.to_request()
         if not request.audience:
             return None
-        refusal = team.may_answer(request, person, self.people)
+        people = self.people
+        refusal = team.may_answer(request, person, people)
         if refusal is None or person is None:
             return refusal
-        people = self.people
         if escalation_due(people, record, time.time()) and person in people.expand(
             people.escalate_to
         ):
@@ -480,6 +478,8 @@ class Inbox:
         is logged as ``escalated``), else the refusal, logged as a ``refused`` event by
         ``person`` from ``surface`` (and ``address``). What a surface calls before it takes an
         answer or asks for one (`answer` calls it too)."""
+        if not record.request.get("audience"):
+            return None  # anyone may answer: nothing to check, no people file read
         refusal = self.may_answer(record, person)
         if refusal is not None:
             self._log_step(record.id, "refused", by=person, surface=surface, address=address)

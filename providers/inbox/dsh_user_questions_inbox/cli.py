@@ -35,7 +35,7 @@ from dsh_user_questions.view import Node, QuestionView, diff_lines, request_view
 from ._i18n import _
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._retention import parse_duration, retention_seconds
-from ._store import AnswerResult, Inbox, open_inbox
+from ._store import AnswerResult, Inbox, approvals_needed, open_inbox
 from ._uploads import attach_files, resolve_uploads, stash_local_uploads
 from ._url import ENV_INBOX
 
@@ -373,7 +373,8 @@ def _show(inbox: Inbox, question_id: str, *, as_json: bool) -> int:
         print(json.dumps(record.to_dict()))
         return 0
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    print(render(record, colour=colour))
+    approvers = [e.by for e in inbox.events(question_id) if e.event == "approved" and e.by]
+    print(render(record, colour=colour, approvers=approvers))
     return 0
 
 
@@ -501,14 +502,15 @@ def _views(record: QuestionRecord) -> tuple[QuestionView, ...] | None:
         return None
 
 
-def render(record: QuestionRecord, *, colour: bool = False) -> str:
+def render(record: QuestionRecord, *, colour: bool = False, approvers: Sequence[str] = ()) -> str:
     """A record as ``dsh-inbox show`` prints it: every question in full, as the core's view
     shows it (`dsh_user_questions.view`), model text inert.
 
     A diff-review question's diff is shown as the one diff parser reads it, coloured when
     ``colour`` (file headers bold, hunk headers cyan, added lines green, removed red; the
     escapes are ours, the model's text stays inert). A stored request that is no longer valid
-    is shown as its inert JSON.
+    is shown as its inert JSON. A question with an audience says whom it is for; a review that
+    needs several approvals says who approved it so far (``approvers``, from its log).
     """
     who = inert(record.harness) + (f"/{inert(record.agent)}" if record.agent else "")
     lines = [
@@ -516,6 +518,19 @@ def render(record: QuestionRecord, *, colour: bool = False) -> str:
             id=record.id, state=_state(record), who=who
         )
     ]
+    audience = record.request.get("audience")
+    if isinstance(audience, list) and audience:
+        lines.append(_("for: {audience}").format(audience=inert(", ".join(map(str, audience)))))
+    with contextlib.suppress(WireFormatError):  # unreadable: shown as JSON below
+        needed = approvals_needed(record.to_request())
+        if needed > 1 and approvers:
+            lines.append(
+                _("approved by {names} ({have} of {needed})").format(
+                    names=inert(", ".join(approvers)), have=len(approvers), needed=needed
+                )
+            )
+        elif needed > 1:
+            lines.append(_("no approval yet (0 of {needed})").format(needed=needed))
     views = _views(record)
     if views is None:
         shown = inert(json.dumps(record.request, ensure_ascii=False))

@@ -4,6 +4,7 @@ the log of each step (refused, approved, opened, escalated), pruned with its rec
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -15,7 +16,13 @@ from typing import Any
 import attrs
 import pytest
 from _requests import LOGIN, PKG, pick
-from dsh_user_questions import AskUserQuestionItem, AskUserQuestionRequest, team
+from _waits import pending_one
+from dsh_user_questions import (
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+    UserQuestionService,
+    team,
+)
 from dsh_user_questions.plan_review import PLAN_REVIEW_ID, plan_review_question
 
 from dsh_user_questions_inbox import AnswerOutcome, Inbox, State, open_inbox
@@ -280,12 +287,15 @@ def test_an_approval_from_the_shell_and_the_page_counts_once(inbox: Inbox, inbox
     """The login approves with ``dsh-inbox answer`` (counted, 1 of 2, exit 0) and again from
     the page: still 1 of 2; Ana's approval settles it; ``dsh-inbox log`` names each approver."""
     record = inbox.add(review(audience=(LOGIN, "ana")), harness="h")
+    assert "no approval yet (0 of 2)" in _cli(inbox_url, "show", record.id).stdout
     done = _cli(inbox_url, "answer", record.id, stdin=json.dumps(APPROVE))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == (
         f"your approval of question {record.id} was counted: 1 of 2 approvals; it stays open"
         " until the others approve"
     )
+    shown = _cli(inbox_url, "show", record.id).stdout
+    assert f"for: {LOGIN}, ana\napproved by {LOGIN} (1 of 2)\n" in shown
     again = inbox.answer(record.id, APPROVE, surface="web", by=LOGIN)
     assert (again.outcome, again.approvals) == (AnswerOutcome.COUNTED, (1, 2))
     assert inbox.answer(record.id, APPROVE, surface="web", by="ana").applied
@@ -335,3 +345,24 @@ def test_dsh_inbox_answer_with_a_broken_people_file_says_so(
     stored = inbox.get(record.id)
     assert stored is not None
     assert stored.state is State.PENDING
+
+
+async def test_ask_returns_the_review_once_two_people_approved(
+    service: UserQuestionService, inbox: Inbox
+) -> None:
+    """Through the inbox provider: ask() of a 2-approval review stays waiting after Ana's
+    approval (counted, twice) and returns Bo's settling answer, answered_by Bo."""
+    request = AskUserQuestionRequest.from_dict(review(audience=("ana", "bo")))
+    asking = asyncio.ensure_future(service.ask(request))
+    record = await pending_one(inbox)
+    for surface in ("web", "cli"):
+        counted = await asyncio.to_thread(
+            inbox.answer, record.id, APPROVE, surface=surface, by="ana"
+        )
+        assert counted.outcome is AnswerOutcome.COUNTED
+    await asyncio.sleep(0.2)  # the asker heard of each change and kept waiting
+    assert not asking.done()
+    await asyncio.to_thread(inbox.answer, record.id, APPROVE, surface="web", by="bo")
+    got = await asyncio.wait_for(asking, 60)
+    assert got.answered_by == "bo"
+    assert got.answers[0].selected == ("Approve",)
