@@ -184,7 +184,34 @@ class QuestionNotifier:
             )
             return False
         settings = await asyncio.to_thread(self.notices.link_settings)
-        link = None if settings is None else link_for(settings[0], settings[1], record)
+        if tags is None:  # no audience: one message to every target, its link for anyone
+            return await self._send_to(record, kind, settings, None, None)
+        # An audience: one message per person, each with a link of their own (the link names
+        # its recipient, who answers through it when no logging-in proxy names the person).
+        people = await asyncio.to_thread(lambda: inbox.people)
+        sent = False
+        for person in await asyncio.to_thread(self._persons, record, kind):
+            theirs = tuple(tag for tag in people.tags_for([person]) if tag in tags)
+            if theirs:
+                sent = await self._send_to(record, kind, settings, person, theirs) or sent
+        return sent
+
+    async def _send_to(
+        self,
+        record: QuestionRecord,
+        kind: str,
+        settings: tuple[str, bytes] | None,
+        person: str | None,
+        tags: tuple[str, ...] | None,
+    ) -> bool:
+        """One notification of ``record`` to the targets of ``tags`` (``None``: all), its link
+        made for ``person`` (``None``: nobody named); logged as ``notified`` once sent."""
+        inbox = self.notices.inbox
+        link = (
+            None
+            if settings is None
+            else link_for(settings[0], settings[1], record, recipient=person)
+        )
         note = notification_for(
             record.to_request(), asker=asker(record), link=link, reminder=kind == "reminder"
         )
@@ -200,6 +227,15 @@ class QuestionNotifier:
                     inbox._log_step, record.id, "notified", by=whom, surface="notify"
                 )
         return sent
+
+    def _persons(self, record: QuestionRecord, kind: str) -> list[str]:
+        """The people a notification of ``record`` goes to: its audience's (the escalation's,
+        for an escalation), expanded, in order."""
+        people = self.notices.inbox.people
+        audience = tuple(record.request.get("audience") or ())
+        if kind == "escalation":
+            audience = people.escalate_to
+        return sorted(people.expand(audience))
 
     def _tags(self, record: QuestionRecord, kind: str) -> tuple[str, ...] | None:
         """The Apprise tags to notify about ``record``: ``None`` (every target) without an

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -142,3 +143,32 @@ async def test_an_answered_question_is_not_escalated(
     await settle(notifier)
     assert len(got["cy"]) == 0
     assert "escalated" not in [e.event for e in inbox.events(record.id)]
+
+
+async def test_each_person_gets_a_link_of_their_own(
+    inbox: Inbox, tmp_path: Path, receivers: tuple[Path, Receivers]
+) -> None:
+    """With links served, each person of the audience is sent a link naming them (a link per
+    person), which answers as that person when no logging-in proxy names whoever opens it."""
+    from dsh_user_questions._links import link_recipient, verify_link_token
+
+    from dsh_user_questions_inbox._notices import Notices
+
+    config, got = receivers
+    people = tmp_path / "people.toml"
+    people.write_text(PEOPLE, encoding="utf-8")
+    inbox.people = team.People.load(people)
+    secret = Notices(inbox).publish_links("https://inbox.example")
+    record = await asyncio.to_thread(
+        inbox.add, {**QUESTION, "audience": ["group:oncall"]}, harness="h"
+    )
+    notifier = QuestionNotifier(inbox, Notifier([str(config)]))
+    notifier.question_waiting(record)
+    await settle(notifier)
+    for name in ("ana", "bo"):
+        assert len(got[name]) == 1
+        found = re.search(r"https://inbox\.example/q/(\S+)", got[name][0]["message"])
+        assert found is not None, got[name][0]
+        token = found.group(1)
+        assert verify_link_token(secret, token) == record.id
+        assert link_recipient(token) == name
