@@ -115,13 +115,15 @@ class InboxBoard:
         self._audienced.update((r.id, r) for r in records if r.request.get("audience"))
         return [wire_of(record) for record in records]
 
-    def refusal(self, ask: Mapping[str, Any], person: str) -> str | None:
+    def refusal(
+        self, ask: Mapping[str, Any], person: str, record: QuestionRecord | None = None
+    ) -> str | None:
         """Why ``person`` may not see the pending ``ask`` (`Inbox.may_answer`: the core's rule,
         and an escalation once due), or ``None``. Read without I/O from the records the pages
         were given; an escalation that falls due later shows on the next snapshot."""
         if not ask.get("audience"):
             return None
-        record = self._audienced.get(str(ask.get("id")))
+        record = record or self._audienced.get(str(ask.get("id")))
         if record is None:
             return "this question is not known here"
         try:
@@ -187,7 +189,11 @@ class InboxBoard:
         return Settlement.not_pending(ask_id, outcome_of(result.record))
 
     async def opened(self, ask_id: str, caller: Caller) -> None:
-        """A page showed the question to ``caller``: its ``opened`` event (once per showing)."""
+        """A page showed the question to ``caller``: its ``opened`` event (once per showing;
+        nothing for a question that is unknown or not for them: the page never showed it)."""
+        record = await asyncio.to_thread(self._inbox.get, ask_id)
+        if record is None or self.refusal(wire_of(record), caller.person, record) is not None:
+            return
         await asyncio.to_thread(
             self._inbox.record_event,
             ask_id,

@@ -95,7 +95,8 @@ async def test_an_outsider_is_refused_on_the_page_with_the_cores_message(
     inbox: Inbox, board: InboxBoard
 ) -> None:
     """bo sees neither the question for ana nor its history; his answer and his close are
-    refused with the core's message, logged as refused, and nothing else is recorded."""
+    refused with the core's message, logged as refused, and nothing else is recorded (not
+    even an ``opened`` he claims)."""
     for_ana = inbox.add(pkg(audience=["ana"]), harness="laptop")
     for_all = inbox.add(pkg(), harness="laptop")
     async with page(board) as http:
@@ -104,6 +105,7 @@ async def test_an_outsider_is_refused_on_the_page_with_the_cores_message(
         posted = await http.post("answer", json=answer(for_ana.id), headers=as_person("bo"))
         closed = await http.post("cancel", json={"id": for_ana.id}, headers=as_person("bo"))
         history = await http.get(f"history?ask={for_ana.id}", headers=as_person("bo"))
+        await http.post("opened", json={"id": for_ana.id}, headers=as_person("bo"))
     assert [ask["id"] for ask in bo_sees] == [for_all.id]
     assert [ask["id"] for ask in ana_sees] == [for_ana.id, for_all.id]
     assert posted.status_code == closed.status_code == 403
