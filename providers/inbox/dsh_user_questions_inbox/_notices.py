@@ -220,7 +220,10 @@ class QuestionNotifier:
                 title=note.title,
                 body=f"{note.body}\n\nAnswer with: dsh-inbox answer {record.id}",
             )
-        sent = await self.notifier.send(note, tags=tags)
+        # Without an audience, sent as before (a notifier of one's own need not take tags).
+        sent = await (
+            self.notifier.send(note) if tags is None else self.notifier.send(note, tags=tags)
+        )
         if sent:  # who was notified: the tags, or (no audience) each target's privacy form
             for whom in tags if tags is not None else self.notifier.shown_targets:
                 await asyncio.to_thread(
