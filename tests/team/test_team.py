@@ -107,6 +107,9 @@ def test_bad_wire_audience_and_approvals_are_named() -> None:
         AskUserQuestionRequest.from_dict({**data, "audience": "ana"})
     with pytest.raises(WireFormatError, match="approvals: must be an integer"):
         AskUserQuestionIntent.from_dict({"kind": "plan-review", "approve": "Go", "approvals": "2"})
+    for bad in (None, True, 2.0, "2"):
+        with pytest.raises(TypeError, match="approvals must be an int"):
+            AskUserQuestionIntent("plan-review", "Go", approvals=bad)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="audience must be an iterable"):
         AskUserQuestionRequest(questions=(review(),), audience="ana")  # type: ignore[arg-type]
 
