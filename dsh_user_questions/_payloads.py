@@ -153,6 +153,11 @@ def _check_int(_instance: object, attribute: attrs.Attribute[Any], value: object
         raise TypeError(f"{attribute.name} must be an int or None, got {type(value).__name__}")
 
 
+def _check_count(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{attribute.name} must be an int, got {type(value).__name__}")
+
+
 def _strings(value: Iterable[str]) -> tuple[str, ...]:
     return _as_tuple(value, "accept")
 
@@ -265,7 +270,7 @@ class AskUserQuestionIntent:
         Wire("approvals", writer="harness", kind="int", omit=lambda value: value == 1),
         default=1,
         kw_only=True,
-        validator=_check_int,
+        validator=_check_count,
     )
 
     def to_dict(self) -> dict[str, Any]:

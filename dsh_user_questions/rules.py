@@ -127,22 +127,11 @@ def check_request(request: AskUserQuestionRequest, people: People | None = None)
 
 def _audience_persons(request: AskUserQuestionRequest, people: People | None) -> frozenset[str]:
     """The persons the request's audience names (``BAD_AUDIENCE`` when it cannot be read)."""
-    audience = request.audience
-    if not audience:
+    if not request.audience:
         return frozenset()
-    from .team import GROUP_PREFIX, People
+    from .team import audience_persons
 
-    if people is None:
-        if any(entry.startswith(GROUP_PREFIX) for entry in audience):
-            try:
-                people = People.from_env()
-            except ValueError as err:
-                raise UserQuestionError.bad_audience(
-                    f"needs the people file, which cannot be read: {err}"
-                ) from None
-        else:
-            people = People()
-    return people.expand(audience)
+    return audience_persons(request, people)
 
 
 def _approvals_problem(

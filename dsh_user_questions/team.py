@@ -274,6 +274,31 @@ def _audience_text(audience: Sequence[str]) -> str:
     return ", ".join(audience)
 
 
+def audience_persons(
+    request: AskUserQuestionRequest, people: People | None = None
+) -> frozenset[str]:
+    """The persons ``request``'s audience names (empty for none), its groups expanded with
+    ``people`` (default: `People.from_env`, read only for an audience with a group).
+
+    Raises ``BAD_AUDIENCE`` for an entry `People.expand` refuses, or a people file that cannot
+    be read (`rules.check_request` and `may_answer` both come here).
+    """
+    audience = request.audience
+    if not audience:
+        return frozenset()
+    if people is None:
+        if any(entry.startswith(GROUP_PREFIX) for entry in audience):
+            try:
+                people = People.from_env()
+            except ValueError as err:
+                raise UserQuestionError.bad_audience(
+                    f"needs the people file, which cannot be read: {err}"
+                ) from None
+        else:
+            people = _EMPTY  # persons alone need no file
+    return people.expand(audience)
+
+
 def may_answer(
     request: AskUserQuestionRequest, person: str | None, people: People | None = None
 ) -> str | None:
@@ -281,20 +306,22 @@ def may_answer(
 
     Anyone may answer a request without an ``audience``. Otherwise ``person`` must be one of
     the persons it names or a member of one of its groups (``people``; default
-    `People.from_env`). No person, or the page's token holder ``token``, may answer no question
-    with an audience. The refusal is ``NOT_IN_AUDIENCE``'s message
-    (`UserQuestionError.not_in_audience`), e.g. ``bo may not answer this question: it is for
-    group:oncall``. Raises ``BAD_AUDIENCE`` for an audience `People.expand` refuses.
+    `People.from_env`). A question with an audience is never answered by nobody (``None``) nor
+    by the page's token holder (``token``): they are asked to sign in. The refusal is
+    ``NOT_IN_AUDIENCE``'s message (`UserQuestionError.not_in_audience`), e.g. ``bo may not
+    answer this question: it is for group:oncall``. Raises ``BAD_AUDIENCE`` for an audience
+    `People.expand` refuses or a people file that cannot be read.
+
+    A surface admitting an escalation's people too (`People.escalate_to`, once its time has
+    passed) asks with them added: ``may_answer(attrs.evolve(request, audience=(*audience,
+    *people.escalate_to)), person, people)``.
     """
     audience = request.audience
     if not audience:
         return None
     from ._identity import TOKEN_HOLDER
 
-    if people is None:  # the people file is needed for groups only
-        grouped = any(entry.startswith(GROUP_PREFIX) for entry in audience)
-        people = People.from_env() if grouped else _EMPTY
-    persons = people.expand(audience)
+    persons = audience_persons(request, people)
     if person is not None and person != TOKEN_HOLDER and person in persons:
         return None
     return UserQuestionError.not_in_audience(person, _audience_text(audience)).message

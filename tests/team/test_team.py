@@ -107,6 +107,9 @@ def test_bad_wire_audience_and_approvals_are_named() -> None:
         AskUserQuestionRequest.from_dict({**data, "audience": "ana"})
     with pytest.raises(WireFormatError, match="approvals: must be an integer"):
         AskUserQuestionIntent.from_dict({"kind": "plan-review", "approve": "Go", "approvals": "2"})
+    for bad in (None, True, 2.0, "2"):
+        with pytest.raises(TypeError, match="approvals must be an int"):
+            AskUserQuestionIntent("plan-review", "Go", approvals=bad)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="audience must be an iterable"):
         AskUserQuestionRequest(questions=(review(),), audience="ana")  # type: ignore[arg-type]
 
@@ -426,3 +429,15 @@ def test_a_rejection_settles_at_once_with_its_answer() -> None:
 def test_an_approval_by_no_one_counts_for_no_one() -> None:
     request = request_for("ana", "bo", approvals=2)
     assert tally(request, [approve(None), approve("ana")]) == Settlement(None, ("ana",), 2, 1)
+
+
+def test_may_answer_names_an_unreadable_people_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A surface asking with a broken people file gets BAD_AUDIENCE naming it, not a crash."""
+    bad = tmp_path / "people.toml"
+    bad.write_text("[groups\n", encoding="utf-8")
+    monkeypatch.setenv("DSH_USER_QUESTIONS_PEOPLE", str(bad))
+    with pytest.raises(UserQuestionError, match=f"cannot be read: people file {bad}: not TOML"):
+        may_answer(request_for("group:oncall"), "ana")
+    assert may_answer(request_for("ana"), "ana") is None  # persons alone need no file

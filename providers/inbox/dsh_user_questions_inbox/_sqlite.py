@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -457,10 +458,11 @@ class _Transaction:
 
 def _keep_log(conn: sqlite3.Connection) -> None:
     """Close ``conn`` without writing the log into the file (Python 3.12+; else as before)."""
-    option = getattr(sqlite3, "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE", None)
-    if option is not None:
-        with contextlib.suppress(sqlite3.Error):
-            conn.setconfig(option, True)
+    if sys.version_info >= (3, 12):  # a check mypy reads, whichever Python it runs on
+        option = getattr(sqlite3, "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE", None)  # SQLite >= 3.16
+        if option is not None:
+            with contextlib.suppress(sqlite3.Error):
+                conn.setconfig(option, True)
 
 
 class _SQLiteListener:

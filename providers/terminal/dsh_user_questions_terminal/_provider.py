@@ -191,13 +191,22 @@ class TerminalProvider:
 
 
 def _tell(*lines: str) -> None:
-    """Show ``lines`` to the person at the terminal, where line mode's prompts go (stderr)."""
-    stream = sys.stderr
-    if stream is None:
-        return
+    """Show ``lines`` to the person, where the questions are asked: on stderr (line mode's
+    prompts), or on ``/dev/tty`` when the person types there and stderr is no terminal (stdin
+    is nothing a person answers through, or a terminal while stderr is captured)."""
+    text = "".join(f"{line}\n" for line in lines)
+    kind = _stdin_kind()
+    if kind == "none" or (kind == "tty" and not _is_tty(sys.stderr)):
+        try:
+            with open("/dev/tty", "w", encoding="utf-8", errors="replace") as tty:
+                tty.write(text)
+            return
+        except OSError:
+            pass  # no controlling terminal
     try:
-        stream.write("".join(f"{line}\n" for line in lines))
-        stream.flush()
+        if sys.stderr is not None:
+            sys.stderr.write(text)
+            sys.stderr.flush()
     except (OSError, ValueError):
         pass  # a closed stderr: nobody to tell
 

@@ -75,3 +75,17 @@ def test_the_same_login_approving_twice_counts_once(terminal):
         "answers": [{"id": "plan-review", "selected": [], "custom": "not on a Friday"}]
     }
     assert result["answered_by"] == "ana"
+
+
+def test_line_mode_counts_approvals_the_same_way(piped):
+    """Through pipes: two approvals by one login count once (the count shown each time), and
+    the feedback that follows settles the review with that login's answer."""
+    review = plan_review()
+    review["intent"]["approvals"] = 2
+    request = {"questions": [review], "audience": ["ana", "bo"]}
+    result = piped(request, "approve\napprove\nnot on a Friday\n", **_as("ana"))
+    assert result.stderr.count("Approved by ana (1 of 2).") == 2
+    assert result.answer == {
+        "answers": [{"id": "plan-review", "selected": [], "custom": "not on a Friday"}]
+    }
+    assert result.answered_by == "ana"
