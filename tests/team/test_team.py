@@ -3,6 +3,7 @@ rules ``ask()`` checks), the people file (`team.People`), `team.may_answer` and 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -441,3 +442,32 @@ def test_may_answer_names_an_unreadable_people_file(
     with pytest.raises(UserQuestionError, match=f"cannot be read: people file {bad}: not TOML"):
         may_answer(request_for("group:oncall"), "ana")
     assert may_answer(request_for("ana"), "ana") is None  # persons alone need no file
+
+
+def test_check_request_takes_the_people_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A surface holding its own `People` checks with them, not the environment's file."""
+    from dsh_user_questions.rules import check_request
+
+    monkeypatch.delenv("DSH_USER_QUESTIONS_PEOPLE", raising=False)
+    people = People(groups={"ops": ["dee", "eve"]})
+    check_request(request_for("group:ops", approvals=2), people)
+    with pytest.raises(UserQuestionError, match="names no group"):
+        check_request(request_for("group:ops"))
+
+
+async def test_an_audience_is_checked_at_every_ask(
+    dsh_context: HarnessContext, people_file: Path
+) -> None:
+    """The service keeps the verdict on a tuple of questions, but not for a request with an
+    audience: the same questions asked again after the people file dropped the group are
+    refused."""
+    provider = ScriptedProvider(approve("ana"))
+    dsh_context.user_questions.register_provider(provider)
+    questions = (review(),)
+    request = AskUserQuestionRequest(questions=questions, audience=("group:leads",))
+    await dsh_context.user_questions.ask(request)
+    await asyncio.to_thread(people_file.write_text, '[groups]\noncall = ["ana"]\n', "utf-8")
+    again = AskUserQuestionRequest(questions=questions, audience=("group:leads",))
+    with pytest.raises(UserQuestionError, match='entry 0 "group:leads" names no group'):
+        await dsh_context.user_questions.ask(again)
+    assert len(provider.requests) == 1
