@@ -179,6 +179,14 @@ class EventHub:
         except UserQuestionError as err:  # an audience naming no known group admits nobody
             return err.message
 
+    async def refusal_of(self, ask_id: str, person: str) -> str | None:
+        """`refusal` of the pending ask ``ask_id`` (``None`` when it is not pending: the route
+        that asked says so in its own words)."""
+        for ask in await self._board.pending():
+            if str(ask.get("id")) == ask_id:
+                return self.refusal(ask, person)
+        return None
+
     async def snapshot(self, person: str = TOKEN_HOLDER) -> list[bytes]:
         """Every pending ask ``person`` may see, as page-form JSON; forgets the renderings of
         settled asks."""

@@ -278,12 +278,19 @@ def create_app(
         question_id = request.query_params.get("question", "")
         if not (_ID.fullmatch(ask_id) and _ID.fullmatch(question_id)):
             return _invalid("ask, question: must be ids (letters, digits and . _ : -)")
+        refused = await hub.refusal_of(ask_id, _caller(request).person)
+        if refused is not None:  # only its audience may read a question's files
+            return _json({"status": "refused", "message": refused}, 403)
         listed = await candidates(board, ask_id, question_id)
         if listed is None:
             return _json({"status": "not-found", "message": "no such pending file question"}, 404)
         return Response(listed, media_type="application/json")
 
     async def upload(request: Request) -> Response:
+        ask_id = request.query_params.get("ask", "")
+        refused = await hub.refusal_of(ask_id, _caller(request).person)
+        if refused is not None:  # an outsider's file is never stored
+            return _json({"status": "refused", "message": refused}, 403)
         return await receive(board, request, limits)
 
     app = Starlette(

@@ -10,13 +10,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import attrs
 import httpx
 import pytest
 from conftest import WAIT_SECONDS, EventStream, item, request, wait_until
-from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionInput,
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+)
 from dsh_user_questions.plan_review import plan_review_question
 
 from dsh_user_questions_web import WebProvider
@@ -195,3 +201,44 @@ def test_bad_settings_name_the_setting() -> None:
         )
     with pytest.raises(ValueError, match="DSH_USER_QUESTIONS_WEB_IDENTITY_HEADER needs"):
         WebProvider.from_env({"DSH_USER_QUESTIONS_WEB_IDENTITY_HEADER": HEADER})
+
+
+async def test_an_outsider_can_neither_upload_to_nor_list_the_files_of_a_question_not_for_them(
+    web: WebProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bo's upload to ana's upload question is refused 403 before a byte is kept, and bo may not
+    list the candidates of ana's file question; ana's own upload is taken."""
+    uploads = tmp_path / "uploads"
+    monkeypatch.setenv("DSH_USER_QUESTIONS_UPLOADS", str(uploads))
+    root = tmp_path / "work"
+    root.mkdir()
+    (root / "notes.txt").write_text("hi")
+    send = AskUserQuestionItem(
+        id="q", question="Send it", input=AskUserQuestionInput(type="upload", max_bytes=1000)
+    )
+    pick = AskUserQuestionItem(
+        id="f", question="Which file?", input=AskUserQuestionInput(type="files", root=str(root))
+    )
+    task, ask_id = await ask_and_find(web, request(send, pick, audience=("ana",)))
+    params = {"ask": ask_id, "question": "q", "name": "notes.txt"}
+    body, kind = b"hello", {"Content-Type": "text/plain"}
+    async with client(web) as http:
+        by_bo = await http.post(
+            "upload", params=params, content=body, headers={**kind, **as_person("bo")}
+        )
+        listed = await http.get(
+            "files", params={"ask": ask_id, "question": "f"}, headers=as_person("bo")
+        )
+        assert not uploads.exists() or not any(path.is_file() for path in uploads.rglob("*"))
+        by_ana = await http.post(
+            "upload", params=params, content=body, headers={**kind, **as_person("ana")}
+        )
+    assert by_bo.status_code == 403
+    assert by_bo.json() == {
+        "status": "refused",
+        "message": "bo may not answer this question: it is for ana",
+    }
+    assert listed.status_code == 403
+    assert by_ana.status_code == 200, by_ana.text
+    assert any(path.is_file() for path in uploads.rglob("*"))
+    task.cancel()
