@@ -395,6 +395,21 @@ class SQLiteEngine:
         conn.execute("COMMIT")
         return changed
 
+    def transact(self, work: Callable[[_Transaction], T]) -> T:
+        """``work`` in one ``BEGIN IMMEDIATE`` transaction (it holds the store's write lock)."""
+        return self._guarded(lambda: self._transact(work))
+
+    def _transact(self, work: Callable[[_Transaction], T]) -> T:
+        conn = self._conns.get()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            done = work(_Transaction(conn))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return done
+
     def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
         """Rows of one query (a consistent snapshot under WAL)."""
         return self._guarded(lambda: self._conns.get().execute(sql, params).fetchall())
@@ -423,6 +438,22 @@ class SQLiteEngine:
             )
         except OSError:
             return False
+
+
+class _Transaction:
+    """Reads and writes on the connection holding the transaction (see `Engine.transact`)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
+        return self._conn.execute(sql.replace("{lock}", ""), params).fetchall()
+
+    def write(self, sql: str, params: Mapping[str, Any]) -> int:
+        changed: int = self._conn.execute(sql.replace("{seq}", _SEQ), params).rowcount
+        if "{seq}" in sql and changed:
+            self._conn.execute("UPDATE dsh_inbox_seq SET seq = seq + 1")
+        return changed
 
 
 def _keep_log(conn: sqlite3.Connection) -> None:
