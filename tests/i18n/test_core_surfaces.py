@@ -252,7 +252,7 @@ def test_nothing_in_a_notification_is_left_hard_coded(
 class CheckedQuestions(Questions):
     """The questions above, answered through the rules as a provider's board answers them."""
 
-    async def answer(self, question_id: str, wire: dict[str, Any]) -> str | None:
+    async def answer(self, question_id: str, wire: dict[str, Any], caller: Caller) -> str | None:
         linked = self.linked[question_id]
         assert linked.request is not None
         check_answer(linked.request, wire)
