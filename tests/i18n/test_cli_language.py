@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gettext
 import os
+import sys
 import unicodedata
 
 import pytest
@@ -16,6 +17,8 @@ from dsh_user_questions._cli import main
 from dsh_user_questions._i18n import CATALOG_DIR_ENV, LANG_ENV, speaking_argparse, wrap_cells
 
 CHINESE = [{LANG_ENV: "zh_CN"}, {"LANG": "zh_CN.UTF-8"}]
+# Python 3.10's argparse does not mark "argument %(argument_name)s: %(message)s" for gettext.
+ARGUMENT = "参数" if sys.version_info >= (3, 11) else "argument"
 
 
 def cells(line: str) -> int:
@@ -83,18 +86,18 @@ def test_dsh_ask_help_stays_english_without_a_chinese_locale(
     [
         (
             ["--timeout", "x"],
-            "dsh-ask: 错误: 参数 --timeout: 不是秒数：'x'",
+            f"dsh-ask: 错误: {ARGUMENT} --timeout: 不是秒数：'x'",
             "dsh-ask: error: argument --timeout: not a number of seconds: 'x'",
         ),
         (
             ["--timeout", "-1"],
-            "dsh-ask: 错误: 参数 --timeout: 必须是正数的秒数：'-1'",
+            f"dsh-ask: 错误: {ARGUMENT} --timeout: 必须是正数的秒数：'-1'",
             "dsh-ask: error: argument --timeout: must be a positive number of seconds: '-1'",
         ),
         (["--bogus"], "dsh-ask: 错误: 无法识别的参数: --bogus", None),
         (
             ["mcp", "--http", "x:99999"],
-            "dsh-ask mcp: 错误: 参数 --http: "
+            f"dsh-ask mcp: 错误: {ARGUMENT} --http: "
             "不是 [HOST:]PORT 形式（PORT 为 0 到 65535）：'x:99999'",
             None,
         ),
