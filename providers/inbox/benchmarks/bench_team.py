@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import math
 import os
@@ -59,9 +60,13 @@ import httpx
 from dsh_user_questions_inbox import open_inbox
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent.parent / "web" / "benchmarks")]
-from bench_inbox import Page, read_events, report  # noqa: E402  (it puts tests/ on the path)
+sys.path[:0] = [
+    str(HERE),
+    str(HERE.parent / "tests"),
+    str(HERE.parent.parent / "web" / "benchmarks"),
+]
 from _postgres import PostgresServer, find_bin  # noqa: E402  (the tests' server)
+from bench_inbox import Page, read_events, report  # noqa: E402
 from team_asker import request  # noqa: E402
 
 ASKER = str(HERE / "team_asker.py")
@@ -173,42 +178,57 @@ class Person:
     base: str
     posts: list[Post] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
+    reopened: int = 0  # event streams that ended or failed and were opened again
     ready: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def run(self) -> None:
+        """Answer until cancelled; a stream that ends or fails is opened again (the page's
+        browser reconnects too), and its snapshot lists what is still pending."""
         limits = httpx.Limits(max_connections=100)
         async with httpx.AsyncClient(timeout=httpx.Timeout(60, read=None), limits=limits) as client:
-            answering: set[asyncio.Task[None]] = set()
-            stream = ""
-            async for event, data in read_events(client, self.base):
-                if event in ("snapshot", "ping"):
-                    stream = data.get("stream", stream)
-                    task = asyncio.create_task(self._alive(client, stream, data["n"]))
-                    answering.add(task)
-                    task.add_done_callback(answering.discard)
-                asks = (
-                    data["pending"] if event == "snapshot" else [data] if event == "added" else []
-                )
-                for ask in asks:
-                    if ask["id"] in self.seen or self.index not in _people_for(
-                        ask["id"], self.people
-                    ):
-                        continue
-                    self.seen.add(ask["id"])
-                    task = asyncio.create_task(self._answer(client, ask))
-                    answering.add(task)
-                    task.add_done_callback(answering.discard)
-                if event == "snapshot":
-                    self.ready.set()
+            tasks: set[asyncio.Task[None]] = set()
+            while True:
+                with contextlib.suppress(httpx.HTTPError):
+                    await self._read(client, tasks)
+                self.reopened += 1
+                await asyncio.sleep(0.5)
+
+    async def _read(self, client: httpx.AsyncClient, tasks: set[asyncio.Task[None]]) -> None:
+        stream = ""
+        async for event, data in read_events(client, self.base):
+            if event in ("snapshot", "ping"):
+                stream = data.get("stream", stream)
+                task = asyncio.create_task(self._alive(client, stream, data["n"]))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+            asks = {"snapshot": data.get("pending"), "added": [data]}.get(event) or []
+            for ask in asks:
+                mine = self.index in _people_for(ask["id"], self.people)
+                if not mine or ask["id"] in self.seen:
+                    continue
+                self.seen.add(ask["id"])
+                task = asyncio.create_task(self._answer(client, ask))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+            if event == "snapshot":
+                self.ready.set()
 
     async def _alive(self, client: httpx.AsyncClient, stream: str, n: int) -> None:
-        await client.post(self.base + "alive", json={"id": stream, "n": n})
+        with contextlib.suppress(httpx.HTTPError):  # a dropped stream is opened again
+            await client.post(self.base + "alive", json={"id": stream, "n": n})
 
     async def _answer(self, client: httpx.AsyncClient, ask: dict[str, Any]) -> None:
         tag = ask["questions"][0]["options"][0]["label"]
         answer = {"answers": [{"id": "pkg", "selected": [tag]}]}
         sent = time.time()
-        response = await client.post(self.base + "answer", json={"id": ask["id"], "answer": answer})
+        try:
+            response = await client.post(
+                self.base + "answer", json={"id": ask["id"], "answer": answer}
+            )
+        except httpx.HTTPError as err:  # no answer came back: tried again from a snapshot
+            self.seen.discard(ask["id"])
+            self.posts.append(Post(self.index, ask["id"], tag, sent, time.time(), 0, repr(err)))
+            return
         received = time.time()
         status = response.json().get("status", "") if response.content else ""
         self.posts.append(
@@ -245,6 +265,7 @@ class Round:
     errors: list[dict[str, Any]]
     posts: list[Post]
     failed: int  # harness processes that exited with an error
+    reopened: int = 0  # the people's event streams that ended or failed and were reopened
 
 
 async def ask_round(
@@ -281,7 +302,8 @@ async def ask_round(
                 errors.append(event)
     failed = sum(1 for process in processes if process.returncode)
     posts = [post for person in crowd for post in person.posts]
-    return Round(len(askers) * count, answers, errors, posts, failed)
+    reopened = sum(person.reopened for person in crowd)
+    return Round(len(askers) * count, answers, errors, posts, failed, reopened)
 
 
 def _percentile(values: list[float], p: float) -> float:
@@ -304,7 +326,8 @@ def check(result: Round, tags: list[str]) -> Checked:
     and the latencies of the applied answers."""
     applied = [p for p in result.posts if p.code == 200 and p.status in ("accepted", "kept")]
     refused = [p for p in result.posts if p.code == 409 and p.status == "not-pending"]
-    other = len(result.posts) - len(applied) - len(refused)
+    failed = sum(1 for p in result.posts if p.code == 0)
+    other = len(result.posts) - len(applied) - len(refused) - failed
     per_tag = Counter(p.tag for p in applied)
     once = sum(1 for tag in tags if per_tag[tag] == 1)
     doubled = sum(1 for tag in tags if per_tag[tag] > 1)
@@ -316,7 +339,8 @@ def check(result: Round, tags: list[str]) -> Checked:
         f"questions asked: {result.asked}; applied exactly once through the page: {once}"
         f" (twice or more: {doubled})",
         f"answer POSTs: {len(result.posts)}; accepted: {len(applied)}; refused as no longer"
-        f" pending (a second person on the same question): {len(refused)}; anything else: {other}",
+        f" pending (a second person on the same question): {len(refused)}; no response (tried"
+        f" again): {failed}; anything else: {other}; event streams reopened: {result.reopened}",
         f"askers that got their own answer, once: {own} (none: {lost}; another's or more than"
         f" one: {wrong}; ask errors: {len(result.errors)}; harness processes failed:"
         f" {result.failed})",
@@ -377,7 +401,7 @@ async def page_loads(url: str, counts: list[int], loads: int) -> dict[int, list[
                     tab = await context.new_page()
                     await tab.add_init_script(f"({PROBE})({str(pending)!r})")
                     await tab.goto(page.base)
-                    await tab.wait_for_function("window.__shown !== null", timeout=300_000)
+                    await tab.wait_for_function("() => window.__shown !== null", timeout=300_000)
                     timings[pending].append(await tab.evaluate(TIMINGS))
                     await context.close()
                 timings[pending] = timings[pending][1:]
