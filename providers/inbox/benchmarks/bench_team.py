@@ -266,13 +266,46 @@ class Round:
     posts: list[Post]
     failed: int  # harness processes that exited with an error
     reopened: int = 0  # the people's event streams that ended or failed and were reopened
+    cpu_askers: float = 0.0  # CPU seconds the harness processes used while asking, in all
+    cpu_page: float = 0.0  # CPU seconds the page's server used meanwhile
+    cpu_server: float = 0.0  # CPU seconds the PostgreSQL server used meanwhile
+
+
+def _stat(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def _cpu(pid: int) -> float:
+    """CPU seconds (user and system) process ``pid`` has used."""
+    fields = _stat(pid)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _server_cpu(server: PostgresServer) -> float:
+    """CPU seconds the PostgreSQL server has used: the postmaster, its live children, and its
+    children that ended (their time is added to the postmaster's when it reaps them)."""
+    postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
+    fields = _stat(postmaster)
+    ticks = sum(int(fields[n]) for n in (11, 12, 13, 14))
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                child = _stat(int(entry.name))
+                if int(child[1]) == postmaster:
+                    ticks += int(child[11]) + int(child[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 async def ask_round(
-    base: str, people: int, askers: list[tuple[str, str, list[str]]], count: int
+    page: Page,
+    server: PostgresServer,
+    people: int,
+    askers: list[tuple[str, str, list[str]]],
+    count: int,
 ) -> Round:
     """``askers`` (name, store URL, command prefix) each ask ``count`` questions in sequence,
-    ``people`` answer on the page at ``base``."""
+    ``people`` answer on ``page``."""
+    base = page.base
     crowd = [Person(index, people, base) for index in range(people)]
     streams = [asyncio.create_task(person.run()) for person in crowd]
     try:
@@ -283,10 +316,13 @@ async def ask_round(
             if b'"ready"' not in line:
                 raise RuntimeError(f"a harness did not start: {line!r}")
         readers = [asyncio.create_task(_lines(process)) for process in processes]
+        page_cpu, server_cpu = _cpu(page.process.pid), _server_cpu(server)
         for process in processes:  # the go, to all at once
             process.stdin.write(b"go\n")
         await asyncio.gather(*(process.stdin.drain() for process in processes))
         events = await asyncio.wait_for(asyncio.gather(*readers), 1800)
+        page_cpu = _cpu(page.process.pid) - page_cpu
+        server_cpu = _server_cpu(server) - server_cpu
         await asyncio.sleep(2.0)  # the racing POSTs' refusals come back
     finally:
         for stream in streams:
@@ -294,6 +330,7 @@ async def ask_round(
         await asyncio.gather(*streams, return_exceptions=True)
     answers: dict[str, list[dict[str, Any]]] = {}
     errors = []
+    cpu = sum(event["seconds"] for lines in events for event in lines if event["event"] == "cpu")
     for lines in events:
         for event in lines:
             if event["event"] == "answer":
@@ -303,7 +340,9 @@ async def ask_round(
     failed = sum(1 for process in processes if process.returncode)
     posts = [post for person in crowd for post in person.posts]
     reopened = sum(person.reopened for person in crowd)
-    return Round(len(askers) * count, answers, errors, posts, failed, reopened)
+    return Round(
+        len(askers) * count, answers, errors, posts, failed, reopened, cpu, page_cpu, server_cpu
+    )
 
 
 def _percentile(values: list[float], p: float) -> float:
@@ -357,6 +396,41 @@ def check(result: Round, tags: list[str]) -> Checked:
             response.append(returned - post.received)
             wait.append(post.received - post.sent)
     return Checked(lines, ok, click, response, wait)
+
+
+STAGES = (
+    ("answer POST sent -> answer written (settled_at)", "sent", "settled_at"),
+    ("answer written -> asker claims it (delivered_at)", "settled_at", "delivered_at"),
+    ("claimed -> ask() returned", "delivered_at", "returned"),
+    ("ask() returned -> receipt written (received_at)", "returned", "received_at"),
+    ("receipt written -> the POST's response", "received_at", "received"),
+)
+
+
+def stages(result: Round, url: str) -> list[str]:
+    """Where an answer's time goes, from the stamps the store keeps (``time.time()`` of the
+    process that wrote each: the page's server, then the asker's): p50 / p95 / p99 per stage."""
+    applied = {p.tag: p for p in result.posts if p.code == 200 and p.status == "accepted"}
+    with open_inbox(url) as inbox:
+        records = {r.id: r for r in inbox.get_many([p.ask_id for p in applied.values()])}
+    spans: dict[str, list[float]] = {name: [] for name, _, _ in STAGES}
+    for tag, post in applied.items():
+        record = records.get(post.ask_id)
+        if record is None or tag not in result.answers:
+            continue
+        times = {
+            "sent": post.sent, "settled_at": record.settled_at,
+            "delivered_at": record.delivered_at, "received_at": record.received_at,
+            "returned": result.answers[tag][0]["returned"], "received": post.received,
+        }  # fmt: skip
+        for name, start, end in STAGES:
+            if times[start] is not None and times[end] is not None:
+                spans[name].append(times[end] - times[start])
+    return [
+        f"  {name}: " + " / ".join(_ms(_percentile(values, p)) for p in (50, 95, 99))
+        for name, values in spans.items()
+        if values
+    ]
 
 
 PROBE = """(want) => {
@@ -473,12 +547,12 @@ async def measure(
     page = Page(url)
     try:
         base_round = await ask_round(
-            page.base, args.people, [("solo", remote, wrap(0))], args.baseline_questions
+            page, server, args.people, [("solo", remote, wrap(0))], args.baseline_questions
         )
         base_tags = [f"solo-{k}" for k in range(args.baseline_questions)]
         names = [f"h{n}" for n in range(args.processes)]
         team_round = await ask_round(
-            page.base, args.people,
+            page, server, args.people,
             [(name, remote, wrap(n)) for n, name in enumerate(names)], args.questions,
         )  # fmt: skip
     finally:
@@ -492,6 +566,16 @@ async def measure(
         out.append(f"{name}:")
         out += [f"  {line}" for line in checked.lines]
     out.append(f"store after both: {answered} answered, {pending} pending")
+    for name, done in (("baseline round", base_round), ("team round", team_round)):
+        out.append(f"where an answer's time goes, {name} (p50 / p95 / p99):")
+        out += stages(done, url)
+        out.append(
+            f"CPU used while asking, {name}: the harness processes {done.cpu_askers:.1f} s in all"
+            f" ({done.cpu_askers / done.asked * 1000:.1f} ms per question), the page's server"
+            f" {done.cpu_page:.1f} s ({done.cpu_page / done.asked * 1000:.1f} ms per question),"
+            f" PostgreSQL {done.cpu_server:.1f} s ({done.cpu_server / done.asked * 1000:.1f} ms"
+            " per question)"
+        )
     passed = base.ok and team.ok and stored
     out.append("nothing lost or doubled: " + ("every check passed" if passed else "CHECKS FAILED"))
     where = (

@@ -5,7 +5,7 @@ A `HarnessContext` with the installed inbox provider opens the store, says ``rea
 line arrives on stdin asks COUNT questions in sequence. Each question's first option is its tag
 ``NAME-k``: the answer its asker must get back. One JSON line on stdout per event: ready, then
 for each ask its tag, ``returned`` (``time.time()`` as ``ask()`` returned) and the labels it got,
-or its error's code.
+or its error's code; last the CPU seconds the process used while asking (all its threads).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ async def main() -> None:
     await asyncio.to_thread(get_provider)  # the store is open before the go
     say(event="ready")
     await asyncio.to_thread(sys.stdin.readline)
+    cpu = time.process_time()
     for k in range(count):
         tag = f"{name}-{k}"
         try:
@@ -48,6 +49,7 @@ async def main() -> None:
         returned = time.time()
         assert answer is not None
         say(event="answer", tag=tag, returned=returned, got=list(answer.answers[0].selected))
+    say(event="cpu", seconds=time.process_time() - cpu)
     await ctx.aclose()
 
 
