@@ -1,7 +1,8 @@
 """A team on one PostgreSQL: harnesses on two network namespaces ask, people answer on the page.
 
     python benchmarks/bench_team.py [--processes 50] [--questions 20] [--people 5]
-        [--baseline-questions 50] [--pending 10000] [--loads 3] [--no-netns] [--no-page]
+        [--baseline-questions 50] [--pending 10000] [--loads 3] [--round-timeout 600]
+        [--no-netns] [--no-page]
 
 Run as root (network namespaces; PostgreSQL then runs as the ``postgres`` user, as in the
 tests). Needs ``providers/inbox[postgresql,serve,tests]``, Debian's ``postgresql`` and, for the
@@ -177,15 +178,17 @@ class Person:
     people: int
     base: str
     posts: list[Post] = field(default_factory=list)
-    seen: set[str] = field(default_factory=set)
-    reopened: int = 0  # event streams that ended or failed and were opened again
+    busy: set[str] = field(default_factory=set)  # answers sent, no response yet
+    done: set[str] = field(default_factory=set)  # answers that got a response
+    reopened: int = 0  # event streams that ended, failed or fell silent, opened again
     ready: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def run(self) -> None:
-        """Answer until cancelled; a stream that ends or fails is opened again (the page's
-        browser reconnects too), and its snapshot lists what is still pending."""
-        limits = httpx.Limits(max_connections=100)
-        async with httpx.AsyncClient(timeout=httpx.Timeout(60, read=None), limits=limits) as client:
+        """Answer until cancelled. As the page's browser does, a stream that ends, fails or
+        brings nothing for two heartbeats (30 s) is opened again; its snapshot lists what is
+        still pending."""
+        limits = httpx.Limits(max_connections=200)
+        async with httpx.AsyncClient(timeout=httpx.Timeout(30), limits=limits) as client:
             tasks: set[asyncio.Task[None]] = set()
             while True:
                 with contextlib.suppress(httpx.HTTPError):
@@ -204,9 +207,9 @@ class Person:
             asks = {"snapshot": data.get("pending"), "added": [data]}.get(event) or []
             for ask in asks:
                 mine = self.index in _people_for(ask["id"], self.people)
-                if not mine or ask["id"] in self.seen:
+                if not mine or ask["id"] in self.busy or ask["id"] in self.done:
                     continue
-                self.seen.add(ask["id"])
+                self.busy.add(ask["id"])
                 task = asyncio.create_task(self._answer(client, ask))
                 tasks.add(task)
                 task.add_done_callback(tasks.discard)
@@ -220,20 +223,23 @@ class Person:
     async def _answer(self, client: httpx.AsyncClient, ask: dict[str, Any]) -> None:
         tag = ask["questions"][0]["options"][0]["label"]
         answer = {"answers": [{"id": "pkg", "selected": [tag]}]}
-        sent = time.time()
-        try:
-            response = await client.post(
-                self.base + "answer", json={"id": ask["id"], "answer": answer}
+        body = {"id": ask["id"], "answer": answer}
+        for _ in range(5):  # a POST without a response is sent again, as a person clicks again
+            sent = time.time()
+            try:
+                response = await client.post(self.base + "answer", json=body)
+            except httpx.HTTPError as err:
+                self.posts.append(Post(self.index, ask["id"], tag, sent, time.time(), 0, repr(err)))
+                await asyncio.sleep(0.5)
+                continue
+            received = time.time()
+            status = response.json().get("status", "") if response.content else ""
+            self.posts.append(
+                Post(self.index, ask["id"], tag, sent, received, response.status_code, status)
             )
-        except httpx.HTTPError as err:  # no answer came back: tried again from a snapshot
-            self.seen.discard(ask["id"])
-            self.posts.append(Post(self.index, ask["id"], tag, sent, time.time(), 0, repr(err)))
-            return
-        received = time.time()
-        status = response.json().get("status", "") if response.content else ""
-        self.posts.append(
-            Post(self.index, ask["id"], tag, sent, received, response.status_code, status)
-        )
+            self.done.add(ask["id"])
+            break
+        self.busy.discard(ask["id"])
 
 
 async def _start_asker(name: str, count: int, url: str, wrap: list[str]) -> Any:
@@ -269,6 +275,8 @@ class Round:
     cpu_askers: float = 0.0  # CPU seconds the harness processes used while asking, in all
     cpu_page: float = 0.0  # CPU seconds the page's server used meanwhile
     cpu_server: float = 0.0  # CPU seconds the PostgreSQL server used meanwhile
+    hung: int = 0  # answers whose POST still had no response at the end
+    stopped: int = 0  # harness processes still asking after the round's time, killed
 
 
 def _stat(pid: int) -> list[str]:
@@ -302,9 +310,11 @@ async def ask_round(
     people: int,
     askers: list[tuple[str, str, list[str]]],
     count: int,
+    timeout: float,
 ) -> Round:
     """``askers`` (name, store URL, command prefix) each ask ``count`` questions in sequence,
-    ``people`` answer on ``page``."""
+    ``people`` answer on ``page``; processes still asking after ``timeout`` s are killed (their
+    questions count as lost)."""
     base = page.base
     crowd = [Person(index, people, base) for index in range(people)]
     streams = [asyncio.create_task(person.run()) for person in crowd]
@@ -320,7 +330,11 @@ async def ask_round(
         for process in processes:  # the go, to all at once
             process.stdin.write(b"go\n")
         await asyncio.gather(*(process.stdin.drain() for process in processes))
-        events = await asyncio.wait_for(asyncio.gather(*readers), 1800)
+        _, late = await asyncio.wait(readers, timeout=timeout)
+        for process, reader in zip(processes, readers, strict=True):
+            if reader in late:  # still asking after the round's time: stopped, reported
+                process.kill()
+        events = await asyncio.gather(*readers)
         page_cpu = _cpu(page.process.pid) - page_cpu
         server_cpu = _server_cpu(server) - server_cpu
         await asyncio.sleep(2.0)  # the racing POSTs' refusals come back
@@ -337,12 +351,15 @@ async def ask_round(
                 answers.setdefault(event["tag"], []).append(event)
             elif event["event"] == "error":
                 errors.append(event)
-    failed = sum(1 for process in processes if process.returncode)
+    stopped = sum(1 for reader in readers if reader in late)
+    failed = sum(1 for process in processes if process.returncode) - stopped
     posts = [post for person in crowd for post in person.posts]
     reopened = sum(person.reopened for person in crowd)
+    hung = sum(len(person.busy) for person in crowd)
     return Round(
-        len(askers) * count, answers, errors, posts, failed, reopened, cpu, page_cpu, server_cpu
-    )
+        len(askers) * count, answers, errors, posts, failed, reopened, cpu, page_cpu, server_cpu,
+        hung, stopped,
+    )  # fmt: skip
 
 
 def _percentile(values: list[float], p: float) -> float:
@@ -384,8 +401,12 @@ def check(result: Round, tags: list[str]) -> Checked:
         f" one: {wrong}; ask errors: {len(result.errors)}; harness processes failed:"
         f" {result.failed})",
     ]
+    lines.append(
+        f"answer POSTs still without a response at the end: {result.hung}; harness processes"
+        f" still asking after the round's time (killed): {result.stopped}"
+    )
     ok = once == own == len(tags) == result.asked and not (
-        doubled or other or lost or wrong or result.errors or result.failed
+        doubled or other or lost or wrong or result.errors or result.failed or result.stopped
     )
     by_tag = {p.tag: p for p in applied}
     click, response, wait = [], [], []
@@ -547,13 +568,19 @@ async def measure(
     page = Page(url)
     try:
         base_round = await ask_round(
-            page, server, args.people, [("solo", remote, wrap(0))], args.baseline_questions
+            page,
+            server,
+            args.people,
+            [("solo", remote, wrap(0))],
+            args.baseline_questions,
+            args.round_timeout,
         )
         base_tags = [f"solo-{k}" for k in range(args.baseline_questions)]
         names = [f"h{n}" for n in range(args.processes)]
         team_round = await ask_round(
             page, server, args.people,
             [(name, remote, wrap(n)) for n, name in enumerate(names)], args.questions,
+            args.round_timeout,
         )  # fmt: skip
     finally:
         await page.close()
@@ -613,6 +640,9 @@ def main() -> None:
     parser.add_argument("--baseline-questions", type=int, default=50)
     parser.add_argument("--pending", type=int, default=10_000)
     parser.add_argument("--loads", type=int, default=3)
+    parser.add_argument(
+        "--round-timeout", type=float, default=600, help="seconds a round may take (then: lost)"
+    )
     parser.add_argument("--no-netns", action="store_true", help="every harness on the host")
     parser.add_argument("--no-page", action="store_true", help="skip the page's load time")
     args = parser.parse_args()
