@@ -35,8 +35,9 @@ def test_every_question_applied_once_and_its_own_answer_back_passes() -> None:
     checked = check(_round(RACED, {"a-0": [["a-0"]], "a-1": [["a-1"]]}), TAGS)
     assert checked.ok
     assert "applied exactly once through the page: 2 (twice or more: 0)" in checked.lines[0]
-    assert "refused as no longer pending (a second person on the same question): 1" in (
-        checked.lines[1]
+    assert (
+        "refused as no longer pending (a second person on the same question): 1"
+        in (checked.lines[1])
     )
     assert checked.click == [1.0, 1.0]
     assert checked.response == [0.5, 0.5]
