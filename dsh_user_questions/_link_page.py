@@ -34,11 +34,13 @@ from typing import Any
 import attrs
 
 from ._i18n import ENGLISH, N_, for_language, html_lang, language_from_accept, review_text
+from ._identity import CALLER_KEY, TOKEN_HOLDER, Caller, IdentityRefusal, ProxyIdentity, caller_of
 from ._input_text import describe_input, value_from_text
 from ._links import (
     LinkError,
     cross_origin_refusal,
     host_allowed,
+    link_recipient,
     make_link_token,
     verify_link_token,
 )
@@ -121,9 +123,17 @@ class LinkedQuestion:
     outcome: str | None = None
 
 
-def link_url(public_url: str, secret: bytes, question_id: str, *, expires_at: float) -> str:
-    """The link that opens question ``question_id`` on the server at ``public_url``."""
-    token = make_link_token(secret, question_id, expires_at=expires_at)
+def link_url(
+    public_url: str,
+    secret: bytes,
+    question_id: str,
+    *,
+    expires_at: float,
+    recipient: str | None = None,
+) -> str:
+    """The link that opens question ``question_id`` on the server at ``public_url``
+    (``recipient``: the person it is sent to, see `dsh_user_questions._links.make_link_token`)."""
+    token = make_link_token(secret, question_id, expires_at=expires_at, recipient=recipient)
     return f"{public_url.rstrip('/')}/q/{token}"
 
 
@@ -562,20 +572,24 @@ def link_routes(
     *,
     secret: Callable[[], bytes],
     get: Callable[[str], Awaitable[LinkedQuestion | None]],
-    answer: Callable[[str, dict[str, Any]], Awaitable[str | None]],
+    answer: Callable[[str, dict[str, Any], Caller], Awaitable[str | None]],
     cancel: Callable[[str], Awaitable[object]],
     upload: Callable[[str, str, str, str | None], Any] | None = None,
+    opened: Callable[[str, Caller], Awaitable[object]] | None = None,
 ) -> list[Any]:
     """The Starlette routes of ``/q/{token}`` over a provider's questions.
 
     ``get(question_id)`` gives the `LinkedQuestion` (``None``: gone); ``answer(question_id,
-    wire_answer)`` hands an answer over and returns ``None`` when it was taken, else why not
+    wire_answer, caller)`` hands an answer over from ``caller`` (`dsh_user_questions._identity.
+    Caller`: the person a trusted proxy named (see `with_links`), else the link's recipient,
+    else ``token``; and the peer's address) and returns ``None`` when it was taken, else why not
     (shown as "Your answer was not used (why)."), raising ``BAD_ANSWER`` as a
     `UserQuestionError` for an answer the rules refuse; ``cancel(question_id)`` closes it.
     ``upload(question_id, item_id, name, media_type)`` opens a sink for a file the form
     carries (``write``/``finish`` giving the token the answer names it by/``abort``; raising
     `dsh_user_questions._uploads.UploadRefused` or `LookupError`); without it a form with files
-    is refused.
+    is refused. ``opened(question_id, caller)`` is told each time a pending question's page is
+    shown (a log's ``opened`` event).
     """
     from urllib.parse import parse_qs
 
@@ -591,6 +605,11 @@ def link_routes(
         linked = await get(question_id)
         if linked is None:
             return _page(_("Question gone"), _card(_("This question is gone.")), 410)
+        caller = request.scope.get(CALLER_KEY)
+        if not isinstance(caller, Caller):  # no logging-in proxy: the link's recipient
+            client = request.scope.get("client")
+            person = link_recipient(request.path_params["token"]) or TOKEN_HOLDER
+            caller = Caller(person, str(client[0]) if client else None)
         note = None
         if request.method == "POST" and linked.outcome is None and linked.request is not None:
             kind = request.headers.get("content-type", "")
@@ -617,7 +636,8 @@ def link_routes(
                 note = _("You closed the question.")
             else:
                 try:
-                    why = await answer(question_id, _answer_from_form(linked.request, form))
+                    wire = _answer_from_form(linked.request, form)
+                    why = await answer(question_id, wire, caller)
                 except UserQuestionError as err:
                     problems = "".join(
                         f"<li>{_text(p)}</li>" for p in err.problems or (err.message,)
@@ -636,6 +656,8 @@ def link_routes(
             linked = await get(question_id) or linked
         if linked.outcome is None and linked.request is not None:
             shown = parse_qs(request.url.query) if request.method == "GET" else {}
+            if opened is not None and request.method == "GET":
+                await opened(question_id, caller)
             return _page(_("A question is waiting"), _form_html(linked, shown))
         return _page(_("Question settled"), _outcome_html(linked, note))
 
@@ -766,13 +788,21 @@ async def _multipart(
     return form
 
 
-def with_links(app: Any, routes: list[Any], hosts: Callable[[], Collection[str]]) -> Any:
+def with_links(
+    app: Any,
+    routes: list[Any],
+    hosts: Callable[[], Collection[str]],
+    identity: ProxyIdentity | None = None,
+) -> Any:
     """``app`` with ``routes`` (from `link_routes`) answering ``/q/...`` beside it.
 
     A link request passes no page token (the link is its own capability) but the same Host
     and Origin checks as the page: a Host header that `dsh_user_questions._links.host_allowed`
     refuses for ``hosts()`` gets 421, a request `dsh_user_questions._links.cross_origin_refusal`
-    refuses (another origin, another site, an https public URL's name over http) 403.
+    refuses (another origin, another site, an https public URL's name over http) 403. With an
+    ``identity`` (a logging-in proxy, `dsh_user_questions._identity.ProxyIdentity`), the link
+    also needs the proxy's word on who opens it, as the page does (401 / 403), and that person
+    is who answers.
     """
     from starlette.applications import Starlette
     from starlette.responses import PlainTextResponse
@@ -793,6 +823,16 @@ def with_links(app: Any, routes: list[Any], hosts: Callable[[], Collection[str]]
             if refusal is not None:
                 await PlainTextResponse(refusal, status_code=403)(scope, receive, send)
                 return
+            if identity is not None:
+                caller = caller_of(scope, identity)
+                if isinstance(caller, IdentityRefusal):
+                    _LANGUAGE.set(language_from_accept(headers.get(b"accept-language")))
+                    status = caller.status
+                    await _page(_("Not signed in"), _card(_(caller.message)), status)(
+                        scope, receive, send
+                    )
+                    return
+                scope = {**scope, CALLER_KEY: caller}
             await links(scope, receive, send)
             return
         await app(scope, receive, send)

@@ -26,6 +26,7 @@ __all__ = [
     "LinkError",
     "cross_origin_refusal",
     "host_allowed",
+    "link_recipient",
     "make_link_token",
     "origin_allowed",
     "public_host",
@@ -55,12 +56,32 @@ def _sign(secret: bytes, body: str) -> str:
     return _b64(hmac.new(secret, b"dsh-question-link\0" + body.encode(), hashlib.sha256).digest())
 
 
-def make_link_token(secret: bytes, question_id: str, *, expires_at: float) -> str:
-    """A URL-safe token good for question ``question_id`` until ``expires_at`` (Unix time)."""
+def make_link_token(
+    secret: bytes, question_id: str, *, expires_at: float, recipient: str | None = None
+) -> str:
+    """A URL-safe token good for question ``question_id`` until ``expires_at`` (Unix time).
+
+    ``recipient`` (a person id) names whom the link was sent to, signed with the rest: the
+    link page records it as who answered, unless a logging-in proxy names the person.
+    """
     if len(secret) < 16:
         raise ValueError("a link secret must be at least 16 bytes")
-    body = _b64(json.dumps([question_id, int(expires_at)], separators=(",", ":")).encode())
+    fields: list[object] = [question_id, int(expires_at)]
+    if recipient is not None:
+        fields.append(recipient)
+    body = _b64(json.dumps(fields, separators=(",", ":")).encode())
     return f"{body}.{_sign(secret, body)}"
+
+
+def link_recipient(token: str) -> str | None:
+    """The recipient a link token names, or ``None``; read it only from a token that
+    `verify_link_token` accepted (this does not check the signature)."""
+    try:
+        fields = json.loads(_unb64(token.partition(".")[0]))
+    except ValueError:
+        return None
+    recipient = fields[2] if isinstance(fields, list) and len(fields) > 2 else None
+    return recipient if isinstance(recipient, str) else None
 
 
 def verify_link_token(secret: bytes, token: str, *, now: float | None = None) -> str:
@@ -71,7 +92,7 @@ def verify_link_token(secret: bytes, token: str, *, now: float | None = None) ->
             "tampered", "this link is not valid: it was changed or is for another server"
         )
     try:
-        question_id, expires_at = json.loads(_unb64(body))
+        question_id, expires_at, *_recipient = json.loads(_unb64(body))
     except ValueError:  # pragma: no cover - only a forged body that still matches its signature
         raise LinkError("tampered", "this link is not valid") from None
     if not isinstance(question_id, str) or not isinstance(expires_at, int):

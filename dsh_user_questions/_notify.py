@@ -328,10 +328,12 @@ _REDACTOR = _Redactor()
 class _Target:
     """One Apprise service and the markup its messages are written in."""
 
-    __slots__ = ("dialect", "format", "server", "shown")
+    __slots__ = ("dialect", "format", "server", "shown", "tags")
 
     def __init__(self, server: Any, formats: Any) -> None:
         self.server = server
+        # The Apprise tags it carries (a configuration file's ``ana=URL``): whose target it is.
+        self.tags = frozenset(str(tag) for tag in getattr(server, "tags", ()) or ())
         # Apprise's own privacy form: tokens, webhook ids and passwords shortened or starred.
         try:
             self.shown = str(server.url(privacy=True))
@@ -442,6 +444,17 @@ class Notifier:
         """Every target in Apprise's privacy form, as it is logged."""
         return tuple(target.shown for target in self._targets)
 
+    def reaches(self, tags: Sequence[str]) -> tuple[str, ...]:
+        """Those of ``tags`` (Apprise tags) that some target carries, in their order."""
+        carried = frozenset().union(*(target.tags for target in self._targets))
+        return tuple(dict.fromkeys(tag for tag in tags if tag in carried))
+
+    def _chosen(self, tags: Sequence[str] | None) -> list[_Target]:
+        if tags is None:
+            return list(self._targets)
+        wanted = frozenset(tags)
+        return [target for target in self._targets if target.tags & wanted]
+
     @classmethod
     def from_env(
         cls, environ: Mapping[str, str] | None = None, *, timeout: float = 15.0
@@ -469,11 +482,18 @@ class Notifier:
             _log.warning("the notification target %s refused %r", target.shown, notification.title)
         return ok
 
-    def _start(self, notification: Notification, settle: Any) -> None:
-        """Send to every target, each in a daemon thread; ``settle(ok)`` once all are done."""
+    def _start(
+        self, notification: Notification, settle: Any, tags: Sequence[str] | None = None
+    ) -> None:
+        """Send to every target (those carrying one of ``tags``, when given), each in a daemon
+        thread; ``settle(ok)`` once all are done (``False`` at once when none is chosen)."""
         results: list[bool] = []
         lock = threading.Lock()
-        count = len(self._targets)
+        chosen = self._chosen(tags)
+        count = len(chosen)
+        if not chosen:
+            settle(False)
+            return
 
         def run(target: _Target) -> None:
             ok = self._send_to(target, notification)
@@ -483,7 +503,7 @@ class Notifier:
             if last:
                 settle(all(results))
 
-        for target in self._targets:
+        for target in chosen:
             threading.Thread(target=run, args=(target,), name="dsh-notify", daemon=True).start()
 
     def send_blocking(self, notification: Notification) -> bool:
@@ -502,12 +522,15 @@ class Notifier:
             return False
         return outcome[0]
 
-    async def send(self, notification: Notification) -> bool:
+    async def send(self, notification: Notification, *, tags: Sequence[str] | None = None) -> bool:
         """Send without blocking the loop; wait for the outcome at most ``wait`` seconds (and
         never longer than ``timeout``). Never raises.
 
-        ``True`` when every target took it within that time; ``False`` when one refused or
-        failed, or when the wait ended first (the delivery goes on in its threads, logged).
+        ``tags``: only the targets carrying one of these Apprise tags (a question's audience,
+        `team.People.tags_for`); ``None``: every target.
+        ``True`` when every chosen target took it within that time; ``False`` when one refused
+        or failed, none carries a tag, or the wait ended first (the delivery goes on in its
+        threads, logged).
         """
         loop = asyncio.get_running_loop()
         done: asyncio.Future[bool] = loop.create_future()
@@ -521,7 +544,7 @@ class Notifier:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(settle_here, ok)
 
-        self._start(notification, settle)
+        self._start(notification, settle, tags)
         limit = min(self.wait, self.timeout)
         try:
             return await asyncio.wait_for(asyncio.shield(done), limit)

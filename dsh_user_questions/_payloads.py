@@ -153,8 +153,17 @@ def _check_int(_instance: object, attribute: attrs.Attribute[Any], value: object
         raise TypeError(f"{attribute.name} must be an int or None, got {type(value).__name__}")
 
 
+def _check_count(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{attribute.name} must be an int, got {type(value).__name__}")
+
+
 def _strings(value: Iterable[str]) -> tuple[str, ...]:
     return _as_tuple(value, "accept")
+
+
+def _audience(value: Iterable[str]) -> tuple[str, ...]:
+    return _as_tuple(value, "audience")
 
 
 def _candidates(value: Iterable[str] | None) -> tuple[str, ...] | None:
@@ -249,10 +258,20 @@ class AskUserQuestionIntent:
     (``detail`` is a unified diff); a UI that does not know a kind shows the generic form.
 
     ``approve`` names the option label that approves, so no UI relies on option order.
+    ``approvals`` (a plan or diff review only) is how many distinct people of the request's
+    ``audience`` must approve before it settles approved (`team.tally`); the first answer that
+    does not approve settles it at once.
     """
 
     kind: str = _fields.field(Wire("kind", writer="harness"), validator=_str)
     approve: str = _fields.field(Wire("approve", writer="harness"), validator=_str)
+    # How many distinct people must approve (a plan or diff review); written when not 1.
+    approvals: int = _fields.field(
+        Wire("approvals", writer="harness", kind="int", omit=lambda value: value == 1),
+        default=1,
+        kw_only=True,
+        validator=_check_count,
+    )
 
     def to_dict(self) -> dict[str, Any]:
         """The wire form."""
@@ -519,7 +538,13 @@ class AskUserQuestionRequest:
     stable name for this question (e.g. a thread id and a tool-call id, `KEY_PATTERN`): a
     durable provider keeps one record per key, so asking again with it (after a crash, from
     another process) attaches to the same question; live providers may ignore it. The wire form
-    carries ``questions``, ``key`` and ``timeout``; ``agent`` and ``signal`` never travel.
+    carries ``questions``, ``key``, ``timeout`` and ``audience``; ``agent`` and ``signal``
+    never travel.
+
+    ``audience`` says who may answer: person ids (a login name, a proxy's identity) and
+    ``group:NAME`` entries naming groups of the people file (`team.People`). The harness sets
+    it (`tool.run`'s ``audience``), never the model; empty means anyone who can reach the
+    question. Every surface asks `team.may_answer` before it takes an answer.
     """
 
     questions: tuple[AskUserQuestionItem, ...] = attrs.field(
@@ -529,14 +554,28 @@ class AskUserQuestionRequest:
     signal: AbortSignal | None = None
     timeout: float | None = attrs.field(default=None, validator=_timeout)
     key: str | None = attrs.field(default=None, validator=_key)
+    # Who may answer: person ids and ``group:NAME`` entries, set by the harness (never the
+    # model); its rules are checked by ``ask()`` (`rules.check_request`, ``BAD_AUDIENCE``).
+    # attrs.field with the Wire in its metadata (what `_fields.field` writes), so the type
+    # checker sees the converter: any iterable of strings is a valid argument.
+    audience: tuple[str, ...] = attrs.field(
+        default=(),
+        converter=_audience,
+        validator=_each(str),
+        metadata={
+            "wire": Wire("audience", writer="harness", kind="strs", omit=lambda value: not value)
+        },
+    )
 
     def to_dict(self) -> dict[str, Any]:
-        """The wire form: the questions, then ``key`` and ``timeout`` when set."""
+        """The wire form: the questions, then ``key`` and ``timeout`` when set, then the fields
+        declared with a `Wire` (``audience`` when not empty)."""
         data: dict[str, Any] = {"questions": [question.to_dict() for question in self.questions]}
         if self.key is not None:
             data["key"] = self.key
         if self.timeout is not None:
             data["timeout"] = self.timeout
+        data.update(_write(self))
         return data
 
     @classmethod
@@ -548,16 +587,20 @@ class AskUserQuestionRequest:
         signal: AbortSignal | None = None,
         timeout: float | None = None,
         key: str | None = None,
+        audience: Iterable[str] | None = None,
     ) -> AskUserQuestionRequest:
         """Build from the wire form; ``agent`` and ``signal`` come from the caller, and a
-        ``timeout`` or ``key`` given here wins over the one in ``data``."""
-        questions, wire_key, wire_timeout = _load(_read_request, data)
+        ``timeout``, ``key`` or ``audience`` given here wins over the one in ``data``."""
+        questions, wire_key, wire_timeout, declared = _load(_read_request, data)
+        if audience is not None:
+            declared["audience"] = audience
         return cls(
             questions=questions,
             agent=agent,
             signal=signal,
             timeout=wire_timeout if timeout is None else timeout,
             key=wire_key if key is None else key,
+            **declared,
         )
 
 
@@ -1082,10 +1125,25 @@ _NESTED_READERS: dict[type, Callable[[object, _Keys, _Problems], Any]] = {
 
 def _read_request(
     data: object, keys: _Keys, problems: _Problems
-) -> tuple[tuple[AskUserQuestionItem, ...], str | None, float | None] | None:
-    obj = _object(data, keys, problems, ("questions",), ("key", "timeout"))
+) -> tuple[tuple[AskUserQuestionItem, ...], str | None, float | None, dict[str, Any]] | None:
+    declared = _fields.wire_fields(AskUserQuestionRequest)
+    obj = _object(
+        data,
+        keys,
+        problems,
+        ("questions",),
+        ("key", "timeout", *(wire.name for _attribute, wire in declared)),
+    )
     if obj is None:
         return None
+    # The fields declared with a `Wire` (``audience``), read as their declarations say.
+    values: dict[str, Any] = {}
+    for attribute, wire in declared:
+        raw = obj.get(wire.name)
+        if raw is not None:
+            value = _field_reader(wire)(raw, (*keys, wire.name), problems)
+            if value is not _BAD:
+                values[attribute.name] = value
     items = [
         _read_item(item, (*keys, "questions", index), problems)
         for index, item in enumerate(_array(obj, "questions", keys, problems, required=True))
@@ -1106,6 +1164,7 @@ def _read_request(
         tuple(item for item in items if item is not None),
         key,
         None if timeout is None else float(timeout),
+        values,
     )
 
 

@@ -9,6 +9,7 @@ the question, reading the verdict and asking are written once, here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 import attrs
@@ -112,12 +113,21 @@ class Review(Generic[_O]):
         *,
         agent: object | None,
         signal: AbortSignal | None,
+        audience: Iterable[str] = (),
+        approvals: int = 1,
     ) -> _O:
         """Ask ``question`` alone and read its verdict; closing it is the talk-instead outcome.
 
-        Only the provider's ``ASK_CANCELLED`` means "talk instead"; every other error propagates.
+        ``audience`` is the request's (who may answer); ``approvals`` other than 1 is set on
+        the question's intent (how many of them must approve, `team.tally`). Only the
+        provider's ``ASK_CANCELLED`` means "talk instead"; every other error propagates.
         """
-        request = AskUserQuestionRequest(questions=(question,), agent=agent, signal=signal)
+        if approvals != 1 and question.intent is not None:
+            intent = attrs.evolve(question.intent, approvals=approvals)
+            question = attrs.evolve(question, intent=intent)
+        request = AskUserQuestionRequest(
+            questions=(question,), agent=agent, signal=signal, audience=audience
+        )
         try:
             answer = await service.ask(request)
         except AskCancelledError:

@@ -204,15 +204,16 @@ class UserQuestionService:
     ) -> AskUserQuestionAnswer:
         """Ask the active provider and wait for the human's checked answer.
 
-        One trip, in this order: the observers hear of the ask (``dsh_user_questions_asked``);
-        the context has not closed (``CONTEXT_CLOSED``: no provider is called once ``aclose()``
-        began); the request is checked: its signal has not aborted (``ASK_ABORTED``), it has
-        questions (``EMPTY_QUESTIONS``); the caller is checked: a given agent is the registry's live
-        object of its id (``CALLER_NOT_LIVE``) and a root (``DELEGATED_CALLER``); the rest of
-        the request's rules (`rules.check_request`: ``BAD_INTENT``, ``BAD_QUESTION``); the one
+        One trip, in this order: the observers hear of the ask
+        (``dsh_user_questions_asked``); the context has not closed (``CONTEXT_CLOSED``: no
+        provider is called once ``aclose()`` began); the request is checked: its signal has
+        not aborted (``ASK_ABORTED``), it has questions (``EMPTY_QUESTIONS``); the caller is
+        checked: a given agent is the registry's live object of its id (``CALLER_NOT_LIVE``)
+        and a root (``DELEGATED_CALLER``); the rest of the request's rules
+        (`rules.check_request`: ``BAD_AUDIENCE``, ``BAD_INTENT``, ``BAD_QUESTION``); the one
         provider is called with this very request (a copy whose ``signal`` also fires on the
-        timeout, when there is one, or an equal copy when another ask has this very object in
-        flight; ``NO_PROVIDER``, ``DUPLICATE_PROVIDER``) and waited for, the abort, the
+        timeout, when there is one, or an equal copy when another ask has this very object
+        in flight; ``NO_PROVIDER``, ``DUPLICATE_PROVIDER``) and waited for, the abort, the
         timeout and ``aclose()`` ending the wait in one place; the answer is checked
         (``BAD_ANSWER``, `rules.check_answer`); the observers hear of the outcome
         (``dsh_user_questions_answered`` with secrets redacted, or ``_failed``).
@@ -442,7 +443,8 @@ class UserQuestionService:
 
         In this order: the context has not closed (``CONTEXT_CLOSED``), the signal has not aborted
         (``ASK_ABORTED``), there are questions (``EMPTY_QUESTIONS``); the caller (`_check_caller`);
-        `rules.check_request`, whose verdict on a tuple of questions is kept. A request's questions
+        `rules.check_request`, whose verdict on a tuple of questions is kept (a request with an
+        ``audience`` is checked every time: the people file may change). A request's questions
         are a tuple of frozen items, and the rules read nothing else, so a tuple that passed once
         passes again: a request asked again (a harness re-asking, a scripted evaluation loop) skips
         the rules' label work, the biggest cost of an ask. The last few tuples are kept, held so
@@ -459,7 +461,9 @@ class UserQuestionService:
         agent = request.agent
         if agent is not None:
             self._check_caller(agent)
-        if _CHECKED.get(id(questions)) is not questions:
+        if request.audience:  # its groups are read from the people file, which may change
+            rules.check_request(request)
+        elif _CHECKED.get(id(questions)) is not questions:
             rules.check_request(request)
             if len(_CHECKED) >= _CHECKED_MAX:
                 _CHECKED.clear()

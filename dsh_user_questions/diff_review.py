@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 import attrs
@@ -141,11 +142,19 @@ async def review_diff(
     title: str | None = None,
     agent: object | None = None,
     signal: AbortSignal | None = None,
+    audience: Iterable[str] = (),
+    approvals: int = 1,
 ) -> DiffReviewOutcome:
     """Ask the human whether to apply ``diff`` through ``service`` (``ctx.user_questions``).
 
-    The provider's ``ASK_CANCELLED`` becomes the talk-instead outcome; every other error
-    (``ASK_ABORTED``, ``NO_PROVIDER``, a bad diff's `ValueError`, ...) propagates unchanged.
+    ``audience`` (person ids and ``group:NAME``) is who may answer; ``approvals`` how many
+    distinct people of it must approve before it is applied (the first who does not settles
+    it at once; docs/team.md). The provider's ``ASK_CANCELLED`` becomes the talk-instead
+    outcome; every other error (``ASK_ABORTED``, ``NO_PROVIDER``, ``BAD_INTENT`` for
+    ``approvals`` the audience cannot give, a bad diff's `ValueError`, ...) propagates
+    unchanged.
     """
     question = diff_review_question(diff, title)
-    return await _DIFF_REVIEW.ask(service, question, agent=agent, signal=signal)
+    return await _DIFF_REVIEW.ask(
+        service, question, agent=agent, signal=signal, audience=audience, approvals=approvals
+    )

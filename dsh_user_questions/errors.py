@@ -9,8 +9,9 @@ The hierarchy::
                +-- AskTimedOutError        ASK_TIMED_OUT (also a TimeoutError)
                +-- AskCancelledError       ASK_CANCELLED
                +-- NotInteractiveError     NOT_INTERACTIVE
-               +-- InvalidRequestError     EMPTY_QUESTIONS, BAD_INTENT, BAD_QUESTION, INVALID_ARGS
-               +-- BadAnswerError          BAD_ANSWER
+               +-- InvalidRequestError     EMPTY_QUESTIONS, BAD_INTENT, BAD_AUDIENCE,
+               |                           BAD_QUESTION, INVALID_ARGS
+               +-- BadAnswerError          BAD_ANSWER, NOT_IN_AUDIENCE
                +-- ProviderSetupError      NO_PROVIDER, DUPLICATE_PROVIDER, CONTEXT_CLOSED
                +-- CallerRefusedError      CALLER_NOT_LIVE, DELEGATED_CALLER, ASKED_ELSEWHERE
                +-- StoreError              STORE_UNUSABLE
@@ -65,6 +66,8 @@ class UserQuestionErrorCode(str, enum.Enum):
     STORE_UNUSABLE = "STORE_UNUSABLE"
     ASKED_ELSEWHERE = "ASKED_ELSEWHERE"
     CONTEXT_CLOSED = "CONTEXT_CLOSED"
+    BAD_AUDIENCE = "BAD_AUDIENCE"
+    NOT_IN_AUDIENCE = "NOT_IN_AUDIENCE"
 
     def __str__(self) -> str:
         return self.value
@@ -125,6 +128,9 @@ _STORE = "the user-questions store is unusable"
 _ELSEWHERE = "another live harness is asking this question"
 _CLOSED = "the harness context closed"
 _CONTEXT_CLOSED = "the harness context is closed, so ask_user_question cannot reach the user"
+_AUDIENCE = "the request's audience "
+_NOT_IN_AUDIENCE = "may not answer this question: it is for "
+_SIGN_IN = "sign in so the page knows who you are"
 
 
 def is_timeout(signal: AbortSignal | None) -> bool:
@@ -246,6 +252,54 @@ class UserQuestionError(HarnessError):
             f"question {question_id} declares intent {kind} without the detail it reviews",
             UserQuestionErrorCode.BAD_INTENT,
         )
+
+    @classmethod
+    def bad_intent_approvals(
+        cls, question_id: str, kind: str, approvals: int, problem: str
+    ) -> UserQuestionError:
+        """``BAD_INTENT``: the intent's ``approvals`` breaks a rule; the message is
+        ``question <id> declares intent <kind> with approvals <n>, but <problem>``.
+
+        The problems (`rules.check_request` words them): ``approvals must be at least 1``,
+        ``only a plan-review or diff-review intent takes approvals``, ``the request has no
+        audience to approve it``, ``its audience is only <m> people``, ``the request asks <m>
+        questions (a review that needs several approvals is asked alone)``.
+        """
+        return cls(
+            f"question {question_id} declares intent {kind} with approvals {approvals},"
+            f" but {problem}",
+            UserQuestionErrorCode.BAD_INTENT,
+        )
+
+    @classmethod
+    def bad_audience(cls, problem: str) -> UserQuestionError:
+        """``BAD_AUDIENCE``: the request's ``audience`` cannot be read; the message is
+        ``the request's audience <problem>``.
+
+        The problems (`team.People.expand` words them): ``entry <n> "<entry>" is not a person
+        id or group:NAME (1 to 64 characters, no spaces or control characters)``, ``entry <n>
+        "<entry>" names no group of the people file (<where>)``, ``entry <n> "<entry>" names a
+        group without members``, ``needs the people file, which cannot be read: <why>``.
+        """
+        return cls(f"{_AUDIENCE}{problem}", UserQuestionErrorCode.BAD_AUDIENCE)
+
+    @classmethod
+    def not_in_audience(cls, person: str | None, audience: str) -> UserQuestionError:
+        """``NOT_IN_AUDIENCE``: ``person`` may not answer a question that is for ``audience``.
+
+        The message is ``<person> may not answer this question: it is for <audience>``; for no
+        person (or the page's token holder, ``token``) it is ``this question is for
+        <audience>: sign in so the page knows who you are``. Both names are inert text
+        (`rules.inert_text`); ``audience`` is the request's entries joined with ``", "``.
+        """
+        from ._identity import TOKEN_HOLDER
+        from .rules import inert_text
+
+        if person is None or person == TOKEN_HOLDER:
+            message = f"this question is for {inert_text(audience)}: {_SIGN_IN}"
+        else:
+            message = f"{inert_text(person)} {_NOT_IN_AUDIENCE}{inert_text(audience)}"
+        return cls(message, UserQuestionErrorCode.NOT_IN_AUDIENCE)
 
     @classmethod
     def no_provider(cls, detail: str | None = None) -> UserQuestionError:
@@ -417,13 +471,14 @@ class NotInteractiveError(UserQuestionError):
 
 @attrs.define(auto_exc=True, init=False)
 class InvalidRequestError(UserQuestionError):
-    """The question itself is wrong: ``EMPTY_QUESTIONS``, ``BAD_INTENT``, ``BAD_QUESTION``,
-    ``INVALID_ARGS``."""
+    """The question itself is wrong: ``EMPTY_QUESTIONS``, ``BAD_INTENT``, ``BAD_AUDIENCE``,
+    ``BAD_QUESTION``, ``INVALID_ARGS``."""
 
 
 @attrs.define(auto_exc=True, init=False)
 class BadAnswerError(UserQuestionError):
-    """``BAD_ANSWER``: the provider's answer breaks a rule of the request."""
+    """An answer that breaks a rule of the request: ``BAD_ANSWER`` (the provider's answer),
+    ``NOT_IN_AUDIENCE`` (a surface refusing a person outside the request's audience)."""
 
 
 @attrs.define(auto_exc=True, init=False)
@@ -520,6 +575,18 @@ _ROWS = (
         False,
     ),
     Outcome(_C.CONTEXT_CLOSED, ProviderSetupError, _CONTEXT_CLOSED, 1, "error", True, False),
+    Outcome(
+        _C.BAD_AUDIENCE, InvalidRequestError, f"{_AUDIENCE}<problem>", 2, "error", False, False
+    ),
+    Outcome(
+        _C.NOT_IN_AUDIENCE,
+        BadAnswerError,
+        f"<person> {_NOT_IN_AUDIENCE}<audience>",
+        1,
+        "error",
+        False,
+        False,
+    ),
 )
 
 OUTCOMES: Mapping[str, Outcome] = MappingProxyType({str(row.code): row for row in _ROWS})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 import attrs
@@ -117,10 +118,23 @@ async def review_plan(
     *,
     agent: object | None = None,
     signal: AbortSignal | None = None,
+    audience: Iterable[str] = (),
+    approvals: int = 1,
 ) -> PlanReviewOutcome:
     """Ask the human to approve ``plan`` through ``service`` (``ctx.user_questions``).
 
-    The provider's ``ASK_CANCELLED`` becomes the talk-instead outcome; every other error
-    (``ASK_ABORTED``, ``NO_PROVIDER``, a bad plan's `ValueError`, ...) propagates unchanged.
+    ``audience`` (person ids and ``group:NAME``) is who may answer; ``approvals`` how many
+    distinct people of it must approve before it is approved (the first who does not settles
+    it at once; docs/team.md). The provider's ``ASK_CANCELLED`` becomes the talk-instead
+    outcome; every other error (``ASK_ABORTED``, ``NO_PROVIDER``, ``BAD_INTENT`` for
+    ``approvals`` the audience cannot give, a bad plan's `ValueError`, ...) propagates
+    unchanged.
     """
-    return await _PLAN_REVIEW.ask(service, plan_review_question(plan), agent=agent, signal=signal)
+    return await _PLAN_REVIEW.ask(
+        service,
+        plan_review_question(plan),
+        agent=agent,
+        signal=signal,
+        audience=audience,
+        approvals=approvals,
+    )

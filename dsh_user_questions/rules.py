@@ -17,6 +17,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from . import _inputs
 from ._confusables import skeleton
@@ -33,6 +34,9 @@ from ._payloads import (
 )
 from .errors import UserQuestionError
 from .plan_review import PLAN_REVIEW_INTENT
+
+if TYPE_CHECKING:
+    from .team import People
 
 DIFF_REVIEW_INTENT = "diff-review"
 """The intent kind of a question whose ``detail`` is a unified diff under review."""
@@ -75,23 +79,29 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _CUSTOM_FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
-def check_request(request: AskUserQuestionRequest) -> None:
+def check_request(request: AskUserQuestionRequest, people: People | None = None) -> None:
     """Check what ``ask()`` checks of the request itself, in its order; raise the first breach.
 
-    There is at least one question (``EMPTY_QUESTIONS``); for each question in order with an
-    ``intent``, the approve label is one of that question's options (``BAD_INTENT``, label
-    message), and it has a ``detail``, the empty string included (``BAD_INTENT``, detail
-    message). Then each question's own rules (``BAD_QUESTION`` naming it): labels that differ
-    and are not the UI's own, at most one recommended option of a single-select, a secret
-    question without options, a question with ``allow_other`` false with options, and a
-    question with ``input``: no options, not multi-select, not secret, no intent, and an input
-    whose fields fit its type (a number's ``min`` at most its ``max``, a positive ``step``; a
-    ``files`` input's absolute ``root`` and listed ``candidates``; an upload's ``accept``
-    entries, its ``max_bytes`` at most `MAX_UPLOAD_BYTES`).
+    There is at least one question (``EMPTY_QUESTIONS``); its ``audience``, if any, names
+    persons and groups of ``people`` (default: `team.People.from_env`, read only for an
+    audience with a group) (``BAD_AUDIENCE``, `team.People.expand`); for each question in
+    order with an ``intent``, the approve label is one of that question's options
+    (``BAD_INTENT``, label message), it has a ``detail``, the empty string included
+    (``BAD_INTENT``, detail message), and its ``approvals`` other than 1 is at least 1, on a
+    plan or diff review, asked alone, with an audience of at least that many distinct
+    persons (``BAD_INTENT``, approvals message). Then each question's own rules
+    (``BAD_QUESTION`` naming it): labels that differ and are not the UI's own, at most one
+    recommended option of a single-select, a secret question without options, a question
+    with ``allow_other`` false with options, and a question with ``input``: no options, not
+    multi-select, not secret, no intent, and an input whose fields fit its type (a number's
+    ``min`` at most its ``max``, a positive ``step``; a ``files`` input's absolute ``root``
+    and listed ``candidates``; an upload's ``accept`` entries, its ``max_bytes`` at most
+    `MAX_UPLOAD_BYTES`).
     """
     questions = request.questions
     if not questions:
         raise UserQuestionError.empty_questions()
+    persons = _audience_persons(request, people)
     for question in questions:
         intent = question.intent
         if intent is not None:
@@ -99,6 +109,12 @@ def check_request(request: AskUserQuestionRequest) -> None:
                 raise UserQuestionError.bad_intent_label(question.id, intent.kind, intent.approve)
             if question.detail is None:
                 raise UserQuestionError.bad_intent_detail(question.id, intent.kind)
+            if intent.approvals != 1:
+                problem = _approvals_problem(request, intent.kind, intent.approvals, persons)
+                if problem is not None:
+                    raise UserQuestionError.bad_intent_approvals(
+                        question.id, intent.kind, intent.approvals, problem
+                    )
     ids: set[str] = set()
     for question in questions:
         problems = list(_question_problems(question))
@@ -107,6 +123,36 @@ def check_request(request: AskUserQuestionRequest) -> None:
         ids.add(question.id)
         if problems:
             raise UserQuestionError.bad_question(question.id, *problems)
+
+
+def _audience_persons(request: AskUserQuestionRequest, people: People | None) -> frozenset[str]:
+    """The persons the request's audience names (``BAD_AUDIENCE`` when it cannot be read)."""
+    if not request.audience:
+        return frozenset()
+    from .team import audience_persons
+
+    return audience_persons(request, people)
+
+
+def _approvals_problem(
+    request: AskUserQuestionRequest, kind: str, approvals: int, persons: frozenset[str]
+) -> str | None:
+    """What is wrong with an intent's ``approvals`` (other than 1), or None."""
+    if approvals < 1:
+        return "approvals must be at least 1"
+    if kind not in (PLAN_REVIEW_INTENT, DIFF_REVIEW_INTENT):
+        return "only a plan-review or diff-review intent takes approvals"
+    if not request.audience:
+        return "the request has no audience to approve it"
+    if approvals > len(persons):
+        count = len(persons)
+        return f"its audience is only {count} {'person' if count == 1 else 'people'}"
+    if len(request.questions) > 1:
+        return (
+            f"the request asks {len(request.questions)} questions"
+            " (a review that needs several approvals is asked alone)"
+        )
+    return None
 
 
 def label_key(label: str) -> str:

@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -338,6 +338,7 @@ async def run(
     reveal_secrets: bool = False,
     raise_for: tuple[type[HarnessError], ...] = (),
     workspace: str | os.PathLike[str] | None = None,
+    audience: Iterable[str] = (),
 ) -> ToolResult:
     """Run the tool: validate ``arguments``, ask through ``ctx.user_questions``, report.
 
@@ -365,6 +366,11 @@ async def run(
     answer's paths are checked against it when the answer arrives. Without one, a call with a
     ``files`` question gives ``BAD_QUESTION``, telling the model that file questions are not
     available here (no retry fixes that; it asks for paths in free text instead).
+
+    **Who may answer.** ``audience`` (person ids and ``group:NAME`` entries,
+    `AskUserQuestionRequest.audience`) is the request's: only they may answer it. The harness
+    sets it here, never the model (the tool's schema has no such field); a bad entry gives
+    ``BAD_AUDIENCE``.
     """
     questions: tuple[AskUserQuestionItem, ...] = ()
     try:
@@ -376,7 +382,12 @@ async def run(
             raise UserQuestionError.no_provider()
         outcome: AskUserQuestionAnswer | HarnessError = await service.ask(
             AskUserQuestionRequest(
-                questions=questions, agent=agent, signal=signal, timeout=timeout, key=key
+                questions=questions,
+                agent=agent,
+                signal=signal,
+                timeout=timeout,
+                key=key,
+                audience=audience,
             )
         )
     except HarnessError as err:

@@ -72,6 +72,7 @@ class Live:
     on_secrets: OnSecrets | None
     how: str
     workspace: Any = None  # the root of a model's files questions (tool.run's workspace)
+    audience: Iterable[str] = ()  # who may answer (tool.run's audience), set by the harness
 
     async def run(
         self,
@@ -94,6 +95,7 @@ class Live:
             agent=self.agent if self.agent is not None else value("agent"),
             signal=self.signal if self.signal is not None else value("signal"),
             workspace=self.workspace,
+            audience=self.audience,
         )
         hand_secrets(result, call_id, self.on_secrets)
         return result
@@ -109,6 +111,7 @@ async def run_durable(
     on_secrets: OnSecrets | None,
     timeout: float | None = None,
     workspace: Any = None,
+    audience: Iterable[str] = (),
 ) -> tool.ToolResult:
     """Ask one durable call through `tool.run` with its ``key``; its secrets to ``on_secrets``.
 
@@ -124,6 +127,7 @@ async def run_durable(
         timeout=timeout,
         raise_for=KEEP_PENDING,
         workspace=workspace,
+        audience=audience,
     )
     hand_secrets(result, key, on_secrets)
     return result

@@ -18,6 +18,7 @@ A failed ask raises its `UserQuestionError`; external executions are left to the
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from .._payloads import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
@@ -96,14 +97,24 @@ def _record(index: int, requirement: RunRequirement, answers: dict[str, Any]) ->
 
 
 async def answer_requirements(
-    ctx: Any, run: Any, *, agent: object | None = None, signal: Any | None = None
+    ctx: Any,
+    run: Any,
+    *,
+    agent: object | None = None,
+    signal: Any | None = None,
+    audience: Iterable[str] = (),
 ) -> None:
-    """Ask the human every active requirement of the paused ``run`` and record the answers."""
+    """Ask the human every active requirement of the paused ``run`` and record the answers.
+
+    ``audience`` (person ids and ``group:NAME``) is who may answer, set by the harness.
+    """
     pending = list(enumerate(run.active_requirements))
     questions = [question for index, each in pending for question in _questions(index, each)]
     if not questions:
         return
-    request = AskUserQuestionRequest(questions=tuple(questions), agent=agent, signal=signal)
+    request = AskUserQuestionRequest(
+        questions=tuple(questions), agent=agent, signal=signal, audience=audience
+    )
     answer = await ctx.user_questions.ask(request)
     answers = {item.id: item for item in answer.answers}
     for index, requirement in pending:
@@ -111,18 +122,35 @@ async def answer_requirements(
 
 
 def answer_requirements_sync(
-    ctx: Any, run: Any, *, agent: object | None = None, signal: Any | None = None
+    ctx: Any,
+    run: Any,
+    *,
+    agent: object | None = None,
+    signal: Any | None = None,
+    audience: Iterable[str] = (),
 ) -> None:
     """`answer_requirements` from synchronous code (``agent.run`` / ``agent.continue_run``)."""
-    run_sync(owner_of(ctx), lambda: answer_requirements(ctx, run, agent=agent, signal=signal))
+    run_sync(
+        owner_of(ctx),
+        lambda: answer_requirements(ctx, run, agent=agent, signal=signal, audience=audience),
+    )
 
 
 async def run_answering(
-    agno_agent: Any, ctx: Any, input: Any, *, signal: Any | None = None, **options: Any
+    agno_agent: Any,
+    ctx: Any,
+    input: Any,
+    *,
+    signal: Any | None = None,
+    audience: Iterable[str] = (),
+    **options: Any,
 ) -> Any:
-    """``agno_agent.arun(input, **options)``, answering each pause through ``ctx`` until done."""
+    """``agno_agent.arun(input, **options)``, answering each pause through ``ctx`` until done.
+
+    ``audience`` (person ids and ``group:NAME``) is who may answer, set by the harness.
+    """
     run = await agno_agent.arun(input, **options)
     while run.is_paused:
-        await answer_requirements(ctx, run, signal=signal)
+        await answer_requirements(ctx, run, signal=signal, audience=audience)
         run = await agno_agent.acontinue_run(run_response=run, requirements=run.requirements)
     return run

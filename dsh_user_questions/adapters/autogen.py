@@ -16,7 +16,7 @@ AutoGen's cancellation token cancels the pending ask, and with it the provider's
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
 from .. import tool
@@ -57,10 +57,11 @@ class AskUserQuestionTool(BaseTool[_Arguments, BaseModel]):
         agent: object | None = None,
         signal: Any | None = None,
         workspace: Any = None,
+        audience: Iterable[str] = (),
     ):
         super().__init__(_Arguments, str, tool.NAME, tool.DESCRIPTION)  # type: ignore[arg-type]
         self._ctx, self._agent, self._signal = ctx, agent, signal
-        self._workspace = workspace
+        self._workspace, self._audience = workspace, tuple(audience)
 
     @property
     def schema(self) -> ToolSchema:
@@ -82,28 +83,48 @@ class AskUserQuestionTool(BaseTool[_Arguments, BaseModel]):
             agent=self._agent,
             signal=self._signal,
             workspace=self._workspace,
+            audience=self._audience,
         )
         return (await _linked(cancellation_token, run)).content
 
 
 def ask_user_question_tool(
-    ctx: Any, *, agent: object | None = None, signal: Any | None = None, workspace: Any = None
+    ctx: Any,
+    *,
+    agent: object | None = None,
+    signal: Any | None = None,
+    workspace: Any = None,
+    audience: Iterable[str] = (),
 ) -> AskUserQuestionTool:
     """The tool for ``AssistantAgent(tools=[...])``; ``agent`` and ``signal`` go into every ask.
 
     ``workspace`` (a folder) is the root a model's files question picks from (`tool.run`'s).
+    ``audience`` (person ids and ``group:NAME``) is who may answer (`tool.run`'s), set
+    by the harness, never the model.
     """
-    return AskUserQuestionTool(ctx, agent=agent, signal=signal, workspace=workspace)
+    return AskUserQuestionTool(
+        ctx, agent=agent, signal=signal, workspace=workspace, audience=audience
+    )
 
 
 def input_func(
-    ctx: Any, *, agent: object | None = None, signal: Any | None = None
+    ctx: Any,
+    *,
+    agent: object | None = None,
+    signal: Any | None = None,
+    audience: Iterable[str] = (),
 ) -> Callable[[str, CancellationToken | None], Awaitable[str]]:
-    """An ``input_func`` asking ``prompt`` as a free-text question; returns the human's text."""
+    """An ``input_func`` asking ``prompt`` as a free-text question; returns the human's text.
+
+    ``audience`` (person ids and ``group:NAME``) is who may answer, set by the harness.
+    """
+    audience = tuple(audience)
 
     async def ask(prompt: str, cancellation_token: CancellationToken | None = None) -> str:
         question = AskUserQuestionItem(id="reply", question=prompt)
-        request = AskUserQuestionRequest(questions=(question,), agent=agent, signal=signal)
+        request = AskUserQuestionRequest(
+            questions=(question,), agent=agent, signal=signal, audience=audience
+        )
         answer = await _linked(cancellation_token, ctx.user_questions.ask(request))
         return answer.answers[0].custom or ""
 
@@ -121,8 +142,9 @@ class AskingUserProxyAgent(UserProxyAgent):
         description: str = "A human user",
         agent: object | None = None,
         signal: Any | None = None,
+        audience: Iterable[str] = (),
     ) -> None:
-        self._ask = input_func(ctx, agent=agent, signal=signal)
+        self._ask = input_func(ctx, agent=agent, signal=signal, audience=audience)
         self._last = ""
         super().__init__(name, description=description, input_func=self._ask_last)
 

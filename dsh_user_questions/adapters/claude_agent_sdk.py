@@ -33,7 +33,7 @@ A failed ask is a `PermissionResultDeny` whose message is the tool's ``Error: ..
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, cast
 
 import attrs
@@ -72,16 +72,23 @@ CanUseTool = Callable[
 _CLAUDES_OWN = " (Claude's option)"
 
 
-def can_use_tool(ctx: Any, *, then: CanUseTool | None = None) -> CanUseTool:
-    """The ``can_use_tool`` callback answering Claude Code's questions through ``ctx``."""
+def can_use_tool(
+    ctx: Any, *, then: CanUseTool | None = None, audience: Iterable[str] = ()
+) -> CanUseTool:
+    """The ``can_use_tool`` callback answering Claude Code's questions through ``ctx``.
+
+    ``audience`` (person ids and ``group:NAME``) is who may answer its questions and plan
+    reviews (`tool.run`'s), set by the harness.
+    """
+    audience = tuple(audience)
 
     async def callback(
         tool_name: str, tool_input: dict[str, Any], context: ToolPermissionContext
     ) -> PermissionResultAllow | PermissionResultDeny:
         if tool_name == "AskUserQuestion":
-            return await _ask(ctx, tool_input)
+            return await _ask(ctx, tool_input, audience)
         if tool_name == "ExitPlanMode":
-            return await _review(ctx, tool_input)
+            return await _review(ctx, tool_input, audience)
         if then is not None:
             return await then(tool_name, tool_input, context)
         return PermissionResultDeny(message=f"permission to use {tool_name} was not granted")
@@ -90,11 +97,11 @@ def can_use_tool(ctx: Any, *, then: CanUseTool | None = None) -> CanUseTool:
 
 
 async def _ask(
-    ctx: Any, tool_input: dict[str, Any]
+    ctx: Any, tool_input: dict[str, Any], audience: tuple[str, ...]
 ) -> PermissionResultAllow | PermissionResultDeny:
     try:
         request, offered = _read(tool_input)
-        answer = await _service(ctx).ask(request)
+        answer = await _service(ctx).ask(attrs.evolve(request, audience=audience))
     except HarnessError as err:
         return _deny(err, "AskUserQuestion")
     answers: dict[str, str] = {}
@@ -201,19 +208,21 @@ _NO_PLAN_QUESTION = AskUserQuestionItem(
 
 
 async def _review(
-    ctx: Any, tool_input: dict[str, Any]
+    ctx: Any, tool_input: dict[str, Any], audience: tuple[str, ...]
 ) -> PermissionResultAllow | PermissionResultDeny:
     plan = tool_input.get("plan")
     reviewed = isinstance(plan, str) and bool(plan.strip())
     try:
         if not isinstance(plan, str) or not reviewed:  # nothing to review: ask plainly
-            outcome = await _NO_PLAN.ask(_service(ctx), _NO_PLAN_QUESTION, agent=None, signal=None)
+            outcome = await _NO_PLAN.ask(
+                _service(ctx), _NO_PLAN_QUESTION, agent=None, signal=None, audience=audience
+            )
         else:
             try:
                 plan_review.plan_review_question(plan)
             except ValueError:  # not a plan under a level-1 heading: give it one
                 plan = f"# Plan\n\n{plan}"
-            outcome = await plan_review.review_plan(_service(ctx), plan)
+            outcome = await plan_review.review_plan(_service(ctx), plan, audience=audience)
     except HarnessError as err:
         return _deny(err, "ExitPlanMode")
     if outcome.approved:

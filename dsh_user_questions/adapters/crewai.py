@@ -13,6 +13,7 @@ A failed ask (aborted, timed out, no provider) raises its `UserQuestionError` in
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .._payloads import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
@@ -35,10 +36,10 @@ FEEDBACK = "Any feedback on this result? Skip to accept it."
 
 
 def _request(
-    question: str, detail: str | None, agent: object, signal: Any
+    question: str, detail: str | None, agent: object, signal: Any, audience: tuple[str, ...]
 ) -> AskUserQuestionRequest:
     item = AskUserQuestionItem(id="feedback", question=question, detail=detail)
-    return AskUserQuestionRequest(questions=(item,), agent=agent, signal=signal)
+    return AskUserQuestionRequest(questions=(item,), agent=agent, signal=signal, audience=audience)
 
 
 def _text(answer: AskUserQuestionAnswer) -> str | None:
@@ -48,11 +49,20 @@ def _text(answer: AskUserQuestionAnswer) -> str | None:
 class AskingHumanInputProvider(SyncHumanInputProvider):
     """CrewAI's ``HumanInputProvider`` asking through ``ctx.user_questions``."""
 
-    def __init__(self, ctx: Any, *, agent: object | None = None, signal: Any | None = None):
+    def __init__(
+        self,
+        ctx: Any,
+        *,
+        agent: object | None = None,
+        signal: Any | None = None,
+        audience: Iterable[str] = (),
+    ):
         self._ctx, self._agent, self._signal = ctx, agent, signal
+        self._audience = tuple(audience)
 
     def _feedback_request(self, answer: AgentFinish) -> AskUserQuestionRequest:
-        return _request(FEEDBACK, self._get_output_string(answer), self._agent, self._signal)
+        output = self._get_output_string(answer)
+        return _request(FEEDBACK, output, self._agent, self._signal, self._audience)
 
     def handle_feedback(
         self, formatted_answer: AgentFinish, context: ExecutorContext
@@ -86,28 +96,50 @@ class AskingHumanInputProvider(SyncHumanInputProvider):
 
 
 def human_input_provider(
-    ctx: Any, *, agent: object | None = None, signal: Any | None = None
+    ctx: Any,
+    *,
+    agent: object | None = None,
+    signal: Any | None = None,
+    audience: Iterable[str] = (),
 ) -> AskingHumanInputProvider:
-    """The provider for ``crewai.core.providers.human_input.set_provider``."""
-    return AskingHumanInputProvider(ctx, agent=agent, signal=signal)
+    """The provider for ``crewai.core.providers.human_input.set_provider``.
+
+    ``audience`` (person ids and ``group:NAME``) is who may answer, set by the harness.
+    """
+    return AskingHumanInputProvider(ctx, agent=agent, signal=signal, audience=audience)
 
 
 class AskingInputProvider:
     """A flow's ``input_provider`` asking through ``ctx.user_questions``."""
 
-    def __init__(self, ctx: Any, *, agent: object | None = None, signal: Any | None = None):
+    def __init__(
+        self,
+        ctx: Any,
+        *,
+        agent: object | None = None,
+        signal: Any | None = None,
+        audience: Iterable[str] = (),
+    ):
         self._ctx, self._agent, self._signal = ctx, agent, signal
+        self._audience = tuple(audience)
 
     def __deepcopy__(self, memo: dict[int, object]) -> AskingInputProvider:
         return self  # a handle on the context: a flow copies its defaults, not the context
 
     def request_input(self, message: str, flow: Any, metadata: Any = None) -> str | None:
-        request = _request(message, None, self._agent, self._signal)
+        request = _request(message, None, self._agent, self._signal, self._audience)
         return _text(self._ctx.user_questions.ask_sync(request))
 
 
 def input_provider(
-    ctx: Any, *, agent: object | None = None, signal: Any | None = None
+    ctx: Any,
+    *,
+    agent: object | None = None,
+    signal: Any | None = None,
+    audience: Iterable[str] = (),
 ) -> AskingInputProvider:
-    """The ``input_provider`` of a CrewAI ``Flow`` (for ``Flow.ask``)."""
-    return AskingInputProvider(ctx, agent=agent, signal=signal)
+    """The ``input_provider`` of a CrewAI ``Flow`` (for ``Flow.ask``).
+
+    ``audience`` (person ids and ``group:NAME``) is who may answer, set by the harness.
+    """
+    return AskingInputProvider(ctx, agent=agent, signal=signal, audience=audience)

@@ -55,12 +55,13 @@ class AskUserQuestionTool(BaseTool):
         signal: Any | None = None,
         long_running: bool = False,
         workspace: Any = None,
+        audience: Iterable[str] = (),
     ):
         if ctx is None and not long_running:
             raise TypeError("ask_user_question_tool needs a harness context unless long_running")
         super().__init__(name=tool.NAME, description=tool.DESCRIPTION, is_long_running=long_running)
         self._ctx, self._agent, self._signal = ctx, agent, signal
-        self._workspace = workspace
+        self._workspace, self._audience = workspace, tuple(audience)
 
     def _get_declaration(self) -> types.FunctionDeclaration:
         return types.FunctionDeclaration(
@@ -77,7 +78,12 @@ class AskUserQuestionTool(BaseTool):
                 return tool.ToolResult.from_error(err).content
             return None  # pending: answered later by answer_long_running
         result = await tool.run(
-            self._ctx, args, agent=self._agent, signal=self._signal, workspace=self._workspace
+            self._ctx,
+            args,
+            agent=self._agent,
+            signal=self._signal,
+            workspace=self._workspace,
+            audience=self._audience,
         )
         return result.content
 
@@ -89,15 +95,24 @@ def ask_user_question_tool(
     signal: Any | None = None,
     long_running: bool = False,
     workspace: Any = None,
+    audience: Iterable[str] = (),
 ) -> AskUserQuestionTool:
     """The tool for ``LlmAgent(tools=[...])``; ``agent`` and ``signal`` go into every ask.
 
     ``long_running=True`` makes it ADK's long-running tool, answered by `answer_long_running`
-    (``ctx`` is then not needed, and `answer_long_running` takes the ``workspace``).
+    (``ctx`` is then not needed, and `answer_long_running` takes the ``workspace`` and the
+    ``audience``).
     ``workspace`` (a folder) is the root a model's files question picks from (`tool.run`'s).
+    ``audience`` (person ids and ``group:NAME``) is who may answer (`tool.run`'s), set
+    by the harness, never the model.
     """
     return AskUserQuestionTool(
-        ctx, agent=agent, signal=signal, long_running=long_running, workspace=workspace
+        ctx,
+        agent=agent,
+        signal=signal,
+        long_running=long_running,
+        workspace=workspace,
+        audience=audience,
     )
 
 
@@ -108,12 +123,16 @@ async def answer_long_running(
     agent: object | None = None,
     signal: Any | None = None,
     workspace: Any = None,
+    audience: Iterable[str] = (),
 ) -> types.Content | None:
     """Ask each pending long-running ``ask_user_question`` call in ``events`` (at once); the
     message carrying their results, or ``None`` when there is none (a call already answered,
     e.g. with the error of invalid arguments, is not pending).
     ``workspace`` (a folder) is the root a model's files question picks from
-    (`tool.run`'s)."""
+    (`tool.run`'s).
+    ``audience`` (person ids and ``group:NAME``) is who may answer (`tool.run`'s), set
+    by the harness, never the model.
+    """
     events = list(events)
     answered = {done.id for event in events for done in event.get_function_responses()}
     calls = [
@@ -127,7 +146,14 @@ async def answer_long_running(
     if not calls:
         return None
     results = await gather_all(
-        tool.run(ctx, call.args or {}, agent=agent, signal=signal, workspace=workspace)
+        tool.run(
+            ctx,
+            call.args or {},
+            agent=agent,
+            signal=signal,
+            workspace=workspace,
+            audience=audience,
+        )
         for call in calls
     )
     parts = [
@@ -164,16 +190,26 @@ def _question(n: int, call: types.FunctionCall) -> AskUserQuestionItem:
 
 
 async def answer_confirmations(
-    ctx: Any, events: Iterable[Event], *, agent: object | None = None, signal: Any | None = None
+    ctx: Any,
+    events: Iterable[Event],
+    *,
+    agent: object | None = None,
+    signal: Any | None = None,
+    audience: Iterable[str] = (),
 ) -> types.Content | None:
-    """Ask the human each ADK confirmation request in ``events``; the message answering them."""
+    """Ask the human each ADK confirmation request in ``events``; the message answering them.
+
+    ``audience`` (person ids and ``group:NAME``) is who may answer, set by the harness.
+    """
     calls = [
         call for event in events for call in event.get_function_calls() if call.name == CONFIRMATION
     ]
     if not calls:
         return None
     questions = tuple(_question(n, call) for n, call in enumerate(calls))
-    request = AskUserQuestionRequest(questions=questions, agent=agent, signal=signal)
+    request = AskUserQuestionRequest(
+        questions=questions, agent=agent, signal=signal, audience=audience
+    )
     answer = await ctx.user_questions.ask(request)
     allowed = {item.id for item in answer.answers if tuple(item.selected) == (ALLOW,)}
     parts = [

@@ -20,6 +20,7 @@ For a LangGraph graph that must survive a restart, use `dsh_user_questions.adapt
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .. import tool
@@ -45,6 +46,7 @@ def ask_user_question_tool(
     signal: Any | None = None,
     on_secrets: OnSecrets | None = None,
     workspace: Any = None,
+    audience: Iterable[str] = (),
 ) -> StructuredTool:
     """The ``ask_user_question`` tool for LangChain chat models and agents.
 
@@ -55,8 +57,10 @@ def ask_user_question_tool(
     ``on_secrets(tool_call_id, {question id: text})``.
     ``workspace`` (a folder) is the root a model's files question picks from
     (`tool.run`'s).
+    ``audience`` (person ids and ``group:NAME``) is who may answer (`tool.run`'s), set
+    by the harness, never the model.
     """
-    live = Live(ctx, agent, signal, on_secrets, _HOW, workspace)
+    live = Live(ctx, agent, signal, on_secrets, _HOW, workspace, audience)
 
     async def ask_user_question(
         arguments: object, tool_call_id: str | None, *, dsh_run_config: RunnableConfig

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .. import rules, tool
@@ -200,6 +200,7 @@ async def answer_interrupts(
     input_id: str | None = None,
     on_secrets: OnSecrets | None = None,
     workspace: Any = None,
+    audience: Iterable[str] = (),
 ) -> Any:
     """Run the graph (or resume its thread) until it ends, answering every question it asks.
 
@@ -221,6 +222,8 @@ async def answer_interrupts(
     (see the module).
     ``workspace`` (a folder) is the root a model's files question picks from
     (`tool.run`'s).
+    ``audience`` (person ids and ``group:NAME``) is who may answer (`tool.run`'s), set
+    by the harness, never the model.
     """
     service = ctx.get("user_questions")
     if service is None:
@@ -239,6 +242,7 @@ async def answer_interrupts(
             on_secrets=on_secrets,
             timeout=request.timeout,
             workspace=workspace,
+            audience=audience,
         )
         return resume_value(result)
 

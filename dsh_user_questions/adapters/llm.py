@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+from collections.abc import Iterable
 from typing import Any
 
 from .. import tool
@@ -34,16 +35,19 @@ __all__ = ["llm_tool", "use_context"]
 _lock = threading.Lock()
 _context: Any | None = None
 _workspace: Any = None
+_audience: tuple[str, ...] = ()
 
 
-def use_context(ctx: Any | None, *, workspace: Any = None) -> None:
+def use_context(ctx: Any | None, *, workspace: Any = None, audience: Iterable[str] = ()) -> None:
     """Ask through ``ctx`` from now on (``None``: make the process's own on the next ask).
 
     ``workspace`` (a folder) is the root a model's files question picks from (`tool.run`'s).
+    ``audience`` (person ids and ``group:NAME``) is who may answer (`tool.run`'s), set
+    by the harness, never the model.
     """
-    global _context, _workspace
+    global _context, _workspace, _audience
     with _lock:
-        _context, _workspace = ctx, workspace
+        _context, _workspace, _audience = ctx, workspace, tuple(audience)
 
 
 def context() -> Any:
@@ -62,7 +66,8 @@ def context() -> Any:
 
 async def ask_user_question(**arguments: Any) -> str:
     """Run the one tool with the model's arguments, through the process's harness context."""
-    return (await arun_tool(context(), arguments, workspace=_workspace)).content
+    ask = arun_tool(context(), arguments, workspace=_workspace, audience=_audience)
+    return (await ask).content
 
 
 def llm_tool() -> llm.Tool:

@@ -34,6 +34,7 @@ per run, the same after a restart (e.g. the id you keep the saved state under);
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .. import tool
@@ -76,6 +77,7 @@ def ask_user_question_tool(
     durable: bool = False,
     on_secrets: OnSecrets | None = None,
     workspace: Any = None,
+    audience: Iterable[str] = (),
 ) -> FunctionTool:
     """The ``ask_user_question`` tool for an Agents SDK ``Agent``.
 
@@ -86,9 +88,11 @@ def ask_user_question_tool(
     `answer_interruptions` to ask (see the module). ``on_secrets`` gets the clear text of each
     secret answer the tool itself receives (the model gets the placeholder).
     ``workspace`` (a folder) is the root a model's files question picks from (`tool.run`'s).
+    ``audience`` (person ids and ``group:NAME``) is who may answer (`tool.run`'s), set
+    by the harness, never the model.
     """
 
-    live = Live(ctx, agent, signal, on_secrets, _HOW, workspace)
+    live = Live(ctx, agent, signal, on_secrets, _HOW, workspace, audience)
 
     # Annotated ToolContext, the SDK passes the tool call's context (with its id).
     async def invoke(run: ToolContext[Any], arguments: str) -> str:
@@ -117,6 +121,7 @@ async def answer_interruptions(
     signal: Any | None = None,
     on_secrets: OnSecrets | None = None,
     workspace: Any = None,
+    audience: Iterable[str] = (),
 ) -> RunState[Any, Any]:
     """Ask the questions a durable tool paused the run on; the state to resume with.
 
@@ -134,6 +139,8 @@ async def answer_interruptions(
     context=...)``.
     ``workspace`` (a folder) is the root a model's files question picks from
     (`tool.run`'s).
+    ``audience`` (person ids and ``group:NAME``) is who may answer (`tool.run`'s), set
+    by the harness, never the model.
     """
     if not run_id:
         raise ValueError(
@@ -160,6 +167,7 @@ async def answer_interruptions(
             signal=signal,
             on_secrets=on_secrets,
             workspace=workspace,
+            audience=audience,
         )
         return result.content
 

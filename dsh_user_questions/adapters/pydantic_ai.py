@@ -31,7 +31,7 @@ texts by question id: keep it where the harness's own tools read it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .. import _json, tool
@@ -95,6 +95,7 @@ def ask_user_question_tool(
     deferred: bool = False,
     on_secrets: OnSecrets | None = None,
     workspace: Any = None,
+    audience: Iterable[str] = (),
 ) -> Tool[Any]:
     """The ``ask_user_question`` tool for a pydantic-ai ``Agent``.
 
@@ -107,6 +108,8 @@ def ask_user_question_tool(
     gets the placeholder): ``on_secrets(tool_call_id, {question id: text})``.
     ``workspace`` (a folder) is the root a model's files question picks from
     (`tool.run`'s).
+    ``audience`` (person ids and ``group:NAME``) is who may answer (`tool.run`'s), set
+    by the harness, never the model.
     """
     if deferred and (
         ctx is not None or agent is not None or signal is not None or on_secrets is not None
@@ -116,7 +119,7 @@ def ask_user_question_tool(
             " on_secrets to answer_deferred instead"
         )
 
-    live = Live(ctx, agent, signal, on_secrets, _HOW, workspace)
+    live = Live(ctx, agent, signal, on_secrets, _HOW, workspace, audience)
 
     async def ask_user_question(run: RunContext[Any], **arguments: Any) -> str:
         if deferred:
@@ -185,6 +188,7 @@ async def answer_deferred(
     signal: Any | None = None,
     on_secrets: OnSecrets | None = None,
     workspace: Any = None,
+    audience: Iterable[str] = (),
 ) -> DeferredToolResults:
     """Ask every deferred ``ask_user_question`` call of ``requests``; their results.
 
@@ -205,6 +209,8 @@ async def answer_deferred(
     calls pending for a later call. Calls of other tools and approvals are left out: add their
     results yourself (``results.update(...)``).
     ``workspace`` (a folder) is the root a model's files question picks from (`tool.run`'s).
+    ``audience`` (person ids and ``group:NAME``) is who may answer (`tool.run`'s), set
+    by the harness, never the model.
     """
     service = ctx.get("user_questions")
     if service is None:
@@ -218,7 +224,14 @@ async def answer_deferred(
 
     async def one(args: Any, key: str) -> Any:
         result = await run_durable(
-            ctx, args, key, agent=agent, signal=signal, on_secrets=on_secrets, workspace=workspace
+            ctx,
+            args,
+            key,
+            agent=agent,
+            signal=signal,
+            on_secrets=on_secrets,
+            workspace=workspace,
+            audience=audience,
         )
         return ToolFailed(result.content) if result.is_error else result.content
 

@@ -13,6 +13,7 @@ the context's question loop (see `UserQuestionService.ask_sync`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from .. import tool
@@ -33,6 +34,8 @@ class AskUserQuestionTool(Tool):  # type: ignore[misc]  # smolagents ships no ty
     ``agent`` and ``signal`` go into every ask.
     ``workspace`` (a folder) is the root a model's files question picks from
     (`tool.run`'s).
+    ``audience`` (person ids and ``group:NAME``) is who may answer (`tool.run`'s), set
+    by the harness, never the model.
     """
 
     name = tool.NAME
@@ -51,14 +54,21 @@ class AskUserQuestionTool(Tool):  # type: ignore[misc]  # smolagents ships no ty
         agent: object | None = None,
         signal: Any | None = None,
         workspace: Any = None,
+        audience: Iterable[str] = (),
     ):
         super().__init__()
         self.ctx = ctx
         self.agent = agent
         self.signal = signal
         self.workspace = workspace
+        self.audience = tuple(audience)
 
     def forward(self, **arguments: Any) -> str:
         return run_tool(
-            self.ctx, arguments, agent=self.agent, signal=self.signal, workspace=self.workspace
+            self.ctx,
+            arguments,
+            agent=self.agent,
+            signal=self.signal,
+            workspace=self.workspace,
+            audience=self.audience,
         ).content

@@ -89,6 +89,8 @@ _SAMPLES = {
     "STORE_UNUSABLE": lambda: UserQuestionError.store_unusable("the disk is full"),
     "ASKED_ELSEWHERE": lambda: UserQuestionError.asked_elsewhere("k", "label 'h', process p"),
     "CONTEXT_CLOSED": lambda: UserQuestionError.asked_after_close(),
+    "BAD_AUDIENCE": lambda: UserQuestionError.bad_audience('entry 0 "group:x" names no group'),
+    "NOT_IN_AUDIENCE": lambda: UserQuestionError.not_in_audience("bo", "group:oncall"),
 }
 
 

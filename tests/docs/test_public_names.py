@@ -114,9 +114,10 @@ class TestDocumentedList:
         )
 
     def test_the_surface_stays_small(self) -> None:
-        """Well under the 229 names of the third release: fewer than 125 in the core."""
+        """Well under the 229 names of the third release: fewer than 130 in the core (125
+        before the fifth release's `dsh_user_questions.team`, whose four names a team needs)."""
         core = [names for module, names in documented().items() if is_core(module)]
-        assert sum(len(names) for names in core) < 125
+        assert sum(len(names) for names in core) < 130
 
     def test_every_provider_is_listed(self) -> None:
         """The list has the package of every provider distribution of the repository."""

@@ -20,6 +20,7 @@ from dsh_user_questions import (
     UserQuestionError,
 )
 from dsh_user_questions._i18n import CATALOG_DIR_ENV, LANG_ENV, OTHER, SKIP
+from dsh_user_questions._identity import Caller
 from dsh_user_questions._link_page import LinkedQuestion, link_routes, link_url, with_links
 from dsh_user_questions._notify import notification_for
 from dsh_user_questions.plan_review import plan_review_question
@@ -145,7 +146,7 @@ class Questions:
     async def get(self, question_id: str) -> LinkedQuestion | None:
         return self.linked.get(question_id)
 
-    async def answer(self, question_id: str, wire: dict[str, Any]) -> str | None:
+    async def answer(self, question_id: str, wire: dict[str, Any], caller: Caller) -> str | None:
         return None
 
     async def cancel(self, question_id: str) -> object:

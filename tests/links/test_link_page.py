@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from dsh_user_questions import AskUserQuestionOption
+from dsh_user_questions._identity import Caller, ProxyIdentity
 from dsh_user_questions._link_page import LinkedQuestion, link_routes, link_url, with_links
 from dsh_user_questions._links import (
     cross_origin_refusal,
@@ -51,15 +52,17 @@ class Questions:
             ),
         }
         self.answers: list[tuple[str, dict[str, Any]]] = []
+        self.callers: list[Caller] = []
 
     async def get(self, question_id: str) -> LinkedQuestion | None:
         return self.linked.get(question_id)
 
-    async def answer(self, question_id: str, wire: dict[str, Any]) -> str | None:
+    async def answer(self, question_id: str, wire: dict[str, Any], caller: Caller) -> str | None:
         linked = self.linked[question_id]
         assert linked.request is not None
         check_answer(linked.request, wire)  # BAD_ANSWER as the page must show it
         self.answers.append((question_id, wire))
+        self.callers.append(caller)
         self.linked[question_id] = LinkedQuestion(None, linked.asker, "answered")
         return None
 
@@ -87,6 +90,48 @@ async def client(questions: Questions) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=served)
     async with httpx.AsyncClient(transport=transport, base_url="http://answers.example") as c:
         yield c
+
+
+async def test_a_link_answers_as_its_recipient_or_the_token_holder(
+    client: httpx.AsyncClient, questions: Questions
+) -> None:
+    """Without a logging-in proxy, a link naming its recipient answers as them; one naming
+    nobody as ``token``."""
+    named = link_url("https://answers.example/", SECRET, "q-1", expires_at=2e9, recipient="ana")
+    await client.post(named.removeprefix("https://answers.example"), data={"q0": "1"})
+    await client.post(path("q-2"), data={"q0": "0"})
+    assert [caller.person for caller in questions.callers] == ["ana", "token"]
+
+
+async def test_behind_a_logging_in_proxy_a_link_needs_its_word(questions: Questions) -> None:
+    """With an identity, the link page answers only a person the trusted proxy names (401
+    without the header, 403 from any other peer, nothing taken); that person answers, whoever
+    the link was sent to."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("only links are asked for")
+
+    routes = link_routes(
+        secret=lambda: SECRET, get=questions.get, answer=questions.answer, cancel=questions.cancel
+    )
+    identity = ProxyIdentity.from_settings("X-Forwarded-User", ["10.0.0.1/32"])
+    served = with_links(app, routes, lambda: {"answers.example"}, identity)
+    link = link_url("https://answers.example/", SECRET, "q-1", expires_at=2e9, recipient="bo")
+    where = link.removeprefix("https://answers.example")
+    for peer, headers, status in (
+        ("10.0.0.1", {}, 401),
+        ("10.0.0.2", {"X-Forwarded-User": "ana"}, 403),
+        ("10.0.0.1", {"X-Forwarded-User": "ana"}, 200),
+    ):
+        transport = httpx.ASGITransport(app=served, client=(peer, 5000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://answers.example") as c:
+            sent = await c.post(where, data={"q0": "1"}, headers=headers)
+        assert sent.status_code == status, (peer, headers)
+        if status != 200:
+            assert questions.answers == []
+    assert [(caller.person, caller.address) for caller in questions.callers] == [
+        ("ana", "10.0.0.1")
+    ]
 
 
 def path(question_id: str, expires_at: float | None = None) -> str:

@@ -687,3 +687,26 @@ def _first_pending(inbox: Any, process: subprocess.Popen[str]) -> Any:
             return found[0]
         time.sleep(0.05)
     raise AssertionError(f"dsh-ask ended first: {process.communicate()}")
+
+
+async def test_tags_choose_the_targets_of_an_apprise_configuration_file(tmp_path: Path) -> None:
+    """``send(tags=...)`` goes only to the targets carrying one of the tags (a configuration
+    file's ``ana=URL``); ``reaches`` says which tags some target carries; no tag: every
+    target; a tag nobody carries: nothing sent, ``False``."""
+    from dsh_user_questions.testing import json_receiver
+
+    with json_receiver() as (ana_port, ana), json_receiver() as (bo_port, bo):
+        config = tmp_path / "apprise.txt"
+        config.write_text(
+            f"ana=json://127.0.0.1:{ana_port}/\nbo,pager=json://127.0.0.1:{bo_port}/\n",
+            encoding="utf-8",
+        )
+        notifier = Notifier([str(config)])
+        assert notifier.reaches(["pager", "cy", "ana", "pager"]) == ("pager", "ana")
+        note = Notification(title="t", body="b")
+        assert await notifier.send(note, tags=["ana"])
+        assert (len(ana), len(bo)) == (1, 0)
+        assert await notifier.send(note)
+        assert (len(ana), len(bo)) == (2, 1)
+        assert not await notifier.send(note, tags=["cy"])
+        assert (len(ana), len(bo)) == (2, 1)

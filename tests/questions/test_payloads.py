@@ -206,7 +206,7 @@ def test_wire_form_error_is_a_value_error() -> None:
 
 text = st.text(max_size=20)
 options = st.builds(AskUserQuestionOption, text, st.none() | text)
-intents = st.builds(AskUserQuestionIntent, text, text)
+intents = st.builds(AskUserQuestionIntent, text, text, approvals=st.integers(-2, 5))
 items = st.builds(
     AskUserQuestionItem,
     id=text,
@@ -225,10 +225,13 @@ answer_items = st.builds(
 )
 
 
-@given(st.lists(items, max_size=4))
-def test_request_round_trips_through_json(questions: list[AskUserQuestionItem]) -> None:
-    """Any request survives to_dict, JSON text and from_dict unchanged."""
-    request = AskUserQuestionRequest(questions=questions)
+@given(st.lists(items, max_size=4), st.lists(text, max_size=3))
+def test_request_round_trips_through_json(
+    questions: list[AskUserQuestionItem], audience: list[str]
+) -> None:
+    """Any request (its audience and intents' approvals too) survives to_dict, JSON text and
+    from_dict unchanged."""
+    request = AskUserQuestionRequest(questions=questions, audience=audience)
     again = AskUserQuestionRequest.from_dict(json.loads(json.dumps(request.to_dict())))
     assert again == request
 

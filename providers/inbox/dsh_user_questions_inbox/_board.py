@@ -17,10 +17,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from dsh_user_questions import BadAnswerError, UserQuestionError
-from dsh_user_questions._identity import TOKEN_HOLDER
+from dsh_user_questions._identity import TOKEN_HOLDER, Caller
 from dsh_user_questions_web import BoardEvent, Outcome, Settlement, problems_of
 
-from ._record import QuestionRecord, State
+from ._record import AnswerOutcome, QuestionRecord, State
 from ._store import Inbox, Reception
 from ._uploads import InboxUploadSink, open_upload, resolve_uploads
 
@@ -45,8 +45,9 @@ def asker_of(record: QuestionRecord) -> str:
 
 def wire_of(record: QuestionRecord) -> dict[str, Any]:
     """The page's form of a pending question, naming who asks (``asker``: the harness label
-    and the agent id; ``agent`` and ``harness`` apart)."""
-    return {
+    and the agent id; ``agent`` and ``harness`` apart), and whom it is for (``audience``,
+    when it has one)."""
+    wire = {
         "id": record.id,
         "agent": record.agent,
         "harness": record.harness,
@@ -54,6 +55,10 @@ def wire_of(record: QuestionRecord) -> dict[str, Any]:
         "createdAt": int(record.created * 1000),
         "questions": record.request["questions"],
     }
+    audience = record.request.get("audience")
+    if audience:
+        wire["audience"] = list(audience)
+    return wire
 
 
 def outcome_of(record: QuestionRecord | None) -> Outcome | None:
@@ -86,6 +91,8 @@ class InboxBoard:
         # Submits waiting for their asker's receipt, by question id (on the loop only): woken
         # when the listening thread reads the record received, so none holds a worker thread.
         self._receipts: dict[str, list[asyncio.Future[None]]] = {}
+        # The pending records with an audience the pages were given, for `refusal`.
+        self._audienced: dict[str, QuestionRecord] = {}
 
     async def start(self) -> None:
         """Begin listening to the store (before the first page can subscribe)."""
@@ -108,7 +115,24 @@ class InboxBoard:
     async def pending(self) -> Sequence[Mapping[str, Any]]:
         """Every pending question in the page's form, oldest first."""
         records = await asyncio.to_thread(self._inbox.records, state=State.PENDING)
+        self._audienced.update((r.id, r) for r in records if r.request.get("audience"))
         return [wire_of(record) for record in records]
+
+    def refusal(
+        self, ask: Mapping[str, Any], person: str, record: QuestionRecord | None = None
+    ) -> str | None:
+        """Why ``person`` may not see the pending ``ask`` (`Inbox.may_answer`: the core's rule,
+        and an escalation once due), or ``None``. Read without I/O from the records the pages
+        were given; an escalation that falls due later shows on the next snapshot."""
+        if not ask.get("audience"):
+            return None
+        record = record or self._audienced.get(str(ask.get("id")))
+        if record is None:
+            return "this question is not known here"
+        try:
+            return self._inbox.may_answer(record, person)
+        except (UserQuestionError, ValueError) as err:  # an unknown group, a bad people file
+            return err.message if isinstance(err, UserQuestionError) else str(err)
 
     def watch(self, listener: Callable[[BoardEvent], None]) -> Callable[[], None]:
         """Call ``listener`` on the serving loop for every later change."""
@@ -116,26 +140,42 @@ class InboxBoard:
         self._listeners[key] = listener
         return lambda: self._listeners.pop(key, None) and None
 
-    async def submit(self, ask_id: str, answer: object) -> Settlement:
+    async def submit(
+        self, ask_id: str, answer: object, *, caller: Caller | None = None
+    ) -> Settlement:
         """Answer through the store: accepted only when this answer was the one applied and
         an asker received it (``kept`` when none waits for it now).
 
         The answer is checked by the store with the core's rules (`rules.check_answer`, no
         rule of the page's own). An answer to a question withdrawn or expired meanwhile is
         still stored, as its late answer (the page is told the question is no longer pending).
+        ``caller`` is who answers (recorded as ``answered_by``; default: the token holder).
         """
+        caller = caller or Caller(TOKEN_HOLDER)
         record = await asyncio.to_thread(self._inbox.get, ask_id)
         if record is None or record.state in (State.ANSWERED, State.CANCELLED):
             return Settlement.not_pending(ask_id, outcome_of(record))
         try:
             answer = await asyncio.to_thread(resolve_uploads, self._inbox, ask_id, answer)
             result = await asyncio.to_thread(
-                self._inbox.answer, ask_id, answer, surface=self._surface, by=TOKEN_HOLDER
+                self._inbox.answer,
+                ask_id,
+                answer,
+                surface=self._surface,
+                by=caller.person,
+                address=caller.address,
             )
         except UserQuestionError as err:
             if not isinstance(err, BadAnswerError):
                 raise
             return Settlement.rejected(ask_id, problems_of(err))
+        if result.outcome is AnswerOutcome.REFUSED:  # nothing stored but its `refused` event
+            return Settlement.refused(ask_id, result.message or "")
+        if result.outcome is AnswerOutcome.COUNTED:
+            have, needed = result.approvals or (0, 0)
+            events = await asyncio.to_thread(self._inbox.events, ask_id)
+            approvers = dict.fromkeys(e.by for e in events if e.event == "approved" and e.by)
+            return Settlement.counted(ask_id, list(approvers)[:have] or [caller.person], needed)
         if result.applied:
             # Every page hears at once that the question is settled (this process wrote it; the
             # listening thread would tell them one poll later, and says it again harmlessly).
@@ -177,6 +217,35 @@ class InboxBoard:
             if not waiter.done():
                 waiter.set_result(None)
 
+    async def opened(self, ask_id: str, caller: Caller) -> None:
+        """A page showed the question to ``caller``: its ``opened`` event (once per showing;
+        nothing for a question that is unknown or not for them: the page never showed it)."""
+        record = await asyncio.to_thread(self._inbox.get, ask_id)
+        if record is None or self.refusal(wire_of(record), caller.person, record) is not None:
+            return
+        await asyncio.to_thread(
+            self._inbox.record_event,
+            ask_id,
+            "opened",
+            by=caller.person,
+            surface=self._surface,
+            address=caller.address,
+        )
+
+    async def history(self, ask_id: str, caller: Caller) -> list[dict[str, Any]] | None:
+        """The question's log (`Inbox.events`), for a person it admits; ``None`` when it is
+        unknown or not for them. Events hold no answer's text (a secret's neither)."""
+        record = await asyncio.to_thread(self._inbox.get, ask_id)
+        if record is None:
+            return None
+        if await asyncio.to_thread(self._inbox.may_answer, record, caller.person) is not None:
+            return None
+        events = await asyncio.to_thread(self._inbox.events, ask_id)
+        return [
+            {"event": e.event, "by": e.by, "surface": e.surface, "at": int(e.at * 1000)}
+            for e in events
+        ]
+
     def open_upload(
         self, ask_id: str, question_id: str, name: str, media_type: str | None
     ) -> InboxUploadSink:
@@ -184,8 +253,20 @@ class InboxBoard:
         ``ask_id``: its bytes go into the store (`_uploads`), for the asker to write out."""
         return open_upload(self._inbox, ask_id, question_id, name, media_type)
 
-    async def cancel(self, ask_id: str) -> Settlement:
-        """Close the question (the asker gets ``ASK_CANCELLED``) if it is pending."""
+    async def cancel(self, ask_id: str, *, caller: Caller | None = None) -> Settlement:
+        """Close the question (the asker gets ``ASK_CANCELLED``) if it is pending and
+        ``caller`` may answer it (an outsider is refused, and logged as ``refused``)."""
+        record = await asyncio.to_thread(self._inbox.get, ask_id)
+        if record is not None and record.state is State.PENDING and caller is not None:
+            refusal = await asyncio.to_thread(
+                self._inbox.admit,
+                record,
+                caller.person,
+                surface=self._surface,
+                address=caller.address,
+            )
+            if refusal is not None:
+                return Settlement.refused(ask_id, refusal)
         if await asyncio.to_thread(
             self._inbox.settle, ask_id, State.CANCELLED, surface=self._surface
         ):
@@ -212,6 +293,8 @@ class InboxBoard:
                             with contextlib.suppress(RuntimeError):  # the loop closed
                                 self._loop.call_soon_threadsafe(self._received, record.id)
                         if record.state is State.PENDING:
+                            if record.request.get("audience"):
+                                self._audienced[record.id] = record
                             self._emit_soon(BoardEvent("added", wire_of(record)))
                         else:
                             self._emit_soon(BoardEvent("resolved", self._resolved(record)))
@@ -239,6 +322,7 @@ class InboxBoard:
     def _emit(self, event: BoardEvent) -> None:
         if event.name == "resolved":
             ask_id = str(event.data.get("id"))
+            self._audienced.pop(ask_id, None)
             if ask_id in self._told:
                 return
             self._told[ask_id] = None

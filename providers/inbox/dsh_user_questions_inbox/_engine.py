@@ -6,8 +6,8 @@ number; an engine runs it. Every write that fills ``{seq}`` is a change that lis
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 __all__ = [
     "ADDED_COLUMNS",
@@ -18,7 +18,10 @@ __all__ = [
     "UPLOADS_TABLE",
     "Engine",
     "Listener",
+    "Transaction",
 ]
+
+T = TypeVar("T")
 
 # The one table, identical on both engines (DOUBLE PRECISION and BIGINT are also valid SQLite
 # type names). Times are seconds since the epoch; request and answers are JSON text.
@@ -42,7 +45,8 @@ TABLE_COLUMNS = """
     key TEXT,
     delivered_at DOUBLE PRECISION,
     received_at DOUBLE PRECISION,
-    lease TEXT
+    lease TEXT,
+    approvals TEXT
 """
 
 # Columns added after the first release: a store made before them gains them on opening.
@@ -51,6 +55,8 @@ ADDED_COLUMNS = (
     ("delivered_at", "DOUBLE PRECISION"),
     ("received_at", "DOUBLE PRECISION"),
     ("lease", "TEXT"),
+    # A review needing several approvals: the approving answers counted so far (JSON list).
+    ("approvals", "TEXT"),
 )
 # What a table of that name must have to be this store's (else it belongs to someone else).
 FIRST_COLUMNS = frozenset({
@@ -109,6 +115,22 @@ class Listener(Protocol):
         ...
 
 
+class Transaction(Protocol):
+    """Reads and writes inside one transaction of `Engine.transact`.
+
+    A read's ``{lock}`` slot locks the rows it reads until the transaction ends (``FOR
+    UPDATE`` on PostgreSQL; SQLite's ``BEGIN IMMEDIATE`` already holds the whole store).
+    """
+
+    def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
+        """Rows of one query."""
+        ...
+
+    def write(self, sql: str, params: Mapping[str, Any]) -> int:
+        """One statement (``{seq}`` numbers the change); the rows it changed."""
+        ...
+
+
 class Engine(Protocol):
     """Runs the store's SQL on one database, from any thread."""
 
@@ -128,6 +150,12 @@ class Engine(Protocol):
 
     def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
         """Run one query; its rows."""
+        ...
+
+    def transact(self, work: Callable[[Transaction], T]) -> T:
+        """Run ``work`` in one transaction: what it reads stays as read (locked) until what
+        it writes commits; a failure writes nothing. ``work`` may run again after a lost
+        connection, so it does nothing but read and write through its transaction."""
         ...
 
     def listen(self) -> Listener:

@@ -10,7 +10,12 @@ record's events with the record (`Inbox.prune`).
 
 Events: ``asked``, ``answered`` (``by`` whom, from ``surface``), ``answered-late`` (an answer
 kept after the question was withdrawn or expired), ``withdrawn``, ``expired``, ``cancelled``
-(closed by a person on a surface), ``delivered`` (its outcome handed to its asker).
+(closed by a person on a surface), ``delivered`` (its outcome handed to its asker);
+``approved`` (one approval of a review that needs several, once per person), ``refused`` (a
+person outside the question's audience tried to answer: nothing else stored), ``notified``
+(``by`` the Apprise tag, or the target in Apprise's privacy form, a notification was sent to),
+``escalated`` (``by`` the audience it was escalated to, once), ``opened`` (a surface showed the
+question to ``by``).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any, Final
 
 import attrs
 
-__all__ = ["EVENTS_TABLES", "InboxEvent", "step"]
+__all__ = ["EVENTS_TABLES", "SURFACE_EVENTS", "InboxEvent", "step"]
 
 EVENTS_TABLES: Final = (
     "CREATE TABLE IF NOT EXISTS dsh_inbox_events (id TEXT PRIMARY KEY,"
@@ -40,7 +45,22 @@ _SHOWN: Final[Mapping[str, str]] = {
     "expired": "state = 'expired'",
     "cancelled": "state = 'cancelled'",
     "delivered": "delivered_at IS NOT NULL",
+    "approved": "state = 'pending'",
+    "refused": "TRUE",
+    "notified": "TRUE",
+    "escalated": "state = 'pending'",
+    "opened": "TRUE",
 }
+# How often an event may be logged for one question: once (a state change), once per person
+# (an approval), or at every step (a refusal, a notification sent, a page opened).
+_ONCE: Final[Mapping[str, str]] = {
+    "approved": " AND COALESCE(person, '') = COALESCE(:person, '')",
+    "refused": "",
+    "notified": "",
+    "opened": "",
+}
+SURFACE_EVENTS: Final = frozenset({"opened"})
+"""The events a surface records of its own (`Inbox.record_event`)."""
 
 
 def step(
@@ -52,15 +72,20 @@ def step(
     surface: str | None = None,
     address: str | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    """The statement writing ``event`` for the question, once, if its record shows it."""
+    """The statement writing ``event`` for the question, if its record shows it: once (once
+    per person for ``approved``; at every step for ``refused``, ``notified``, ``opened``)."""
+    once = _ONCE.get(event, None)
     sql = (
         "INSERT INTO dsh_inbox_events (id, question_id, at, event, person, surface, address)"
         " SELECT :event_id, :question_id, :at, :event, :person, :surface, :address"
         " WHERE EXISTS (SELECT 1 FROM dsh_inbox_questions WHERE id = :question_id"
         f" AND {_SHOWN[event]})"
-        " AND NOT EXISTS (SELECT 1 FROM dsh_inbox_events WHERE question_id = :question_id"
-        " AND event = :event)"
     )
+    if once != "":
+        sql += (
+            " AND NOT EXISTS (SELECT 1 FROM dsh_inbox_events WHERE question_id = :question_id"
+            f" AND event = :event{once or ''})"
+        )
     return sql, {
         "event_id": secrets.token_hex(12),
         "question_id": question_id,

@@ -3,7 +3,12 @@
 Every process on a store (harnesses and ``dsh-inbox serve``) may notice a question that starts
 waiting; the one whose claim is written first sends the notification, as the first answer wins.
 A claim is a row ``(question, kind)`` in ``dsh_inbox_notices``: ``first`` for the notification,
-``reminder`` for the one reminder after ``DSH_USER_QUESTIONS_NOTIFY_REMIND`` seconds.
+``reminder`` for the one reminder after ``DSH_USER_QUESTIONS_NOTIFY_REMIND`` seconds,
+``escalation`` for the one notification of the people file's ``[escalation]`` audience.
+
+A question with an audience is notified to its people's Apprise tags only (`team.People`); one
+without an audience to every target. Each notification sent is a ``notified`` event naming the
+tag (or, without an audience, each target in Apprise's privacy form: never a credential).
 
 ``dsh-inbox serve --public-url URL`` writes its public address and a link secret into
 ``dsh_inbox_settings``, so any process on the store can put a one-question answer link into
@@ -146,21 +151,67 @@ class QuestionNotifier:
     async def _notify(self, record: QuestionRecord) -> None:
         try:
             await self._send(record, "first")
+            later: list[tuple[float, str]] = []
             if self.remind is not None:
-                await asyncio.sleep(self.remind)
+                later.append((record.created + self.remind, "reminder"))
+            if record.request.get("audience"):  # the people file matters to these only
+                people = await asyncio.to_thread(lambda: self.notices.inbox.people)
+                if people.escalate_after is not None:
+                    later.append((record.created + people.escalate_after, "escalation"))
+            for when, kind in sorted(later):
+                await asyncio.sleep(max(0.0, when - time.time()))
                 current = await asyncio.to_thread(self.notices.inbox.get, record.id)
-                if current is not None and current.state is State.PENDING:
-                    await self._send(current, "reminder")
+                if current is None or current.state is not State.PENDING:
+                    return
+                await self._send(current, kind)
         except asyncio.CancelledError:
             raise
         except Exception:
             _log.warning("notifying about question %s failed", record.id, exc_info=True)
 
     async def _send(self, record: QuestionRecord, kind: str) -> bool:
+        inbox = self.notices.inbox
         if not await asyncio.to_thread(self.notices.claim, record.id, kind):
             return False  # another process on the store sends this one
+        tags = await asyncio.to_thread(self._tags, record, kind)
+        if kind == "escalation":
+            await asyncio.to_thread(inbox._escalate, record)
+        if tags is not None and not tags:
+            _log.warning(
+                "question %s: no notification target carries a tag of its audience; nobody"
+                " was notified",
+                record.id,
+            )
+            return False
         settings = await asyncio.to_thread(self.notices.link_settings)
-        link = None if settings is None else link_for(settings[0], settings[1], record)
+        if tags is None:  # no audience: one message to every target, its link for anyone
+            return await self._send_to(record, kind, settings, None, None)
+        # An audience: one message per person, each with a link of their own (the link names
+        # its recipient, who answers through it when no logging-in proxy names the person).
+        people = await asyncio.to_thread(lambda: inbox.people)
+        sent = False
+        for person in await asyncio.to_thread(self._persons, record, kind):
+            theirs = tuple(tag for tag in people.tags_for([person]) if tag in tags)
+            if theirs:
+                sent = await self._send_to(record, kind, settings, person, theirs) or sent
+        return sent
+
+    async def _send_to(
+        self,
+        record: QuestionRecord,
+        kind: str,
+        settings: tuple[str, bytes] | None,
+        person: str | None,
+        tags: tuple[str, ...] | None,
+    ) -> bool:
+        """One notification of ``record`` to the targets of ``tags`` (``None``: all), its link
+        made for ``person`` (``None``: nobody named); logged as ``notified`` once sent."""
+        inbox = self.notices.inbox
+        link = (
+            None
+            if settings is None
+            else link_for(settings[0], settings[1], record, recipient=person)
+        )
         note = notification_for(
             record.to_request(), asker=asker(record), link=link, reminder=kind == "reminder"
         )
@@ -169,7 +220,37 @@ class QuestionNotifier:
                 title=note.title,
                 body=f"{note.body}\n\nAnswer with: dsh-inbox answer {record.id}",
             )
-        return await self.notifier.send(note)
+        # Without an audience, sent as before (a notifier of one's own need not take tags).
+        sent = await (
+            self.notifier.send(note) if tags is None else self.notifier.send(note, tags=tags)
+        )
+        if sent:  # who was notified: the tags, or (no audience) each target's privacy form
+            for whom in tags if tags is not None else self.notifier.shown_targets:
+                await asyncio.to_thread(
+                    inbox._log_step, record.id, "notified", by=whom, surface="notify"
+                )
+        return sent
+
+    def _persons(self, record: QuestionRecord, kind: str) -> list[str]:
+        """The people a notification of ``record`` goes to: its audience's (the escalation's,
+        for an escalation), expanded, in order."""
+        people = self.notices.inbox.people
+        audience = tuple(record.request.get("audience") or ())
+        if kind == "escalation":
+            audience = people.escalate_to
+        return sorted(people.expand(audience))
+
+    def _tags(self, record: QuestionRecord, kind: str) -> tuple[str, ...] | None:
+        """The Apprise tags to notify about ``record``: ``None`` (every target) without an
+        audience; else those of its audience's people (of the escalation's people, for an
+        escalation) that some target carries."""
+        audience = tuple(record.request.get("audience") or ())
+        if not audience:
+            return None
+        people = self.notices.inbox.people
+        if kind == "escalation":
+            audience = people.escalate_to
+        return self.notifier.reaches(people.tags_for(sorted(people.expand(audience))))
 
     def cancel(self) -> None:
         """Stop pending reminders (from any thread); a send already under way times out."""

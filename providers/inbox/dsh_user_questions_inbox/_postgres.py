@@ -204,6 +204,15 @@ class PostgresEngine:
 
         return self._run(plain)
 
+    def transact(self, work: Callable[[_Transaction], T]) -> T:
+        """``work`` in one transaction; its reads' ``{lock}`` is ``FOR UPDATE``."""
+
+        def run(conn: psycopg.Connection[Any]) -> T:
+            with conn.transaction():
+                return work(_Transaction(conn))
+
+        return self._run(run)
+
     def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
         """Rows of one query."""
         return self._run(lambda conn: conn.execute(_pg(sql), params).fetchall())
@@ -253,6 +262,19 @@ def _execute(conn: psycopg.Connection[Any], sql: str, params: Mapping[str, Any])
         )
         return len(conn.execute(statement, params).fetchall())
     return conn.execute(_pg(sql), params).rowcount
+
+
+class _Transaction:
+    """Reads and writes on the connection holding the transaction (see `Engine.transact`)."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self._conn = conn
+
+    def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
+        return self._conn.execute(_pg(sql.replace("{lock}", " FOR UPDATE")), params).fetchall()
+
+    def write(self, sql: str, params: Mapping[str, Any]) -> int:
+        return _execute(self._conn, sql, params)
 
 
 def _password_of(conninfo: str) -> str | None:

@@ -37,6 +37,8 @@ class AnswerOutcome(str, enum.Enum):
     ALREADY_ANSWERED = "already-answered"  # another answer (or late answer) came first
     CLOSED = "closed"  # the human cancelled the question
     UNKNOWN = "unknown"  # no question has that id (never asked, or pruned)
+    REFUSED = "refused"  # the person is not in the question's audience: nothing stored
+    COUNTED = "counted"  # an approval of a review that needs more: counted, still pending
 
     def __str__(self) -> str:
         return self.value

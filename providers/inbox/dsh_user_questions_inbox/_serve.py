@@ -19,7 +19,7 @@ import urllib.parse
 from collections.abc import Callable, Collection
 from typing import Any
 
-from dsh_user_questions._identity import TOKEN_HOLDER
+from dsh_user_questions._identity import ProxyIdentity
 
 from ._notices import LINKS_RENEW_EVERY, Notices
 from ._record import State
@@ -89,8 +89,15 @@ def serve(
     allowed_hosts: Collection[str] = (),
     surface: str = "web",
     public_url: str | None = None,
+    identity_header: str | None = None,
+    trusted_proxies: Collection[str] = (),
 ) -> int:
     """Serve until SIGINT or SIGTERM; the exit status.
+
+    With ``identity_header`` and ``trusted_proxies`` (``--identity-header``,
+    ``--trusted-proxy``), the page and its links answer only people a trusted proxy names in
+    that header (`dsh_user_questions._identity.ProxyIdentity`), and record them as who
+    answered; without them, whoever holds the token answers as ``token``.
 
     With ``public_url`` (the address people reach this server by, e.g. through a reverse
     proxy), the server publishes it with a link secret in the store, so every notification
@@ -105,6 +112,11 @@ def serve(
             file=sys.stderr,
         )
         return 1
+    try:
+        identity = ProxyIdentity.from_settings(identity_header, trusted_proxies)
+    except ValueError as err:
+        print(f"dsh-inbox: {err}", file=sys.stderr)
+        return 2
     if public_url is not None:
         parts = urllib.parse.urlsplit(public_url)
         if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
@@ -116,7 +128,7 @@ def serve(
             return 2
         public_url = public_url.rstrip("/")
     return asyncio.run(
-        _serve(inbox, host, port, token_from(token), allowed_hosts, surface, public_url)
+        _serve(inbox, host, port, token_from(token), allowed_hosts, surface, public_url, identity)
     )
 
 
@@ -128,6 +140,7 @@ async def _serve(
     allowed_hosts: Collection[str],
     surface: str,
     public_url: str | None = None,
+    identity: ProxyIdentity | None = None,
 ) -> int:
     from dsh_user_questions_web import Limits
     from dsh_user_questions_web.app import create_app
@@ -155,6 +168,7 @@ async def _serve(
         limits=limits,
         connections=table,
         server_name="the inbox server",
+        identity=identity,
     )
     notices = None
     if public_url is not None:
@@ -162,7 +176,7 @@ async def _serve(
         from dsh_user_questions_web.app import under_prefix
 
         notices = Notices(inbox)
-        app = _with_links(app, inbox, notices, public_url, lambda: hosts, surface)
+        app = _with_links(app, inbox, notices, public_url, lambda: hosts, surface, identity)
         app = under_prefix(app, public_prefix(public_url))
     server = await start_server(app, sock, limits, table=table, name="dsh-inbox-serve")
     # Before the address is printed: whoever read it may stop the server at once, cleanly.
@@ -202,8 +216,10 @@ def _with_links(
     public_url: str,
     hosts: Callable[[], frozenset[str]],
     surface: str,
+    identity: ProxyIdentity | None = None,
 ) -> Any:
-    """``app`` with ``/q/<token>`` (one-question links) served beside it, host-checked."""
+    """``app`` with ``/q/<token>`` (one-question links) served beside it, host-checked (and
+    identity-checked with an ``identity``)."""
     from dsh_user_questions._link_page import with_links
 
     from ._link_page import link_routes
@@ -212,14 +228,21 @@ def _with_links(
     routes = link_routes(
         secret=lambda: secret,
         get=inbox.get,
-        answer=lambda qid, answer: inbox.answer(
-            qid, resolve_uploads(inbox, qid, answer), surface=f"{surface}-link", by=TOKEN_HOLDER
+        answer=lambda qid, answer, caller: inbox.answer(
+            qid,
+            resolve_uploads(inbox, qid, answer),
+            surface=f"{surface}-link",
+            by=caller.person,
+            address=caller.address,
         ),
         cancel=lambda qid: inbox.settle(qid, State.CANCELLED, surface=f"{surface}-link"),
         to_thread=asyncio.to_thread,
         upload=lambda *file: open_upload(inbox, *file),
+        opened=lambda qid, caller: inbox.record_event(
+            qid, "opened", by=caller.person, surface=f"{surface}-link", address=caller.address
+        ),
     )
-    return with_links(app, routes, hosts)
+    return with_links(app, routes, hosts, identity)
 
 
 async def _keep_links_published(notices: Notices, public_url: str) -> None:

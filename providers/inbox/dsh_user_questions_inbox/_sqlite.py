@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -394,6 +395,21 @@ class SQLiteEngine:
         conn.execute("COMMIT")
         return changed
 
+    def transact(self, work: Callable[[_Transaction], T]) -> T:
+        """``work`` in one ``BEGIN IMMEDIATE`` transaction (it holds the store's write lock)."""
+        return self._guarded(lambda: self._transact(work))
+
+    def _transact(self, work: Callable[[_Transaction], T]) -> T:
+        conn = self._conns.get()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            done = work(_Transaction(conn))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return done
+
     def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
         """Rows of one query (a consistent snapshot under WAL)."""
         return self._guarded(lambda: self._conns.get().execute(sql, params).fetchall())
@@ -424,12 +440,29 @@ class SQLiteEngine:
             return False
 
 
+class _Transaction:
+    """Reads and writes on the connection holding the transaction (see `Engine.transact`)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
+        return self._conn.execute(sql.replace("{lock}", ""), params).fetchall()
+
+    def write(self, sql: str, params: Mapping[str, Any]) -> int:
+        changed: int = self._conn.execute(sql.replace("{seq}", _SEQ), params).rowcount
+        if "{seq}" in sql and changed:
+            self._conn.execute("UPDATE dsh_inbox_seq SET seq = seq + 1")
+        return changed
+
+
 def _keep_log(conn: sqlite3.Connection) -> None:
     """Close ``conn`` without writing the log into the file (Python 3.12+; else as before)."""
-    option = getattr(sqlite3, "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE", None)
-    if option is not None:
-        with contextlib.suppress(sqlite3.Error):
-            conn.setconfig(option, True)
+    if sys.version_info >= (3, 12):  # a check mypy reads, whichever Python it runs on
+        option = getattr(sqlite3, "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE", None)  # SQLite >= 3.16
+        if option is not None:
+            with contextlib.suppress(sqlite3.Error):
+                conn.setconfig(option, True)
 
 
 class _SQLiteListener:

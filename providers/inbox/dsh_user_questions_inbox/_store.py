@@ -16,11 +16,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
-from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions import (
+    AskUserQuestionAnswer,
+    AskUserQuestionRequest,
+    UserQuestionError,
+    team,
+)
 from dsh_user_questions.rules import check_answer
 
-from ._engine import Engine, Listener
-from ._events import EVENTS_TABLES, InboxEvent
+from ._engine import Engine, Listener, Transaction
+from ._events import EVENTS_TABLES, SURFACE_EVENTS, InboxEvent
 from ._events import step as event_step
 from ._lease import STALE_SECONDS, live
 from ._record import AnswerOutcome, QuestionRecord, State
@@ -93,6 +98,34 @@ def _record(row: Sequence[Any]) -> QuestionRecord:
     )
 
 
+def approvals_needed(request: AskUserQuestionRequest) -> int:
+    """How many distinct people must approve the request's review (1 for any other)."""
+    return max(
+        (item.intent.approvals for item in request.questions if item.intent is not None),
+        default=1,
+    )
+
+
+def escalation_due(people: team.People, record: QuestionRecord, now: float) -> bool:
+    """Whether the people file escalates the pending question with an audience by now: it
+    has waited its ``[escalation] after`` seconds unanswered."""
+    return (
+        people.escalate_after is not None
+        and bool(people.escalate_to)
+        and record.state is State.PENDING
+        and bool(record.request.get("audience"))
+        and now - record.created >= people.escalate_after
+    )
+
+
+def _named_in(answer: object) -> str | None:
+    """The ``answered_by`` an answer names itself, if any (before it is checked)."""
+    if isinstance(answer, AskUserQuestionAnswer):
+        return answer.answered_by
+    named = answer.get("answered_by") if isinstance(answer, Mapping) else None
+    return named if isinstance(named, str) else None
+
+
 def pending_record(row: Mapping[str, Any], request: AskUserQuestionRequest) -> QuestionRecord:
     """The record of a new question whose row (its parameters) was just written."""
     return QuestionRecord(
@@ -109,10 +142,17 @@ def pending_record(row: Mapping[str, Any], request: AskUserQuestionRequest) -> Q
 
 @attrs.frozen
 class AnswerResult:
-    """What `Inbox.answer` did: the outcome, and the record as it stands afterwards."""
+    """What `Inbox.answer` did: the outcome, and the record as it stands afterwards.
+
+    ``message``: why a ``refused`` answer was refused (the core's `team.may_answer` text, to
+    show the person as it is). ``approvals``: for a review needing several approvals, how many
+    distinct people have approved and how many must, ``(have, needed)``, after this answer.
+    """
 
     outcome: AnswerOutcome
     record: QuestionRecord | None
+    message: str | None = None
+    approvals: tuple[int, int] | None = None
 
     @property
     def applied(self) -> bool:
@@ -130,6 +170,7 @@ class Inbox:
     def __init__(self, engine: Engine, url: InboxURL) -> None:
         self._engine = engine
         self.url = url
+        self._people: team.People | None = None
         for statement in EVENTS_TABLES:  # the log of every step (`_events`)
             engine.write(statement, {})
 
@@ -394,14 +435,82 @@ class Inbox:
         unreadable, a PostgreSQL database dropped (see `Engine.check`)."""
         self._engine.check()
 
+    @property
+    def people(self) -> team.People:
+        """Who is who: the people file (`team.People`) that audiences are expanded with and
+        escalation is read from; by default `team.People.from_env` (read again when the file
+        changes). Set it to use another."""
+        return team.People.from_env() if self._people is None else self._people
+
+    @people.setter
+    def people(self, people: team.People) -> None:
+        self._people = people
+
+    def may_answer(self, record: QuestionRecord, person: str | None) -> str | None:
+        """``None`` when ``person`` may answer the question; else the refusal to show them.
+
+        The core's `team.may_answer` decides (no audience: anyone), with one addition of the
+        inbox's: once the people file's ``[escalation]`` is due for a question (``after``
+        seconds unanswered), the people it escalates ``to`` may answer it too.
+        """
+        request = record.to_request()
+        if not request.audience:
+            return None
+        people = self.people
+        refusal = team.may_answer(request, person, people)
+        if refusal is None or person is None:
+            return refusal
+        if escalation_due(people, record, time.time()) and person in people.expand(
+            people.escalate_to
+        ):
+            return None
+        return refusal
+
+    def admit(
+        self,
+        record: QuestionRecord,
+        person: str | None,
+        *,
+        surface: str,
+        address: str | None = None,
+    ) -> str | None:
+        """`may_answer`, logged: ``None`` when ``person`` may answer (an escalation found due
+        is logged as ``escalated``), else the refusal, logged as a ``refused`` event by
+        ``person`` from ``surface`` (and ``address``). What a surface calls before it takes an
+        answer or asks for one (`answer` calls it too)."""
+        if not record.request.get("audience"):
+            return None  # anyone may answer: nothing to check, no people file read
+        refusal = self.may_answer(record, person)
+        if refusal is not None:
+            self._log_step(record.id, "refused", by=person, surface=surface, address=address)
+        elif escalation_due(self.people, record, time.time()):
+            self._escalate(record)  # logged once, whoever notices it is due first
+        return refusal
+
     def answer(
-        self, question_id: str, answer: object, *, surface: str, by: str | None = None
+        self,
+        question_id: str,
+        answer: object,
+        *,
+        surface: str,
+        by: str | None = None,
+        address: str | None = None,
     ) -> AnswerResult:
         """Give the question an answer from ``surface``; the first answer wins.
 
         ``by`` names who answered (a person's id), recorded as the answer's ``answered_by``
         (it wins over one the answer carries). Whoever can write the store names themselves:
         it is trusted as given; the page behind a logging-in proxy is where identity is checked.
+        ``address`` is where the answer came from (a page's client address), kept in the log.
+
+        A question with an ``audience`` takes answers only from the people in it (the core's
+        `team.may_answer`; after an escalation, the people it was escalated to as well, see
+        `may_answer`): anyone else is ``refused`` (`AnswerResult.message` says why) and nothing
+        is stored but a ``refused`` event. A review needing several approvals
+        (``intent.approvals``) counts each person's approval once (``counted``, with
+        `AnswerResult.approvals`) and settles, in the same transaction as the approval that
+        completes it, with the core's `team.tally`: approved by the N-th person, or at once
+        by the first answer that does not approve; every approval is an ``approved`` event.
 
         ``answer`` is an `AskUserQuestionAnswer` or its wire form, checked against the
         question's request first by `rules.check_answer` (``BAD_ANSWER``, nothing stored). A
@@ -412,14 +521,20 @@ class Inbox:
         record = self.get(question_id)
         if record is None:
             return AnswerResult(AnswerOutcome.UNKNOWN, None)
-        checked = check_answer(record.to_request(), answer)
+        if by is not None and (not isinstance(by, str) or not by.strip()):
+            raise ValueError(f"Inbox.answer(by=...) must be a non-empty name, not {by!r}")
+        request = record.to_request()
+        refusal = self.admit(
+            record, by if by is not None else _named_in(answer), surface=surface, address=address
+        )
+        if refusal is not None:
+            return AnswerResult(AnswerOutcome.REFUSED, record, message=refusal)
+        checked = check_answer(request, answer)
+        now = time.time()
         if by is not None:
-            if not isinstance(by, str) or not by.strip():
-                raise ValueError(f"Inbox.answer(by=...) must be a non-empty name, not {by!r}")
             checked = AskUserQuestionAnswer(checked.answers, answered_by=by)
         # A secret's text is sealed to its asker's key before it is written (see _seal).
-        checked = seal_secrets(self, question_id, record.to_request(), checked)
-        now = time.time()
+        checked = seal_secrets(self, question_id, request, checked)
         params: dict[str, Any] = {
             "id": question_id,
             "answer": _dump(checked.to_dict()),
@@ -427,7 +542,13 @@ class Inbox:
         }
         params["now"] = now
         by_whom = checked.answered_by
-        if self._engine.write_steps(
+        if approvals_needed(request) > 1:
+            counted = self._engine.transact(
+                lambda tx: self._count(tx, request, checked, params, address)
+            )
+            if counted is not None:
+                return AnswerResult(counted[0], self.get(question_id), approvals=counted[1])
+        elif self._engine.write_steps(
             [
                 (
                     "UPDATE dsh_inbox_questions SET state = 'answered', answer = :answer,"
@@ -436,7 +557,9 @@ class Inbox:
                     " AND (deadline IS NULL OR deadline > :now)",
                     params,
                 ),
-                event_step(question_id, "answered", now, by=by_whom, surface=surface),
+                event_step(
+                    question_id, "answered", now, by=by_whom, surface=surface, address=address
+                ),
             ]
         )[0]:
             return AnswerResult(AnswerOutcome.APPLIED, self.get(question_id))
@@ -449,7 +572,14 @@ class Inbox:
                     " WHERE id = :id AND state IN ('withdrawn', 'expired') AND late_answer IS NULL",
                     params,
                 ),
-                event_step(question_id, "answered-late", now, by=by_whom, surface=surface),
+                event_step(
+                    question_id,
+                    "answered-late",
+                    now,
+                    by=by_whom,
+                    surface=surface,
+                    address=address,
+                ),
             ]
         )[0]:
             return AnswerResult(AnswerOutcome.LATE, self.get(question_id))
@@ -459,6 +589,108 @@ class Inbox:
         if record.state is State.CANCELLED:
             return AnswerResult(AnswerOutcome.CLOSED, record)
         return AnswerResult(AnswerOutcome.ALREADY_ANSWERED, record)
+
+    def _count(
+        self,
+        tx: Transaction,
+        request: AskUserQuestionRequest,
+        given: AskUserQuestionAnswer,
+        params: Mapping[str, Any],
+        address: str | None,
+    ) -> tuple[AnswerOutcome, tuple[int, int]] | None:
+        """One answer to a review needing several approvals, inside the transaction that
+        holds its record: counted or settled with `team.tally`; ``None`` when the question is
+        no longer pending or is overdue (the caller goes on as for any answer)."""
+        question_id, now, surface = params["id"], params["now"], params["surface"]
+        rows = tx.read(
+            "SELECT state, deadline, approvals FROM dsh_inbox_questions WHERE id = :id{lock}",
+            {"id": question_id},
+        )
+        if not rows or rows[0][0] != "pending" or (rows[0][1] is not None and rows[0][1] <= now):
+            return None
+        before = [AskUserQuestionAnswer.from_dict(one) for one in json.loads(rows[0][2] or "[]")]
+        earlier = team.tally(request, before)
+        verdict = team.tally(request, [*before, given])
+        person = given.answered_by
+        steps: list[tuple[str, Mapping[str, Any]]] = []
+        if person is not None and person in verdict.approvers and person not in earlier.approvers:
+            steps.append(
+                event_step(
+                    question_id, "approved", now, by=person, surface=surface, address=address
+                )
+            )
+        if verdict.settled is None:
+            if len(verdict.approvers) > len(earlier.approvers):
+                stored = [one.to_dict() for one in (*before, given)]
+                tx.write(
+                    "UPDATE dsh_inbox_questions SET approvals = :approvals, seq = {seq}"
+                    " WHERE id = :id AND state = 'pending'",
+                    {"id": question_id, "approvals": json.dumps(stored)},
+                )
+            for sql, values in steps:
+                tx.write(sql, values)
+            return AnswerOutcome.COUNTED, (len(verdict.approvers), verdict.needed)
+        for sql, values in steps:  # the approval, while the record is still pending
+            tx.write(sql, values)
+        settled = verdict.settled
+        tx.write(
+            "UPDATE dsh_inbox_questions SET state = 'answered', answer = :answer,"
+            " settled_at = :now, surface = :surface, seq = {seq}"
+            " WHERE id = :id AND state = 'pending'",
+            {"id": question_id, "answer": _dump(settled.to_dict()), "now": now, "surface": surface},
+        )
+        tx.write(
+            *event_step(
+                question_id,
+                "answered",
+                now,
+                by=settled.answered_by,
+                surface=surface,
+                address=address,
+            )
+        )
+        return AnswerOutcome.APPLIED, (len(verdict.approvers), verdict.needed)
+
+    def _escalate(self, record: QuestionRecord) -> bool:
+        """Log the ``escalated`` event of a question (once, while pending; ``by`` names the
+        audience it escalates to); ``True`` for the one call that wrote it."""
+        return self._log_step(
+            record.id, "escalated", by=", ".join(self.people.escalate_to), surface="deadline"
+        )
+
+    def record_event(
+        self,
+        question_id: str,
+        event: str,
+        *,
+        by: str | None = None,
+        surface: str,
+        address: str | None = None,
+    ) -> bool:
+        """Log a surface's own step of a question: ``opened`` (the surface showed it to ``by``,
+        from ``address``). ``False`` when there is no such question (nothing logged)."""
+        if event not in SURFACE_EVENTS:
+            raise ValueError(
+                f"record_event() logs {', '.join(sorted(SURFACE_EVENTS))}, not {event!r}:"
+                " the store logs its own changes"
+            )
+        return self._log_step(question_id, event, by=by, surface=surface, address=address)
+
+    def _log_step(
+        self,
+        question_id: str,
+        event: str,
+        *,
+        by: str | None = None,
+        surface: str | None = None,
+        address: str | None = None,
+    ) -> bool:
+        """Write one event of a step that changes no record (``opened``, ``notified``,
+        ``escalated``...); ``True`` when it was written (see `_events.step`)."""
+        written = self._engine.write_steps(
+            [event_step(question_id, event, time.time(), by=by, surface=surface, address=address)]
+        )
+        return bool(written[0])
 
     def _expire_overdue(self, question_id: str, now: float) -> int:
         return self._engine.write_steps(

@@ -10,7 +10,8 @@ status of ``answer``: 0 this answer was applied (and received by its asker, or k
 that is not waiting now); 2 the answer is invalid (not JSON, or refused
 by the question's rules); 3 the question was already answered or closed; 4 it was withdrawn or
 expired (or its asker stopped waiting as the answer landed), so the answer was kept as late;
-1 anything else (unknown id, no store).
+5 you may not answer it (not in its audience: your login name is who you are); 1 anything else
+(unknown id, no store). An approval of a review that needs more approvals is counted: 0.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from dsh_user_questions.view import Node, QuestionView, diff_lines, request_view
 from ._i18n import _
 from ._record import AnswerOutcome, QuestionRecord, State
 from ._retention import parse_duration, retention_seconds
-from ._store import Inbox, open_inbox
+from ._store import AnswerResult, Inbox, approvals_needed, open_inbox
 from ._uploads import attach_files, resolve_uploads, stash_local_uploads
 from ._url import ENV_INBOX
 
@@ -45,6 +46,7 @@ EXIT_ERROR = 1
 EXIT_INVALID = 2
 EXIT_TAKEN = 3
 EXIT_LATE = 4
+EXIT_REFUSED = 5
 # How long `answer` waits for the asker's receipt before saying nobody waits for the answer.
 RECEIPT_SECONDS = 1.5
 
@@ -139,6 +141,20 @@ def _parser() -> argparse.ArgumentParser:
         help="the address people reach this server by; notifications then carry a link that"
         " opens one question only (no token needed)",
     )
+    serve.add_argument(
+        "--identity-header",
+        metavar="NAME",
+        help="the header a reverse proxy that logs people in names the person in (e.g."
+        " X-Forwarded-User): answers are then recorded as that person, and refused without it",
+    )
+    serve.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="CIDR",
+        help="address or network of the proxy whose --identity-header is believed, as the TCP"
+        " peer (repeatable; e.g. 127.0.0.1/32)",
+    )
     commands.add_parser(
         "init", help="make the store if there is none (a harness's first ask also makes it)"
     )
@@ -231,6 +247,8 @@ def _run(inbox: Inbox, args: argparse.Namespace) -> int:
         allowed_hosts=args.allowed_host,
         surface=args.surface,
         public_url=args.public_url,
+        identity_header=args.identity_header,
+        trusted_proxies=args.trusted_proxy,
     )
 
 
@@ -333,7 +351,11 @@ def _log(inbox: Inbox, question_id: str | None, *, as_json: bool, since: str | N
     for event in events:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.at))
         line = f"{when}  {event.question_id}  {event.event}"
-        if event.by is not None:
+        if event.by is not None and event.event == "notified":  # the tag or target notified
+            line += f" {inert(event.by)}"
+        elif event.by is not None and event.event == "escalated":  # the audience added
+            line += f" to {inert(event.by)}"
+        elif event.by is not None:
             line += f" by {inert(event.by)}"
         if event.surface is not None:
             line += f" on {inert(event.surface)}"
@@ -351,7 +373,8 @@ def _show(inbox: Inbox, question_id: str, *, as_json: bool) -> int:
         print(json.dumps(record.to_dict()))
         return 0
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    print(render(record, colour=colour))
+    approvers = [e.by for e in inbox.events(question_id) if e.event == "approved" and e.by]
+    print(render(record, colour=colour, approvers=approvers))
     return 0
 
 
@@ -479,14 +502,15 @@ def _views(record: QuestionRecord) -> tuple[QuestionView, ...] | None:
         return None
 
 
-def render(record: QuestionRecord, *, colour: bool = False) -> str:
+def render(record: QuestionRecord, *, colour: bool = False, approvers: Sequence[str] = ()) -> str:
     """A record as ``dsh-inbox show`` prints it: every question in full, as the core's view
     shows it (`dsh_user_questions.view`), model text inert.
 
     A diff-review question's diff is shown as the one diff parser reads it, coloured when
     ``colour`` (file headers bold, hunk headers cyan, added lines green, removed red; the
     escapes are ours, the model's text stays inert). A stored request that is no longer valid
-    is shown as its inert JSON.
+    is shown as its inert JSON. A question with an audience says whom it is for; a review that
+    needs several approvals says who approved it so far (``approvers``, from its log).
     """
     who = inert(record.harness) + (f"/{inert(record.agent)}" if record.agent else "")
     lines = [
@@ -494,6 +518,19 @@ def render(record: QuestionRecord, *, colour: bool = False) -> str:
             id=record.id, state=_state(record), who=who
         )
     ]
+    audience = record.request.get("audience")
+    if isinstance(audience, list) and audience:
+        lines.append(_("for: {audience}").format(audience=inert(", ".join(map(str, audience)))))
+    with contextlib.suppress(WireFormatError):  # unreadable: shown as JSON below
+        needed = approvals_needed(record.to_request())
+        if needed > 1 and approvers:
+            lines.append(
+                _("approved by {names} ({have} of {needed})").format(
+                    names=inert(", ".join(approvers)), have=len(approvers), needed=needed
+                )
+            )
+        elif needed > 1:
+            lines.append(_("no approval yet (0 of {needed})").format(needed=needed))
     views = _views(record)
     if views is None:
         shown = inert(json.dumps(record.request, ensure_ascii=False))
@@ -528,10 +565,29 @@ def _cancel(inbox: Inbox, question_id: str, *, surface: str) -> int:
 # answer ------------------------------------------------------------------------------------------
 
 
+def _refused(message: str) -> int:
+    """An answer from someone outside the question's audience: the core's refusal, inert."""
+    return _fail(inert(message), EXIT_REFUSED)
+
+
+def _admit(inbox: Inbox, record: QuestionRecord, surface: str) -> int | None:
+    """``None`` when the login may answer ``record``; else the exit status, its refusal said
+    (or that the people file cannot be read)."""
+    try:
+        refusal = inbox.admit(record, login_name(), surface=surface)
+    except ValueError as err:  # the people file (DSH_USER_QUESTIONS_PEOPLE) is not one
+        return _fail(inert(str(err)))
+    return None if refusal is None else _refused(refusal)
+
+
 def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
     record = inbox.get(question_id)
     if record is None:
         return _no_question(question_id)
+    # Someone outside the audience is refused before being asked anything.
+    refused = _admit(inbox, record, surface)
+    if refused is not None:
+        return refused
     if sys.stdin is not None and sys.stdin.isatty():
         from ._ask_here import ask_in_terminal
 
@@ -558,9 +614,7 @@ def _answer(inbox: Inbox, question_id: str, *, surface: str) -> int:
         # The person's own answer breaks the question's rules: say which, as the rules do.
         why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)
         return _fail(_("your answer was refused: {why}").format(why=why), EXIT_INVALID)
-    if result.applied:
-        return _applied(question_id, inbox.wait_received(question_id, RECEIPT_SECONDS))
-    return report(result.outcome, question_id, result.record)
+    return _result(inbox, question_id, result)
 
 
 def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
@@ -571,6 +625,9 @@ def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
     record = inbox.get(question_id)
     if record is None:
         return _no_question(question_id)
+    refused = _admit(inbox, record, args.surface)
+    if refused is not None:
+        return refused
     views = _views(record)
     if views is None:
         return _fail(f"question {question_id} is not readable as a question", EXIT_INVALID)
@@ -613,6 +670,22 @@ def _answer_value(inbox: Inbox, args: argparse.Namespace) -> int:
             raise
         why = "; ".join(inert(problem) for problem in err.problems) or inert(err.message)
         return _fail(_("your answer was refused: {why}").format(why=why), EXIT_INVALID)
+    return _result(inbox, question_id, result)
+
+
+def _result(inbox: Inbox, question_id: str, result: AnswerResult) -> int:
+    """Say what became of an answer given here; the exit status."""
+    if result.outcome is AnswerOutcome.REFUSED:
+        return _refused(result.message or "")
+    if result.outcome is AnswerOutcome.COUNTED and result.approvals is not None:
+        have, needed = result.approvals
+        print(
+            _(
+                "your approval of question {id} was counted: {have} of {needed} approvals;"
+                " it stays open until the others approve"
+            ).format(id=question_id, have=have, needed=needed)
+        )
+        return EXIT_APPLIED
     if result.applied:
         return _applied(question_id, inbox.wait_received(question_id, RECEIPT_SECONDS))
     return report(result.outcome, question_id, result.record)

@@ -64,6 +64,12 @@ class AbortRelay:
         if fired:
             callback()
 
+    def disconnect(self) -> None:
+        """Forget the handler `connect` gave (the prompt that ran has ended); keep listening,
+        for the next prompt of the same ask."""
+        with self._lock:
+            self._callback = None
+
     def close(self) -> None:
         """Stop listening (idempotent)."""
         with self._lock:

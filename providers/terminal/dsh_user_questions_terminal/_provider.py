@@ -3,6 +3,7 @@ and asks."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from collections.abc import Awaitable
@@ -10,8 +11,11 @@ from typing import Literal, TextIO
 
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 from dsh_user_questions._identity import login_name
+from dsh_user_questions.rules import inert_text
+from dsh_user_questions.team import may_answer, tally
 
 from ._abort import AbortRelay
+from ._i18n import _
 from ._questions import unusable_stream
 from ._turns import TERMINAL_TURNS
 
@@ -114,9 +118,38 @@ class TerminalProvider:
     async def _ask_as_login(
         self, request: AskUserQuestionRequest, relay: AbortRelay
     ) -> AskUserQuestionAnswer:
-        """The answer, with ``answered_by`` the login name of whoever sits at this terminal."""
-        answer = await self._ask(request, relay)
-        return AskUserQuestionAnswer(answer.answers, answered_by=login_name())
+        """The answer, with ``answered_by`` the login name of whoever sits at this terminal.
+
+        The login name is the person (`team.may_answer`): outside the request's audience the
+        terminal shows the refusal and asks nothing; the question stays open until it is
+        withdrawn (an abort, its timeout). A review that needs several approvals is counted
+        with `team.tally`: an approval that does not settle it is shown with the count and the
+        question is asked again (the same login approving again still counts once); the answer
+        that settles it is returned.
+        """
+        try:
+            person = login_name()
+            refusal = may_answer(request, person)
+            if refusal is not None:
+                _tell(refusal, _("The question stays open for them; nothing was answered here."))
+                await _withdrawn(relay)
+            answers: list[AskUserQuestionAnswer] = []
+            while True:
+                answer = await self._ask(request, relay)
+                answers.append(AskUserQuestionAnswer(answer.answers, answered_by=person))
+                settlement = tally(request, answers)
+                if settlement.settled is not None:
+                    return settlement.settled
+                _tell(
+                    _("Approved by {people} ({have} of {needed}).").format(
+                        people=", ".join(inert_text(name) for name in settlement.approvers),
+                        have=settlement.have,
+                        needed=settlement.needed,
+                    ),
+                    _("Another person must approve too; you may still change your answer."),
+                )
+        finally:
+            relay.close()
 
     async def _ask(
         self, request: AskUserQuestionRequest, relay: AbortRelay
@@ -154,7 +187,47 @@ class TerminalProvider:
                     request, relay, input_on_tty=on_tty, bell=bell_wanted()
                 )
         finally:
-            relay.close()
+            relay.disconnect()
+
+
+def _tell(*lines: str) -> None:
+    """Show ``lines`` to the person, where the questions are asked: on stderr (line mode's
+    prompts), or on ``/dev/tty`` when the person types there and stderr is no terminal (stdin
+    is nothing a person answers through, or a terminal while stderr is captured)."""
+    text = "".join(f"{line}\n" for line in lines)
+    kind = _stdin_kind()
+    if kind == "none" or (kind == "tty" and not _is_tty(sys.stderr)):
+        try:
+            with open("/dev/tty", "w", encoding="utf-8", errors="replace") as tty:
+                tty.write(text)
+            return
+        except OSError:
+            pass  # no controlling terminal
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass  # a closed stderr: nobody to tell
+
+
+async def _withdrawn(relay: AbortRelay) -> None:
+    """Wait until the request is withdrawn (its signal aborts: an abort or its timeout), then
+    raise its error; without a signal, until the ask is cancelled."""
+    loop = asyncio.get_running_loop()
+    gone = loop.create_future()
+
+    def withdraw() -> None:
+        if not gone.done():
+            gone.set_result(None)
+
+    relay.connect(loop, withdraw)
+    try:
+        await gone
+    finally:
+        relay.disconnect()
+    assert relay.signal is not None  # only a signal's abort sets it
+    raise UserQuestionError.aborted_by(relay.signal)
 
 
 def _form_drawable(on_tty: bool) -> bool:

@@ -22,9 +22,11 @@ if TYPE_CHECKING:
     from ._provider import (
         ENV_ALLOWED_HOSTS,
         ENV_HOST,
+        ENV_IDENTITY_HEADER,
         ENV_PORT,
         ENV_PUBLIC_URL,
         ENV_TOKEN,
+        ENV_TRUSTED_PROXIES,
         WebProvider,
         WebProviderWarning,
     )
@@ -42,9 +44,11 @@ _HOMES = {
     "Limits": "_limits",
     "ENV_ALLOWED_HOSTS": "_provider",
     "ENV_HOST": "_provider",
+    "ENV_IDENTITY_HEADER": "_provider",
     "ENV_PORT": "_provider",
     "ENV_PUBLIC_URL": "_provider",
     "ENV_TOKEN": "_provider",
+    "ENV_TRUSTED_PROXIES": "_provider",
     "WebProvider": "_provider",
     "WebProviderWarning": "_provider",
 }
@@ -52,9 +56,11 @@ _HOMES = {
 __all__ = [
     "ENV_ALLOWED_HOSTS",
     "ENV_HOST",
+    "ENV_IDENTITY_HEADER",
     "ENV_PORT",
     "ENV_PUBLIC_URL",
     "ENV_TOKEN",
+    "ENV_TRUSTED_PROXIES",
     "BoardEvent",
     "Limits",
     "Outcome",

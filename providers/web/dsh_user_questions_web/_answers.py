@@ -22,13 +22,13 @@ __all__ = ["check_page_answer", "problems_of"]
 
 
 def check_page_answer(
-    questions: Sequence[AskUserQuestionItem], answer: object
+    questions: Sequence[AskUserQuestionItem], answer: object, *, answered_by: str = TOKEN_HOLDER
 ) -> AskUserQuestionAnswer:
     """Check a posted answer (wire form or payload) against ``questions``; return the payload.
 
-    Raises `UserQuestionError` ``BAD_ANSWER`` naming the rules the answer breaks. The page
-    knows no people: the answer's ``answered_by`` is ``token`` (whoever held the page's
-    token), whatever name the posted body claims.
+    Raises `UserQuestionError` ``BAD_ANSWER`` naming the rules the answer breaks. The answer's
+    ``answered_by`` is ``answered_by``, whatever name the posted body claims: the person a
+    trusted proxy named, else ``token`` (whoever held the page's token).
     """
     checked = check_answer(questions, answer)
     expected = [question.id for question in questions]
@@ -38,7 +38,7 @@ def check_page_answer(
             "answers must be exactly one item per asked question in the order asked:"
             f" expected {_quote(expected)}, got {_quote(got)}"
         )
-    return AskUserQuestionAnswer(checked.answers, answered_by=TOKEN_HOLDER)
+    return AskUserQuestionAnswer(checked.answers, answered_by=answered_by)
 
 
 def _quote(value: object) -> str:

@@ -8,6 +8,13 @@ A board lists its pending asks in wire form (``{"id", "agent", "createdAt", "que
 questions in the core's wire form), tells listeners what changed (`BoardEvent`), and settles an
 ask at most once through `QuestionBoard.submit` / `QuestionBoard.cancel`, answering with a
 `Settlement`. Everything but `watch` is async, so a board may do I/O.
+
+A board may also have (the page uses each when present): ``refusal(ask, person)`` (why
+``person`` may not see a pending ask in wire form, or ``None``; without it the page applies
+the core's `dsh_user_questions.team.may_answer` to the ask's ``audience``), ``async
+opened(ask_id, caller)`` (a page showed the ask to ``caller``: the log's ``opened``) and
+``async history(ask_id, caller)`` (the ask's log as ``{"event", "by", "surface", "at"}``
+mappings, ``at`` in milliseconds; ``None`` when unknown or not for ``caller``).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 import attrs
+from dsh_user_questions._identity import Caller
 
 __all__ = ["BoardEvent", "Outcome", "QuestionBoard", "Settlement", "SettlementStatus"]
 
@@ -24,7 +32,9 @@ Outcome = Literal["answered", "cancelled", "withdrawn", "expired", "stopped"]
 timeout, cancelled task), expired (a durable board's question whose time ran out), or stopped
 with the board."""
 
-SettlementStatus = Literal["accepted", "kept", "cancelled", "rejected", "not-pending"]
+SettlementStatus = Literal[
+    "accepted", "kept", "counted", "cancelled", "rejected", "refused", "not-pending"
+]
 
 
 @attrs.frozen
@@ -53,13 +63,19 @@ class Settlement:
     (its harness gets it when it resumes); ``cancelled`` that the ask was closed; ``rejected``
     that the answer broke a rule (listed in ``problems``; the ask stays pending);
     ``not-pending`` that it was already settled (``outcome`` says how, ``None`` when the id is
-    unknown).
+    unknown); ``refused`` that the poster may not answer it (``message``: the core's refusal,
+    `dsh_user_questions.team.may_answer`; nothing recorded); ``counted`` that their approval
+    of a review that needs several was counted and it is still pending (``approvers`` so far,
+    of ``needed``).
     """
 
     status: SettlementStatus
     ask_id: str
     outcome: Outcome | None = None
     problems: tuple[str, ...] = ()
+    message: str | None = None
+    approvers: tuple[str, ...] = ()
+    needed: int = 0
 
     @classmethod
     def accepted(cls, ask_id: str) -> Settlement:
@@ -82,6 +98,16 @@ class Settlement:
         return cls("rejected", ask_id, problems=tuple(problems))
 
     @classmethod
+    def refused(cls, ask_id: str, message: str) -> Settlement:
+        """The poster may not answer this ask (``message`` says why); nothing was recorded."""
+        return cls("refused", ask_id, message=message)
+
+    @classmethod
+    def counted(cls, ask_id: str, approvers: Sequence[str], needed: int) -> Settlement:
+        """An approval was counted; the review still waits for more (``needed`` in all)."""
+        return cls("counted", ask_id, approvers=tuple(approvers), needed=needed)
+
+    @classmethod
     def not_pending(cls, ask_id: str, outcome: Outcome | None) -> Settlement:
         """The ask was settled before (or never existed)."""
         return cls("not-pending", ask_id, outcome=outcome)
@@ -102,10 +128,17 @@ class QuestionBoard(Protocol):
         """
         ...
 
-    async def submit(self, ask_id: str, answer: object) -> Settlement:
-        """Settle the ask with ``answer`` (wire form, unchecked) if it is pending and valid."""
+    async def submit(
+        self, ask_id: str, answer: object, *, caller: Caller | None = None
+    ) -> Settlement:
+        """Settle the ask with ``answer`` (wire form, unchecked) if it is pending and valid.
+
+        ``caller`` is who posts it (its person is the answer's ``answered_by``, its address
+        the peer's); ``None``: the token holder.
+        """
         ...
 
-    async def cancel(self, ask_id: str) -> Settlement:
-        """Close the ask (the agent gets ``ASK_CANCELLED``) if it is pending."""
+    async def cancel(self, ask_id: str, *, caller: Caller | None = None) -> Settlement:
+        """Close the ask (the agent gets ``ASK_CANCELLED``) if it is pending (``caller``: as
+        for `submit`)."""
         ...

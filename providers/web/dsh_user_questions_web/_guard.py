@@ -1,10 +1,13 @@
-"""The guard in front of every route: Host (DNS rebinding), token, Origin and body size."""
+"""The guard in front of every route: Host (DNS rebinding), token, Origin, who (behind a
+logging-in proxy) and body size."""
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Collection
 
+from dsh_user_questions._i18n import for_language, language_from_accept
+from dsh_user_questions._identity import CALLER_KEY, IdentityRefusal, ProxyIdentity, caller_of
 from dsh_user_questions._links import cross_origin_refusal, host_allowed
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -36,6 +39,10 @@ class Guard:
     refused request's connection is closed after
     its answer; ``on_trusted(client)`` is told of each request that passed (the server then
     keeps that connection over ones that never showed the token).
+
+    With an ``identity`` (`dsh_user_questions._identity.ProxyIdentity`), every request must
+    come from a trusted proxy (403) naming its person (401); the `Caller` is put in the
+    scope under ``CALLER_KEY`` for the routes (without one: the token holder and the peer address).
     """
 
     def __init__(
@@ -47,8 +54,10 @@ class Guard:
         max_body_bytes: int,
         streamed: Collection[str] = (),
         on_trusted: Callable[[object], None] | None = None,
+        identity: ProxyIdentity | None = None,
     ) -> None:
         self._app = app
+        self._identity = identity
         # Routes that read their body as a stream and bound it themselves (an upload, up to
         # its question's max_bytes): the post size limit does not apply to them.
         self._streamed = frozenset(streamed)
@@ -75,9 +84,19 @@ class Guard:
             denial.headers["connection"] = "close"
             await denial(scope, receive, secured_send)
             return
+        caller = caller_of(scope, self._identity)
+        if isinstance(caller, IdentityRefusal):
+            # Nothing of the request is read, so nothing it carries is recorded; the words
+            # are the core's (one message for every page and link page).
+            accept = dict(scope["headers"]).get(b"accept-language", b"").decode("latin-1")
+            text = for_language(language_from_accept(accept))(caller.message)
+            refused = PlainTextResponse(text, status_code=caller.status)
+            refused.headers["connection"] = "close"
+            await refused(scope, receive, secured_send)
+            return
         if self._on_trusted is not None:
             self._on_trusted(scope.get("client"))
-        await self._app(scope, receive, secured_send)
+        await self._app({**scope, CALLER_KEY: caller}, receive, secured_send)
 
     def _deny(self, scope: Scope) -> Response | None:
         headers = {key.decode("latin-1"): value for key, value in scope["headers"]}

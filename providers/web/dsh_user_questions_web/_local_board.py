@@ -23,8 +23,10 @@ from typing import Any
 
 import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions._identity import TOKEN_HOLDER, Caller
 from dsh_user_questions._uploads import UploadWriter, discard_upload
 from dsh_user_questions.providing import Receipt
+from dsh_user_questions.team import may_answer, tally
 
 from ._answers import check_page_answer, problems_of
 from ._board import BoardEvent, Outcome, Settlement
@@ -54,17 +56,22 @@ class PendingAsk:
     delivery: asyncio.Future[Outcome] | None = None
     # Files the human uploaded for its questions: token -> (question id, answer record).
     uploads: dict[str, tuple[str, dict[str, Any]]] = attrs.field(factory=dict)
+    # The answers given so far to a review that needs several approvals (`team.tally`).
+    answers: list[AskUserQuestionAnswer] = attrs.field(factory=list)
 
 
 def _wire(
     ask_id: str, request: AskUserQuestionRequest, agent: str | None, created: int
 ) -> dict[str, Any]:
-    return {
+    wire: dict[str, Any] = {
         "id": ask_id,
         "agent": agent,
         "createdAt": created,
         "questions": [question.to_dict() for question in request.questions],
     }
+    if request.audience:  # who the pages show it to (`team.may_answer`)
+        wire["audience"] = list(request.audience)
+    return wire
 
 
 @attrs.define
@@ -143,18 +150,30 @@ class LocalBoard:
         self._listeners[key] = listener
         return lambda: self._listeners.pop(key, None) and None
 
-    async def submit(self, ask_id: str, answer: object, *, by: str | None = None) -> Settlement:
+    async def submit(
+        self,
+        ask_id: str,
+        answer: object,
+        *,
+        by: str | None = None,
+        caller: Caller | None = None,
+    ) -> Settlement:
         """Hand ``answer`` over if the ask is pending, valid and still awaited; ``accepted``
         only once the asker has it (the core's receipt). ``by`` names where the answer came
-        from when not from a page (``"link"``: the one-question link); the pages are told."""
+        from when not from a page (``"link"``: the one-question link); the pages are told.
+        ``caller``'s person is the answer's ``answered_by`` (default: the token holder)."""
         ask = self._pending.get(ask_id)
         if ask is None:
             return Settlement.not_pending(ask_id, self._settled.get(ask_id))
         if ask.delivery is not None:  # another answer is being handed over
             return Settlement.not_pending(ask_id, await asyncio.shield(ask.delivery))
+        person = TOKEN_HOLDER if caller is None else caller.person
+        refusal = _refusal(ask.request, person)
+        if refusal is not None:  # not in its audience: nothing is taken
+            return Settlement.refused(ask_id, refusal)
         try:
             answer = resolve_uploads(answer, ask.uploads)
-            checked = check_page_answer(ask.request.questions, answer)
+            checked = check_page_answer(ask.request.questions, answer, answered_by=person)
         except UserQuestionError as err:
             return Settlement.rejected(ask_id, problems_of(err))
         signal = ask.request.signal
@@ -162,8 +181,12 @@ class LocalBoard:
             # The agent stopped waiting (its withdrawal is on its way): the answer is not taken.
             self._settle(ask_id, "withdrawn")
             return Settlement.not_pending(ask_id, "withdrawn")
+        verdict = tally(ask.request, [*ask.answers, checked])
+        if verdict.settled is None:  # an approval counted; the review needs more
+            ask.answers.append(checked)
+            return Settlement.counted(ask_id, verdict.approvers, verdict.needed)
         delivery = ask.delivery = asyncio.get_running_loop().create_future()
-        ask.future.set_result(checked)
+        ask.future.set_result(verdict.settled)
         # Shielded: a poster that goes away does not leave the ask half handed over.
         delivering = self._deliver(ask, delivery, by)
         outcome = await asyncio.shield(asyncio.ensure_future(delivering))
@@ -211,11 +234,17 @@ class LocalBoard:
 
         return UploadSink(writer, keep)
 
-    async def cancel(self, ask_id: str, *, by: str | None = None) -> Settlement:
-        """Close the ask: the agent gets ``ASK_CANCELLED`` (``by``: as for `submit`)."""
+    async def cancel(
+        self, ask_id: str, *, by: str | None = None, caller: Caller | None = None
+    ) -> Settlement:
+        """Close the ask: the agent gets ``ASK_CANCELLED`` (``by``, ``caller``: as for
+        `submit`)."""
         ask = self._pending.get(ask_id)
         if ask is None:
             return Settlement.not_pending(ask_id, self._settled.get(ask_id))
+        refusal = None if caller is None else _refusal(ask.request, caller.person)
+        if refusal is not None:  # on the page, only its audience may close it
+            return Settlement.refused(ask_id, refusal)
         if ask.future.done():
             self._settle(ask_id, "withdrawn")
             return Settlement.not_pending(ask_id, "withdrawn")
@@ -249,6 +278,14 @@ class LocalBoard:
             except Exception:
                 # A page's trouble must never fail the agent's ask or another page's stream.
                 _log.exception("a listener of the web provider's board failed")
+
+
+def _refusal(request: AskUserQuestionRequest, person: str) -> str | None:
+    """The core's refusal of ``person`` for ``request`` (`team.may_answer`), or ``None``."""
+    try:
+        return may_answer(request, person)
+    except UserQuestionError as err:  # an audience naming no known group admits nobody
+        return err.message
 
 
 def _discard_unused(ask: PendingAsk, outcome: Outcome) -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 from dsh_user_questions import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions._identity import Caller, ProxyIdentity
 from dsh_user_questions.providing import receipt
 
 from ._limits import Limits
@@ -34,9 +35,11 @@ if TYPE_CHECKING:
 __all__ = [
     "ENV_ALLOWED_HOSTS",
     "ENV_HOST",
+    "ENV_IDENTITY_HEADER",
     "ENV_PORT",
     "ENV_PUBLIC_URL",
     "ENV_TOKEN",
+    "ENV_TRUSTED_PROXIES",
     "WebProvider",
     "WebProviderWarning",
 ]
@@ -52,6 +55,13 @@ ENV_TOKEN = "DSH_USER_QUESTIONS_WEB_TOKEN"
 ENV_PUBLIC_URL = "DSH_USER_QUESTIONS_WEB_PUBLIC_URL"
 """Environment variable: the address the page is reached by from elsewhere (a tunnel, a proxy),
 for the answer links in notifications (default: the local address)."""
+ENV_IDENTITY_HEADER = "DSH_USER_QUESTIONS_WEB_IDENTITY_HEADER"
+"""Environment variable: the header a logging-in reverse proxy names the person in (e.g.
+``X-Forwarded-User``), believed only from `ENV_TRUSTED_PROXIES` (default: none, the page knows
+no people and records ``token``)."""
+ENV_TRUSTED_PROXIES = "DSH_USER_QUESTIONS_WEB_TRUSTED_PROXIES"
+"""Environment variable: comma-separated addresses or CIDR networks of the proxies whose
+`ENV_IDENTITY_HEADER` is believed (the TCP peer's address, e.g. ``127.0.0.1/32``)."""
 
 _log = logging.getLogger(__name__)
 
@@ -102,6 +112,8 @@ class WebProvider:
         notifier: Notifier | None = None,
         remind: float | None = None,
         public_url: str | None = None,
+        identity_header: str | None = None,
+        trusted_proxies: Iterable[str] = (),
     ) -> None:
         if not 0 <= port <= 65535:
             raise ValueError(f"port must be between 0 and 65535, got {port}")
@@ -130,13 +142,21 @@ class WebProvider:
         self._notifier = notifier
         self._remind = remind
         self._public_url = _checked_public_url(public_url)
+        self._identity = ProxyIdentity.from_settings(
+            identity_header,
+            trusted_proxies,
+            header_option="identity_header",
+            proxy_option="trusted_proxies",
+        )
         self._link_secret = secrets.token_bytes(32)
         self._notifying: set[asyncio.Task[None]] = set()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> WebProvider:
         """A provider configured from ``DSH_USER_QUESTIONS_WEB_HOST`` / ``_PORT`` / ``_TOKEN``
-        / ``_ALLOWED_HOSTS`` (unset variables keep the defaults)."""
+        / ``_ALLOWED_HOSTS`` / ``_PUBLIC_URL`` / ``_IDENTITY_HEADER`` / ``_TRUSTED_PROXIES``
+        (unset variables keep the defaults; a bad value raises `ValueError` naming its
+        variable)."""
         env = os.environ if environ is None else environ
         host = env.get(ENV_HOST, "").strip() or "127.0.0.1"
         raw_port = env.get(ENV_PORT, "").strip() or "0"
@@ -147,6 +167,15 @@ class WebProvider:
         token = env.get(ENV_TOKEN, "").strip() or None
         extra = env.get(ENV_ALLOWED_HOSTS, "").split(",")
         public_url = env.get(ENV_PUBLIC_URL, "").strip() or None
+        identity_header = env.get(ENV_IDENTITY_HEADER, "").strip() or None
+        trusted_proxies = env.get(ENV_TRUSTED_PROXIES, "").split(",")
+        # Checked here too, so that a bad value's error names its variable.
+        ProxyIdentity.from_settings(
+            identity_header,
+            trusted_proxies,
+            header_option=ENV_IDENTITY_HEADER,
+            proxy_option=ENV_TRUSTED_PROXIES,
+        )
         notifier = remind = None
         if env.get("DSH_USER_QUESTIONS_NOTIFY", "").strip():
             from dsh_user_questions._notify import Notifier, remind_after
@@ -161,6 +190,8 @@ class WebProvider:
             notifier=notifier,
             remind=remind,
             public_url=public_url,
+            identity_header=identity_header,
+            trusted_proxies=trusted_proxies,
         )
 
     @property
@@ -267,6 +298,7 @@ class WebProvider:
             allowed_hosts=lambda: self._allowed,
             limits=self._limits,
             connections=table,
+            identity=self._identity,
         )
         served: Any = app
         if self._notifier is not None or self._public_url is not None:
@@ -279,7 +311,7 @@ class WebProvider:
                 cancel=lambda ask_id: self._board.cancel(ask_id, by="link"),
                 upload=lambda *file: self._board.open_upload(*file),
             )
-            served = with_links(app, routes, lambda: self._allowed)
+            served = with_links(app, routes, lambda: self._allowed, self._identity)
         if self._public_url is not None:
             served = under_prefix(served, public_prefix(self._public_url))
         server = await start_server(served, sock, self._limits, table=table, on_end=self._ended)
@@ -429,8 +461,10 @@ class WebProvider:
             return None
         return LinkedQuestion(request=None, asker="your agent", outcome=outcome)
 
-    async def _answer_linked(self, ask_id: str, answer: dict[str, Any]) -> str | None:
-        taken = await self._board.submit(ask_id, answer, by="link")
+    async def _answer_linked(
+        self, ask_id: str, answer: dict[str, Any], caller: Caller
+    ) -> str | None:
+        taken = await self._board.submit(ask_id, answer, by="link", caller=caller)
         if taken.status == "rejected":
             raise UserQuestionError.bad_answer(*taken.problems)
         return None if taken.status == "accepted" else str(taken.outcome or "not pending")

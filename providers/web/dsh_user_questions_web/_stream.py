@@ -21,10 +21,12 @@ import contextlib
 import json
 import secrets
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
-from dsh_user_questions import AskUserQuestionItem
+from dsh_user_questions import AskUserQuestionItem, AskUserQuestionRequest, UserQuestionError
+from dsh_user_questions._identity import CALLER_KEY, TOKEN_HOLDER, Caller
 from dsh_user_questions.rules import inert_text
+from dsh_user_questions.team import may_answer
 from dsh_user_questions.view import question_view
 from starlette.types import Message, Receive, Scope, Send
 
@@ -77,10 +79,11 @@ def _lean(view: dict[str, Any]) -> dict[str, Any]:
 class _Page:
     """One open page's queue of frames, and the reading it still owes."""
 
-    __slots__ = ("awaiting", "frames", "id", "sent", "size", "state", "wake")
+    __slots__ = ("awaiting", "frames", "id", "person", "sent", "size", "state", "wake")
 
-    def __init__(self) -> None:
+    def __init__(self, person: str = TOKEN_HOLDER) -> None:
         self.id = secrets.token_hex(8)
+        self.person = person  # who reads it: it shows only the asks that admit them
         self.frames: collections.deque[bytes] = collections.deque()
         self.size = 0
         self.state = "open"  # then "dropped" (fell behind) or "ended" (the board closed)
@@ -133,6 +136,8 @@ class EventHub:
         self._pages: dict[str, _Page] = {}
         self._unwatch: Callable[[], None] | None = None
         self._asks: dict[str, bytes] = {}
+        # Each pending ask with an audience, as a request (the core decides who it admits).
+        self._audiences: dict[str, AskUserQuestionRequest] = {}
 
     @property
     def page_count(self) -> int:
@@ -155,13 +160,43 @@ class EventHub:
             cached = self._asks[ask_id] = encode(page_form(ask))
         return cached
 
-    async def snapshot(self) -> list[bytes]:
-        """Every pending ask as page-form JSON; forgets the renderings of settled asks."""
+    def refusal(self, ask: Mapping[str, Any], person: str) -> str | None:
+        """Why ``person`` may not see or answer ``ask`` (the core's `team.may_answer` message
+        for its ``audience``), or ``None``: an ask without an audience admits everyone."""
+        audience = ask.get("audience")
+        if not audience:
+            return None
+        decide = getattr(self._board, "refusal", None)
+        if decide is not None:  # a board with its own additions (the inbox's escalation)
+            return cast("str | None", decide(ask, person))
+        ask_id = str(ask.get("id"))
+        request = self._audiences.get(ask_id)
+        if request is None:
+            wire = {"questions": ask.get("questions", ()), "audience": audience}
+            request = self._audiences[ask_id] = AskUserQuestionRequest.from_dict(wire)
+        try:
+            return may_answer(request, person)
+        except UserQuestionError as err:  # an audience naming no known group admits nobody
+            return err.message
+
+    async def refusal_of(self, ask_id: str, person: str) -> str | None:
+        """`refusal` of the pending ask ``ask_id`` (``None`` when it is not pending: the route
+        that asked says so in its own words)."""
+        for ask in await self._board.pending():
+            if str(ask.get("id")) == ask_id:
+                return self.refusal(ask, person)
+        return None
+
+    async def snapshot(self, person: str = TOKEN_HOLDER) -> list[bytes]:
+        """Every pending ask ``person`` may see, as page-form JSON; forgets the renderings of
+        settled asks."""
         pending = await self._board.pending()
-        asks = [self.ask_bytes(ask) for ask in pending]
+        asks = [self.ask_bytes(ask) for ask in pending if self.refusal(ask, person) is None]
         keep = {str(ask.get("id")) for ask in pending}
         for ask_id in [ask_id for ask_id in self._asks if ask_id not in keep]:
             del self._asks[ask_id]
+        for ask_id in [ask_id for ask_id in self._audiences if ask_id not in keep]:
+            del self._audiences[ask_id]
         return asks
 
     def _on_event(self, event: BoardEvent) -> None:
@@ -169,11 +204,14 @@ class EventHub:
             frame = b"event: added\ndata: " + self.ask_bytes(event.data) + b"\n\n"
         elif event.name == "resolved":
             self._asks.pop(str(event.data.get("id")), None)
+            self._audiences.pop(str(event.data.get("id")), None)
             frame = b"event: resolved\ndata: " + encode(dict(event.data)) + b"\n\n"
         else:
             frame = b"event: bye\ndata: " + encode(dict(event.data)) + b"\n\n"
         limit = self._limits.stream_buffer_bytes
         for page in list(self._pages.values()):
+            if event.name == "added" and self.refusal(event.data, page.person) is not None:
+                continue  # not for this reader: never sent to their page
             page.push(frame, limit)
             if event.name == "closed" and page.state == "open":
                 page.state = "ended"
@@ -193,7 +231,8 @@ class EventHub:
         if len(self._pages) >= self._limits.max_streams:
             await _plain(send, 503, b"too many event streams; try again later")
             return
-        page = _Page()
+        caller = scope.get(CALLER_KEY)
+        page = _Page(caller.person if isinstance(caller, Caller) else TOKEN_HOLDER)
         self._join(page)
         gone = asyncio.Event()
 
@@ -230,7 +269,7 @@ class EventHub:
         }
         if not await self._write(send, gone, start):
             return False
-        asks = await self.snapshot()
+        asks = await self.snapshot(page.person)
         beat = page.beat()
         head = (
             f'retry: 2000\n\nevent: snapshot\ndata: {{"stream":"{page.id}","n":{beat},"pending":[\n'

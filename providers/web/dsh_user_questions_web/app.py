@@ -28,11 +28,13 @@ import asyncio
 import html
 import json
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from importlib import resources
 from typing import Any
 
 from dsh_user_questions._i18n import N_, html_lang, language_from_accept
+from dsh_user_questions._identity import CALLER_KEY, TOKEN_HOLDER, Caller, ProxyIdentity
+from dsh_user_questions.rules import inert_text
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
@@ -106,6 +108,7 @@ def create_app(
     limits: Limits | None = None,
     connections: ConnectionTable | None = None,
     server_name: str | None = None,
+    identity: ProxyIdentity | None = None,
 ) -> PageApp:
     """The page and protocol serving ``board`` behind the token, Host and Origin checks.
 
@@ -113,7 +116,9 @@ def create_app(
     so the port can be filled in once bound). ``connections`` is the table of the server
     that will serve the app, used to shed pages that stop reading. ``server_name`` is what
     the page calls its server when it cannot reach it (default "the harness"; ``dsh-inbox
-    serve`` says "the inbox server").
+    serve`` says "the inbox server"). With an ``identity``, the page answers only people a
+    trusted proxy names (`dsh_user_questions._identity.ProxyIdentity`; the `Guard` refuses
+    every other request, 401 or 403); the board is told who posts (``caller``).
     """
     limits = limits or Limits()
     hub = EventHub(board, limits, connections.drop if connections is not None else None)
@@ -121,6 +126,8 @@ def create_app(
     if server_name:  # who the page tells the user is unreachable (default: the harness)
         named = f'<html lang="en" data-server="{html.escape(server_name, quote=True)}">'
         page = page.replace(b'<html lang="en">', named.encode(), 1)
+    if getattr(board, "history", None) is not None:  # the cards offer their history
+        page = page.replace(b'<html lang="en"', b'<html lang="en" data-history="1"', 1)
     base = f"/{token}"
 
     async def index(request: Request) -> Response:
@@ -141,8 +148,8 @@ def create_app(
     async def app_css(_request: Request) -> Response:
         return Response(style, media_type="text/css; charset=utf-8")
 
-    async def state(_request: Request) -> Response:
-        asks = await hub.snapshot()
+    async def state(request: Request) -> Response:
+        asks = await hub.snapshot(_caller(request).person)
         body = b'{"pending":[' + b",".join(asks) + b"]}"
         return Response(body, media_type="application/json")
 
@@ -181,6 +188,25 @@ def create_app(
             return _json({"status": settled.status, "id": settled.ask_id})
         if settled.status == "kept":
             return _json({"status": "kept", "id": settled.ask_id, "message": tr(_KEPT)})
+        if settled.status == "refused":
+            body = {"status": "refused", "id": settled.ask_id, "message": settled.message}
+            return _json(body, 403)
+        if settled.status == "counted":
+            have, needed = len(settled.approvers), settled.needed
+            shown = tr("approved by {people} ({have} of {needed})").format(
+                people=", ".join(inert_text(person) for person in settled.approvers),
+                have=have,
+                needed=needed,
+            )
+            return _json(
+                {
+                    "status": "counted",
+                    "id": settled.ask_id,
+                    "approvedBy": [inert_text(person) for person in settled.approvers],
+                    "needed": needed,
+                    "message": shown,
+                }
+            )
         if settled.status == "rejected":
             problems = list(settled.problems)
             return _json({"status": "rejected", "id": settled.ask_id, "problems": problems}, 422)
@@ -201,7 +227,7 @@ def create_app(
         except _BadBody as bad:
             return bad.response
         try:
-            settled = await board.submit(data["id"], data["answer"])
+            settled = await board.submit(data["id"], data["answer"], caller=_caller(request))
         except RecursionError:
             return _invalid("answer: nested too deeply")
         return settlement_response(settled, request)
@@ -223,19 +249,48 @@ def create_app(
             data = await read_post(request, {"id"})
         except _BadBody as bad:
             return bad.response
-        return settlement_response(await board.cancel(data["id"]), request)
+        settled = await board.cancel(data["id"], caller=_caller(request))
+        return settlement_response(settled, request)
+
+    async def opened(request: Request) -> Response:
+        try:
+            data = await read_post(request, {"id"})
+        except _BadBody as bad:
+            return bad.response
+        tell = getattr(board, "opened", None)
+        if tell is not None:
+            await tell(data["id"], _caller(request))
+        return _json({"status": "ok", "id": data["id"]})
+
+    async def history(request: Request) -> Response:
+        ask_id = request.query_params.get("ask", "")
+        if not _ID.fullmatch(ask_id):
+            return _invalid("ask: must be a question id (letters, digits and . _ : -)")
+        read = getattr(board, "history", None)
+        events = None if read is None else await read(ask_id, _caller(request))
+        if events is None:
+            return _json({"status": "not-found", "message": "no history of that question"}, 404)
+        tr = for_language(language_from_accept(request.headers.get("accept-language")))
+        return _json({"id": ask_id, "events": [_event_line(event, tr) for event in events]})
 
     async def files(request: Request) -> Response:
         ask_id = request.query_params.get("ask", "")
         question_id = request.query_params.get("question", "")
         if not (_ID.fullmatch(ask_id) and _ID.fullmatch(question_id)):
             return _invalid("ask, question: must be ids (letters, digits and . _ : -)")
+        refused = await hub.refusal_of(ask_id, _caller(request).person)
+        if refused is not None:  # only its audience may read a question's files
+            return _json({"status": "refused", "message": refused}, 403)
         listed = await candidates(board, ask_id, question_id)
         if listed is None:
             return _json({"status": "not-found", "message": "no such pending file question"}, 404)
         return Response(listed, media_type="application/json")
 
     async def upload(request: Request) -> Response:
+        ask_id = request.query_params.get("ask", "")
+        refused = await hub.refusal_of(ask_id, _caller(request).person)
+        if refused is not None:  # an outsider's file is never stored
+            return _json({"status": "refused", "message": refused}, 403)
         return await receive(board, request, limits)
 
     app = Starlette(
@@ -249,6 +304,8 @@ def create_app(
             Route(f"{base}/answer", answer, methods=["POST"]),
             Route(f"{base}/cancel", cancel, methods=["POST"]),
             Route(f"{base}/alive", alive, methods=["POST"]),
+            Route(f"{base}/opened", opened, methods=["POST"]),
+            Route(f"{base}/history", history, methods=["GET"]),
             Route(f"{base}/files", files, methods=["GET"]),
             Route(f"{base}/upload", upload, methods=["POST"]),
         ]
@@ -260,6 +317,7 @@ def create_app(
         max_body_bytes=limits.max_body_bytes,
         streamed=(f"{base}/upload",),
         on_trusted=connections.trust if connections is not None else None,
+        identity=identity,
     )
     return PageApp(guard, hub)
 
@@ -289,6 +347,27 @@ def under_prefix(app: Any, prefix: str) -> Any:
         await app(scope, receive, send)
 
     return stripped
+
+
+def _event_line(event: Mapping[str, Any], tr: Callable[[str], str]) -> dict[str, Any]:
+    """One event of a question's history as the page shows it: ``at`` (ms) and ``text`` (the
+    event's English name, who and where as inert text, in the reader's language)."""
+    name = inert_text(str(event.get("event", "")))
+    by, surface = event.get("by"), event.get("surface")
+    where = inert_text(str(surface)) if surface else "?"
+    if by:
+        text = tr("{event} by {person} on {surface}").format(
+            event=name, person=inert_text(str(by)), surface=where
+        )
+    else:
+        text = tr("{event} on {surface}").format(event=name, surface=where)
+    return {"at": event.get("at"), "text": text}
+
+
+def _caller(request: Request) -> Caller:
+    """Who posts: the `Guard` put it in the scope (a bare app, in a test: the token holder)."""
+    caller = request.scope.get(CALLER_KEY)
+    return caller if isinstance(caller, Caller) else Caller(TOKEN_HOLDER)
 
 
 async def _read_body(request: Request, limit: int) -> bytes | None:

@@ -4,11 +4,13 @@
 path every durable adapter takes, `tool.durable_key` and ``run_durable``) from two harnesses
 (so two live harnesses may ask one key: leases), plain questions and secrets, live asks,
 answers from three surfaces (`Inbox.answer` in code, ``dsh-inbox answer``, the page's
-``POST /<token>/answer``), the human closing a question, clean restarts (the asks cancelled,
-the provider closed; the run asks its key again or resumes its question), kills (the process
-gone without a word: nothing it holds reaches the store again, its lease stays live as on
-another host), pruning, and (SQLite) store faults: the file emptied in place (``: > inbox.db``)
-or replaced with its old ``-wal`` beside it. After every step it checks:
+``POST /<token>/answer``), plan reviews of an audience that two people must approve
+(approvals and feedback from people in it and out of it), the human closing a question, clean
+restarts (the asks cancelled, the provider closed; the run asks its key again or resumes its
+question), kills (the process gone without a word: nothing it holds reaches the store again,
+its lease stays live as on another host), pruning, and (SQLite) store faults: the file
+emptied in place (``: > inbox.db``) or replaced with its old ``-wal`` beside it. After every
+step it checks:
 
 1. every answer reached one asker at most (one durable call, however often it asks its key
    again), and the right one: the call or ask whose question the human answered;
@@ -18,7 +20,10 @@ or replaced with its old ``-wal`` beside it. After every step it checks:
    only when a live asker did, the page accepts only an answer the question took;
 4. no secret in clear at rest (the store's files and rows are searched for each secret text);
 5. nothing waits forever: every wait is bounded, and an ask on a broken store ends within
-   10 s (``STORE_UNUSABLE``); no command writes the old WAL into the new file.
+   10 s (``STORE_UNUSABLE``); no command writes the old WAL into the new file;
+6. a review that two must approve returns approved only once two distinct people of its
+   audience approved it (its log names both, the settling answer's ``answered_by`` is the
+   second), and an outsider's answer never reaches its asker.
 
 Budgets: CI runs a derandomized, fixed budget (`CI_EXAMPLES` examples of up to `CI_STEPS`
 steps on SQLite, `CI_EXAMPLES_POSTGRESQL` on PostgreSQL). A long random hunt on demand::
@@ -53,9 +58,11 @@ import attrs
 import httpx
 import pytest
 from _postgres import PostgresServer
-from dsh_user_questions import UserQuestionError, plugin, tool
+from _requests import LOGIN
+from dsh_user_questions import AskUserQuestionRequest, UserQuestionError, plugin, tool
 from dsh_user_questions.adapters._common import KEEP_PENDING, run_durable
 from dsh_user_questions.harness import HarnessContext
+from dsh_user_questions.plan_review import PLAN_REVIEW_ID, plan_review_question
 from dsh_user_questions.rules import SECRET_PLACEHOLDER
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
@@ -93,6 +100,19 @@ CALLS = ("c", "1:c", "s", "1:s")  # tool call ids; those ending in "s" ask a sec
 PLAIN = {"questions": [{"id": "q", "question": "Which way?", "options": [
     {"label": "left"}, {"label": "right"}]}]}  # fmt: skip
 SECRET = {"questions": [{"id": "token", "question": "The deploy token?", "secret": True}]}
+# A plan review two of its audience must approve; the login (``dsh-inbox answer``) is in it.
+REVIEWERS = (LOGIN, "ana", "bo")
+REVIEW: dict[str, Any] = {
+    "questions": [
+        {
+            **plan_review_question("# Deploy\n\n1. Migrate").to_dict(),
+            "intent": {"kind": "plan-review", "approve": "Approve", "approvals": 2},
+        }
+    ],
+    "audience": list(REVIEWERS),
+}
+# Who answers in code: two reviewers, and someone outside the audience.
+PEOPLE = ("ana", "bo", "dee")
 TOKEN = "page-token"
 HOST = "127.0.0.1:8765"
 _KEEPS_PENDING = (*KEEP_PENDING, AlreadyDelivered)
@@ -176,7 +196,7 @@ class _Ask:
     against the asker of the question the human answered."""
 
     name: str
-    how: str  # "durable", "live" or "resume"
+    how: str  # "durable", "live", "review" or "resume"
     harness: _Harness
     future: concurrent.futures.Future[Any]
     secrets: dict[str, str]
@@ -211,6 +231,8 @@ class InboxMachine(RuleBasedStateMachine):
         self.asks: list[_Ask] = []
         self.owner: dict[str, str] = {}  # record id -> the asker whose question it is
         self.given: dict[int, tuple[str, str]] = {}  # answer number -> (record id, surface)
+        self.givers: dict[int, str] = {}  # answer number -> who gave it
+        self.approvals: set[int] = set()  # answer numbers that approve a review (no text)
         self.receivers: dict[int, set[str]] = {}  # answer number -> askers it reached
         self.claims: dict[int, str] = {}  # answer number -> surface that said "received"
         self.secrets: list[str] = []
@@ -346,6 +368,32 @@ class InboxMachine(RuleBasedStateMachine):
         return name
 
     @precondition(lambda self: self.broken is None)
+    @rule(target=askers, harness=st.integers(0, 1))
+    def ask_review(self, harness: int) -> str:
+        """A harness asks for a plan review that two of its audience must approve."""
+        name = f"review#{self.live_asks}"
+        self.live_asks += 1
+        TALLY["reviews asked"] += 1
+        taker = self.harnesses[harness]
+        before = {r.id for r in self.inbox.records()}
+        request = AskUserQuestionRequest.from_dict(REVIEW)
+        future = self.loop.submit(taker.ctx.user_questions.ask(request))
+        ask = _Ask(name, "review", taker, future, {})
+        self.asks.append(ask)
+        deadline = time.monotonic() + BOUND
+        while ask.record is None and not future.done():
+            new = [r.id for r in self.inbox.records() if r.id not in before]
+            if new:
+                (ask.record,) = new
+                self.owner[ask.record] = name
+            elif time.monotonic() > deadline:
+                raise AssertionError(f"the question of {name} never reached the store")
+            else:
+                time.sleep(0.005)
+        self._settled_in(ask)
+        return name
+
+    @precondition(lambda self: self.broken is None)
     @rule(harness=st.integers(0, 1))
     def resume(self, harness: int) -> None:
         """A restarted harness resumes its live questions still undelivered (`Inbox.undelivered`):
@@ -409,15 +457,27 @@ class InboxMachine(RuleBasedStateMachine):
         return None if chosen is None else chosen.id
 
     @precondition(lambda self: self.broken is None)
-    @rule(whose=askers, surface=st.sampled_from(["code", "cli", "page"]))
-    def answer(self, whose: str, surface: str) -> None:
-        """The human answers the question of ``whose`` through ``surface``."""
+    @rule(
+        whose=askers,
+        surface=st.sampled_from(["code", "cli", "page"]),
+        person=st.sampled_from(PEOPLE),
+        approve=st.booleans(),
+    )
+    def answer(self, whose: str, surface: str, person: str = "ana", approve: bool = False) -> None:
+        """The human answers the question of ``whose`` through ``surface`` (in code as
+        ``person``; a review: approving it, or with feedback)."""
         found = self._latest(whose)
         if found is not None:
-            self._answer(found, surface, secret=whose.split("/")[-1].endswith("s"))
+            self._answer(
+                found, surface, secret=whose.split("/")[-1].endswith("s"), person=person,
+                approve=approve,
+            )  # fmt: skip
 
-    def _answer(self, record: str, surface: str, *, secret: bool) -> None:
-        self._give(record, surface, secret=secret)
+    def _answer(
+        self, record: str, surface: str, *, secret: bool, person: str = "ana",
+        approve: bool = False,
+    ) -> None:  # fmt: skip
+        self._give(record, surface, secret=secret, person=person, approve=approve)
         self._takers_end(record)
 
     def _takers_end(self, record: str) -> None:
@@ -438,17 +498,27 @@ class InboxMachine(RuleBasedStateMachine):
             f" {still} waiting on it still wait after {BOUND:g} s"
         )
 
-    def _give(self, record: str, surface: str, *, secret: bool) -> None:
+    def _give(
+        self, record: str, surface: str, *, secret: bool, person: str = "ana",
+        approve: bool = False,
+    ) -> None:  # fmt: skip
         n = self.answers
         self.answers += 1
         text = _answer_text(n, secret)
         if secret:
             self.secrets.append(text)
-        answer = {"answers": [{"id": "token" if secret else "q", "custom": text}]}
+        answer: dict[str, Any] = {"answers": [{"id": "token" if secret else "q", "custom": text}]}
+        review = self.owner.get(record, "").startswith("review#")
+        if review:
+            item: dict[str, Any] = {"id": PLAN_REVIEW_ID, "selected": ["Approve"]}
+            answer = {"answers": [item if approve else {"id": PLAN_REVIEW_ID, "custom": text}]}
+        if review and approve:
+            self.approvals.add(n)
         self.given[n] = (record, surface)
+        self.givers[n] = LOGIN if surface == "cli" else person if surface == "code" else "token"
         if surface == "code":
             try:
-                self.inbox.answer(record, answer, surface="code")
+                self.inbox.answer(record, answer, surface="code", by=person)
             except UserQuestionError as error:
                 if error.code == "BAD_ANSWER":
                     raise AssertionError(
@@ -608,9 +678,14 @@ class InboxMachine(RuleBasedStateMachine):
                 return  # the call stays pending: the run asks its key again later
             if ask.how == "resume" and isinstance(error, (UserQuestionError, LookupError)):
                 return  # an ending that is an error, as ask() raised it
+            if ask.how == "review" and isinstance(error, UserQuestionError):
+                return  # closed, withdrawn, a broken store: as ask() raises it
             raise AssertionError(f"the ask of {ask.name} failed with {error!r}") from error
         result = ask.future.result()
-        if ask.how == "resume":
+        if ask.how == "review":
+            self._check_review(ask, result)
+            answered = result.to_dict()["answers"]
+        elif ask.how == "resume":
             answered = result.to_dict()["answers"]
         elif result.is_error:
             code = (result.error or {}).get("code")
@@ -646,8 +721,34 @@ class InboxMachine(RuleBasedStateMachine):
                 f"answer {n} (given by {surface} to the question of {whose}) reached {ask.name}"
             )
             TALLY["answers checked against their asker"] += 1
+            if whose is not None and whose.startswith("review#"):
+                assert self.givers[n] in REVIEWERS, (
+                    f"answer {n}, given by {self.givers[n]} outside the review's audience,"
+                    f" reached {ask.name}"
+                )
             reached = self.receivers.setdefault(n, set())
             reached.add(ask.name)
+
+    def _check_review(self, ask: _Ask, result: Any) -> None:
+        """A review returned approved only after two distinct people of its audience approved
+        it; the settling answer is the second approver's."""
+        items = result.to_dict()["answers"]
+        if not (items and items[0].get("selected") == ["Approve"]):
+            return
+        assert ask.record is not None
+        approvers = [e.by for e in self.inbox.events(ask.record) if e.event == "approved"]
+        if not approvers and self.inbox.get(ask.record) is None:
+            return  # pruned since: its log went with it
+        TALLY["reviews checked to be approved by two"] += 1
+        assert len(set(approvers)) == len(approvers) == 2, (
+            f"the review of {ask.name} returned approved; its approvers: {approvers}"
+        )
+        assert set(approvers) <= set(REVIEWERS), approvers
+        assert result.answered_by == approvers[-1], (result.answered_by, approvers)
+        # The settling approval (it has no text to number it by) reached this asker.
+        for n, (record, _surface) in self.given.items():
+            if record == ask.record and n in self.approvals and self.givers[n] == approvers[-1]:
+                self.receivers.setdefault(n, set()).add(ask.name)
 
     def _check_received(self, n: int, surface: str) -> None:
         """``surface`` said answer ``n`` was received: a live asker has it (within the bound)."""
@@ -863,3 +964,23 @@ def test_found_a_replaced_store_never_takes_the_old_wal(machine_env: None) -> No
         state.every_outcome_is_true()
         state.break_store(how="replaced")
         state.every_outcome_is_true()
+
+
+def test_a_review_two_must_approve_through_every_surface(machine_env: None) -> None:
+    """A review approved twice by Ana (code), refused to Dee and the page's token holder,
+    then approved from ``dsh-inbox answer``: it returns approved by two, the login settling
+    it; a second review is settled at once by Bo's feedback."""
+    with _machine() as state:
+        first = state.ask_review(harness=0)
+        for person, surface in (("ana", "code"), ("ana", "code"), ("dee", "code"), ("", "page")):
+            state.answer(whose=first, surface=surface, person=person, approve=True)
+            state.every_outcome_is_true()
+        (ask,) = [a for a in state.asks if a.name == first]
+        assert not ask.future.done()
+        state.answer(whose=first, surface="cli", approve=True)
+        state.every_outcome_is_true()
+        assert ask.future.result().answered_by == LOGIN
+        second = state.ask_review(harness=1)
+        state.answer(whose=second, surface="code", person="bo", approve=False)
+        state.every_outcome_is_true()
+        assert TALLY["reviews checked to be approved by two"] >= 1

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -37,7 +39,9 @@ async def client(store: Inbox) -> AsyncIterator[httpx.AsyncClient]:
     routes = link_routes(
         secret=lambda: SECRET,
         get=store.get,
-        answer=lambda qid, answer: store.answer(qid, answer, surface="link"),
+        answer=lambda qid, answer, caller: store.answer(
+            qid, answer, surface="link", by=caller.person
+        ),
         cancel=lambda qid: store.settle(qid, State.CANCELLED, surface="link"),
         to_thread=to_thread,
     )
@@ -91,10 +95,39 @@ async def test_answering_through_the_link_settles_that_question_once(
     settled = store.get(record.id)
     assert settled is not None
     assert settled.state is State.ANSWERED
-    assert settled.answer == {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+    assert settled.answer == {
+        "answers": [{"id": "pkg", "selected": ["npm"]}],
+        "answered_by": "token",
+    }
     again = await client.post(path, data={"q0": "0", "action": "answer"})
     assert "This question has been answered." in again.text
     assert store.get(record.id).answer == settled.answer  # type: ignore[union-attr]
+
+
+async def test_a_link_sent_to_a_person_records_that_person(
+    store: Inbox, client: httpx.AsyncClient
+) -> None:
+    """A link made for ana (one link per person notified) answers as ana; the recipient is
+    signed with the link, so a changed one is refused."""
+    record = store.add(pkg_request(), harness="h")
+    path = path_of(link_for("https://inbox.example", SECRET, record, recipient="ana"))
+    done = await client.post(path, data={"q0": "0", "action": "answer"})
+    assert "Your answer was recorded." in done.text
+    settled = store.get(record.id)
+    assert settled is not None
+    assert settled.answered_by == "ana"
+    assert [(e.event, e.by) for e in store.events(record.id)][-1] == ("answered", "ana")
+    other = store.add(pkg_request(), harness="h")
+    token = path_of(link_for("https://inbox.example", SECRET, other, recipient="ana"))[3:]
+    body, _, signature = token.partition(".")
+    forged = base64.urlsafe_b64encode(
+        json.dumps([*json.loads(base64.urlsafe_b64decode(body + "=="))[:2], "bo"]).encode()
+    )
+    refused = await client.post(
+        f"/q/{forged.decode().rstrip('=')}.{signature}", data={"q0": "0", "action": "answer"}
+    )
+    assert refused.status_code == 403
+    assert store.get(other.id).state is State.PENDING  # type: ignore[union-attr]
 
 
 async def test_a_bad_answer_is_refused_with_the_core_rules(

@@ -274,6 +274,7 @@
         if (!card) {
           card = buildCard(state.asks.get(askId));
           state.cards.set(askId, card);
+          tellOpened(askId);
         }
         card.setStale(state.stale);
         slot.replaceChildren(card.node);
@@ -281,6 +282,32 @@
       }
     }
     renderQueue();
+  }
+
+  // A server that keeps a log (dsh-inbox serve) records who opened a question, and offers
+  // each card its history.
+  const HISTORY = document.documentElement.dataset.history === "1";
+  function tellOpened(askId) {
+    if (!HISTORY) return;
+    post("opened", { id: askId }).catch(() => {});
+  }
+
+  function historyOf(ask) {
+    const list = el("ol", { className: "history-list" });
+    const details = el("details", { className: "history" }, el("summary", { text: t("History") }), list);
+    details.addEventListener("toggle", async () => {
+      if (!details.open) return;
+      list.replaceChildren(el("li", { text: t("Loading\u2026") }));
+      try {
+        const response = await fetch(`history?ask=${encodeURIComponent(ask.id)}`, { credentials: "same-origin" });
+        const data = await response.json();
+        if (!response.ok || !Array.isArray(data.events)) throw new Error(String(response.status));
+        list.replaceChildren(...data.events.map((event) => el("li", { text: `${new Date(event.at).toLocaleTimeString()} ${event.text}` })));
+      } catch (_) {
+        list.replaceChildren(el("li", { text: t("The history could not be read.") }));
+      }
+    });
+    return details;
   }
 
   function ensureCurrent(focus) {
@@ -464,6 +491,7 @@
       if (page === total) review.fill(collectSummaries());
     }
     node.append(form);
+    if (HISTORY) node.append(historyOf(ask));
     return card;
   }
 
@@ -1087,16 +1115,23 @@
         if (path === "answer") {
           // "accepted": the harness has this answer (whatever this page heard meanwhile);
           // "kept": it is the question's answer, stored for a harness not waiting now.
+          // "counted": this person's approval of a review that needs more; it stays pending
+          // for the others, and this page has nothing more to give it.
           state.sent.delete(ask.id);
           if (state.asks.has(ask.id)) drop(ask.id, true);
-          const kept = data.status === "kept" && typeof data.message === "string";
-          notice(kept ? data.message : OUTCOME_TEXT.answered[0], "answered", ask.id);
+          const told = (data.status === "kept" || data.status === "counted") && typeof data.message === "string";
+          notice(told ? data.message : OUTCOME_TEXT.answered[0], data.status === "counted" ? "counted" : "answered", ask.id);
         }
         return;
       }
       state.sent.delete(ask.id);
       if (status === 409) {
         notice(data.message || t("That question is no longer pending."), "not-pending", ask.id);
+        drop(ask.id, true);
+        return;
+      } else if (status === 403 && data.status === "refused") {
+        // Not for this person (the core's message says whom it is for): nothing was taken.
+        notice(data.message || status, "refused", ask.id);
         drop(ask.id, true);
         return;
       } else if (status === 422) {
