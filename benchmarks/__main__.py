@@ -17,6 +17,7 @@ from . import (
     bench_pending,
     bench_plain,
     bench_sequential,
+    bench_signals,
     bench_tool,
 )
 from ._common import Figure, markdown_table, text_table
@@ -27,6 +28,7 @@ BENCHMARKS = {
     "tool": bench_tool.run,
     "pending": bench_pending.run,
     "sequential": bench_sequential.run,
+    "signals": bench_signals.run,
     "import": bench_import.run,
     "mcp": bench_mcp.run,
 }

@@ -75,7 +75,7 @@ def fmt(value: float | None, unit: str) -> str:
     if unit == "s":
         return f"{value:.2f} s"
     if unit == "B":
-        return f"{value:,.0f} B"
+        return f"{value:.2f} B" if abs(value) < 10 else f"{value:,.0f} B"
     if unit in ("us", "ms"):
         unit_text = "µs" if unit == "us" else "ms"
         return f"{value:.2f} {unit_text}" if value < 100 else f"{value:,.0f} {unit_text}"

@@ -6,7 +6,6 @@ import asyncio
 import gc
 import threading
 import time
-import tracemalloc
 import weakref
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from dsh_user_questions import hookimpl, plugin
+from dsh_user_questions import _abort, hookimpl, plugin
 from dsh_user_questions.harness import (
     AbortController,
     AbortError,
@@ -27,20 +26,31 @@ from dsh_user_questions.harness import (
 # Abort signals ---------------------------------------------------------------------------------
 
 
-def traced_growth(step: Callable[[], object], times: int = 10_000) -> float:
-    """Bytes still allocated per call after calling ``step`` ``times`` times (results dropped)."""
-    step()
+def listeners_on(signal: AbortSignal) -> int:
+    """How many listeners ``signal`` holds (white box: what a leak would pile up on a source).
+
+    What work that is over costs in bytes is a benchmark (benchmarks/bench_signals.py); the
+    tests count what is left behind, which does not depend on the machine.
+    """
+    listeners = signal._listeners
+    return 0 if listeners is None else len(listeners)
+
+
+def live_timers() -> int:
+    """Entries the shared timer thread still waits to run (cancelled ones not counted)."""
+    return _abort._timers.pending()
+
+
+def timer_entries() -> int:
+    """Entries in the timer's heap, cancelled ones included (they leave it in batches)."""
+    return len(_abort._timers._heap)
+
+
+def made_and_dropped(make: Callable[[], AbortSignal], times: int = 10_000) -> list[Any]:
+    """Weak references to ``times`` signals made by ``make`` and dropped at once."""
+    refs = [weakref.ref(make()) for _ in range(times)]
     gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        for _ in range(times):
-            step()
-        gc.collect()
-        after = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
-    return (after - before) / times
+    return refs
 
 
 class TestAbortSignal:
@@ -235,8 +245,13 @@ class TestTimeoutSignal:
         assert fires_within(10)
 
     def test_timeout_signals_that_are_dropped_leave_the_timer(self) -> None:
-        """10,000 AbortSignal.timeout(300) made and dropped hold (almost) no memory."""
-        assert traced_growth(lambda: AbortSignal.timeout(300)) < 100
+        """10,000 AbortSignal.timeout(300) made and dropped are gone, and the timer waits for
+        none of them nor keeps an entry for each (its bytes: benchmarks/bench_signals.py)."""
+        waiting = live_timers()
+        refs = made_and_dropped(lambda: AbortSignal.timeout(300))
+        assert not any(ref() is not None for ref in refs)
+        assert live_timers() <= waiting
+        assert timer_entries() < 1_000  # the cancelled entries are dropped as they pile up
 
     def test_a_dropped_timeout_signal_with_a_listener_still_fires(self) -> None:
         """A timeout signal nobody holds but that has a listener still aborts (the timer keeps
@@ -279,8 +294,12 @@ class TestAny:
         """After the combined signal aborts, the other sources hold no listener for it."""
         a, b = AbortController(), AbortController()
         combined = AbortSignal.any([a.signal, b.signal])
+        assert listeners_on(b.signal) == 1
         a.abort()
-        assert traced_growth(lambda: AbortSignal.any([b.signal, a.signal])) < 100
+        assert listeners_on(b.signal) == 0
+        refs = made_and_dropped(lambda: AbortSignal.any([b.signal, a.signal]))
+        assert listeners_on(b.signal) == 0
+        assert not any(ref() is not None for ref in refs)
         assert combined.aborted
         assert not b.signal.aborted
 
@@ -297,8 +316,9 @@ class TestAny:
     def test_any_signals_that_are_dropped_leave_their_sources(self) -> None:
         """Per-ask any([session, ask]) signals cost the session nothing once dropped."""
         session = AbortController()
-        growth = traced_growth(lambda: AbortSignal.any([session.signal, AbortController().signal]))
-        assert growth < 100
+        refs = made_and_dropped(lambda: AbortSignal.any([session.signal, AbortController().signal]))
+        assert not any(ref() is not None for ref in refs)
+        assert listeners_on(session.signal) == 0
         heard: list[str] = []
         kept = AbortSignal.any([session.signal])
         kept.add_listener(lambda: heard.append("kept"))
@@ -308,9 +328,12 @@ class TestAny:
     def test_per_ask_any_of_a_session_and_a_timeout_holds_nothing_once_dropped(self) -> None:
         """any([session, AbortSignal.timeout(300)]) made and dropped 10,000 times holds nothing."""
         session = AbortController()
-        assert (
-            traced_growth(lambda: AbortSignal.any([session.signal, AbortSignal.timeout(300)])) < 100
-        )
+        waiting = live_timers()
+        refs = made_and_dropped(lambda: AbortSignal.any([session.signal, AbortSignal.timeout(300)]))
+        assert not any(ref() is not None for ref in refs)
+        assert listeners_on(session.signal) == 0
+        assert live_timers() <= waiting
+        assert timer_entries() < 1_000
         assert not session.signal.aborted
 
     def test_any_follows_a_signal_of_another_kind(self) -> None:
@@ -604,17 +627,11 @@ class TestWait:
             with pytest.raises(asyncio.CancelledError):
                 await task
 
-        for _ in range(10):
-            await cancelled_wait()
-        gc.collect()
-        tracemalloc.start()
-        before = tracemalloc.get_traced_memory()[0]
         for _ in range(1000):
             await cancelled_wait()
-        gc.collect()
-        after = tracemalloc.get_traced_memory()[0]
-        tracemalloc.stop()
-        assert (after - before) / 1000 < 50
+        assert listeners_on(controller.signal) == 0
+        assert asyncio.all_tasks() == {asyncio.current_task()}
+        assert not controller.signal.aborted
 
 
 # Signals that never die ------------------------------------------------------------------------

@@ -32,7 +32,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP tests need the mcp extra")
 
-from mcp_helpers import install_provider, serving_http
+from mcp_helpers import serving_http
 
 NODE_SOURCES = Path(__file__).resolve().parent / "mcp_node"
 MANIFEST = NODE_SOURCES / "conformance" / "package.json"
@@ -151,12 +151,6 @@ class TestElicitationClientScenarios:
         assert _failed(checks) == []
         passed = {check["id"] for check in checks if check.get("status") == "SUCCESS"}
         assert passed >= SEP_1034_CHECKS
-
-
-@pytest.fixture(scope="module")
-def provider_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The scripted provider distribution, pip-installed to its own folder."""
-    return install_provider(tmp_path_factory.mktemp("mcp-provider"))
 
 
 @pytest.fixture(scope="module")

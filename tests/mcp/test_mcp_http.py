@@ -33,7 +33,6 @@ from mcp_helpers import (
     Page,
     Server,
     command_line,
-    install_provider,
     serving_http,
     serving_in_process,
     until,
@@ -247,12 +246,6 @@ class TestAClientGone:
 
 
 # dsh-ask mcp --http, as a command ------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def provider_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The scripted provider distribution, pip-installed to its own folder."""
-    return install_provider(tmp_path_factory.mktemp("mcp-provider"))
 
 
 @pytest.fixture(scope="module")

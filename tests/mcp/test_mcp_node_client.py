@@ -41,7 +41,7 @@ from hypothesis.provisional import urls
 pytest.importorskip("mcp", reason="the MCP tests need the mcp extra")
 
 from mcp import Client, StdioServerParameters
-from mcp_helpers import PKG_ARGS, TIMEOUT, Page, Server, install_provider, serving_in_process, until
+from mcp_helpers import PKG_ARGS, TIMEOUT, Page, Server, serving_in_process, until
 
 import dsh_user_questions
 from dsh_user_questions import UserQuestionError, plugin, tool
@@ -111,11 +111,6 @@ def _install_once(target: Path, manifest: bytes, npm: str, version: str) -> None
             (target / script.name).read_bytes() != script.read_bytes()
         ):
             shutil.copyfile(script, target / script.name)
-
-
-@pytest.fixture(scope="module")
-def provider_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return install_provider(tmp_path_factory.mktemp("mcp-provider"))
 
 
 def _drive(node_dir: Path, server: Server, scenario: str, **extra: Any) -> list[dict[str, Any]]:

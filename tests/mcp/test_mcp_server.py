@@ -28,19 +28,12 @@ from mcp_helpers import (
     TTY_PROVIDER,
     Server,
     command_line,
-    install_provider,
 )
 
 import dsh_user_questions
 from dsh_user_questions import UserQuestionError, tool
 from dsh_user_questions.mcp import build_server
 from dsh_user_questions.mcp._server import ANSWER_SCHEMA, PROGRESS_INTERVAL_ENV, VERDICT_SCHEMA
-
-
-@pytest.fixture(scope="module")
-def provider_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The scripted provider distribution, pip-installed to its own folder."""
-    return install_provider(tmp_path_factory.mktemp("mcp-provider"))
 
 
 def _text(result: Any) -> str:

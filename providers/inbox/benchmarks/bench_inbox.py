@@ -30,9 +30,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import dsh_user_questions.plugin
 import httpx
@@ -75,6 +76,22 @@ def engine(name: str) -> Iterator[str]:
         server.destroy()
 
 
+async def read_events(
+    client: httpx.AsyncClient, base: str
+) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+    """The page's event stream at ``base`` (its SSE protocol): (event name, data) pairs."""
+    event, data = "", []
+    async with client.stream("GET", base + "events") as response:
+        async for line in response.aiter_lines():
+            if line.startswith("event:"):
+                event = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].removeprefix(" "))
+            elif not line and data:
+                yield event, json.loads("\n".join(data))
+                event, data = "", []
+
+
 class Page:
     """A running dsh-inbox serve and the page's event stream."""
 
@@ -86,7 +103,7 @@ class Page:
         )
         assert self.process.stdout is not None
         self.base = self.process.stdout.readline().split("serving ", 1)[1].strip()
-        self.events: asyncio.Queue[tuple[str, dict[str, object]]] = asyncio.Queue()
+        self.events: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
         self.client = httpx.AsyncClient(timeout=httpx.Timeout(120, read=None))
         self._reader: asyncio.Task[None] | None = None
 
@@ -96,16 +113,8 @@ class Page:
             pass
 
     async def _read(self) -> None:
-        event, data = "", []
-        async with self.client.stream("GET", self.base + "events") as response:
-            async for line in response.aiter_lines():
-                if line.startswith("event:"):
-                    event = line[6:].strip()
-                elif line.startswith("data:"):
-                    data.append(line[5:].removeprefix(" "))
-                elif not line and data:
-                    self.events.put_nowait((event, json.loads("\n".join(data))))
-                    event, data = "", []
+        async for event in read_events(self.client, self.base):
+            self.events.put_nowait(event)
 
     async def next(self, name: str) -> dict[str, object]:
         while True:

@@ -21,7 +21,7 @@ from dsh_user_questions._identity import TOKEN_HOLDER, Caller
 from dsh_user_questions_web import BoardEvent, Outcome, Settlement, problems_of
 
 from ._record import AnswerOutcome, QuestionRecord, State
-from ._store import Inbox
+from ._store import Inbox, Reception
 from ._uploads import InboxUploadSink, open_upload, resolve_uploads
 
 __all__ = ["InboxBoard", "outcome_of", "wire_of"]
@@ -88,6 +88,9 @@ class InboxBoard:
         # Ids whose "resolved" the pages were told (on the loop only): told once, whether
         # by a Submit here or by the listening thread.
         self._told: collections.OrderedDict[str, None] = collections.OrderedDict()
+        # Submits waiting for their asker's receipt, by question id (on the loop only): woken
+        # when the listening thread reads the record received, so none holds a worker thread.
+        self._receipts: dict[str, list[asyncio.Future[None]]] = {}
         # The pending records with an audience the pages were given, for `refusal`.
         self._audienced: dict[str, QuestionRecord] = {}
 
@@ -180,13 +183,39 @@ class InboxBoard:
             # "Accepted" only once an asker's ask() returned it; "kept" when no asker waits
             # now (stored for the one that resumes); never either for an asker cancelled as
             # it landed.
-            reception = await asyncio.to_thread(self._inbox.wait_received, ask_id, RECEIPT_SECONDS)
+            reception = await self._reception(ask_id)
             if reception == "not-taken":
                 return Settlement.not_pending(ask_id, "withdrawn")
             if reception == "no-asker":
                 return Settlement.kept(ask_id)
             return Settlement.accepted(ask_id)
         return Settlement.not_pending(ask_id, outcome_of(result.record))
+
+    async def _reception(self, ask_id: str) -> Reception:
+        """Whether an asker received the answer just applied (`Inbox.wait_received`'s verdict
+        after `RECEIPT_SECONDS`). It waits for the listening thread to read the record received,
+        not in a worker thread: Submits waiting at once would otherwise hold every thread of the
+        loop's pool, and the other Submits' reads and writes would queue behind them."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._receipts.setdefault(ask_id, []).append(waiter)
+        try:
+            reception = await asyncio.to_thread(self._inbox.wait_received, ask_id, 0)
+            if reception == "received":
+                return reception
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(waiter, RECEIPT_SECONDS)
+            return await asyncio.to_thread(self._inbox.wait_received, ask_id, 0)
+        finally:
+            waiters = self._receipts.get(ask_id, [])
+            if waiter in waiters:
+                waiters.remove(waiter)
+            if not waiters:
+                self._receipts.pop(ask_id, None)
+
+    def _received(self, ask_id: str) -> None:
+        for waiter in self._receipts.get(ask_id, []):
+            if not waiter.done():
+                waiter.set_result(None)
 
     async def opened(self, ask_id: str, caller: Caller) -> None:
         """A page showed the question to ``caller``: its ``opened`` event (once per showing;
@@ -260,6 +289,9 @@ class InboxBoard:
                     else:
                         continue
                     for record in records:
+                        if record.received_at is not None and self._loop is not None:
+                            with contextlib.suppress(RuntimeError):  # the loop closed
+                                self._loop.call_soon_threadsafe(self._received, record.id)
                         if record.state is State.PENDING:
                             if record.request.get("audience"):
                                 self._audienced[record.id] = record

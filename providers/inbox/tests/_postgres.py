@@ -1,8 +1,8 @@
 """A real PostgreSQL server for the tests, from the machine's ``postgresql`` package.
 
 ``initdb`` into a temporary folder, ``postgres`` listening on a unix socket in that folder only
-(no TCP port to collide with). Run as the ``postgres`` user when the tests run as root, since
-PostgreSQL refuses to run as root.
+(no TCP port to collide with) unless given addresses to listen on (the benchmarks' networks).
+Run as the ``postgres`` user when the tests run as root, since PostgreSQL refuses to run as root.
 
 No server outlives its test run: ``pg_ctl`` detaches the server from the run's process group, so
 a SIGTERM (what tox sends after an interrupt) stops every server this process started before
@@ -20,6 +20,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 
@@ -92,7 +93,17 @@ _RUNUSER = shutil.which("runuser") or "/usr/sbin/runuser"
 class PostgresServer:
     """One throwaway cluster: `start`, `stop`, `restart`, and connection URLs."""
 
-    def __init__(self, bindir: Path, *, fsync: bool = False) -> None:
+    def __init__(
+        self,
+        bindir: Path,
+        *,
+        fsync: bool = False,
+        settings: Mapping[str, str] | None = None,
+        trusted: Sequence[str] = (),
+    ) -> None:
+        """``settings``: more server settings (``-c name=value``), e.g. ``listen_addresses``
+        and ``port`` for TCP clients (the benchmarks'); ``trusted``: the networks (CIDR) whose
+        TCP clients are let in without a password, as the socket's are."""
         _guard()
         self._bin = bindir
         self.root = Path(tempfile.mkdtemp(prefix=_PREFIX))
@@ -104,6 +115,10 @@ class PostgresServer:
         self._running = False
         self._fsync = "on" if fsync else "off"  # tests need no durability across power cuts
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync")
+        self._settings = {"listen_addresses": "", "max_connections": "200", **(settings or {})}
+        self.port = int(self._settings.get("port", "5432"))
+        with (self.data / "pg_hba.conf").open("a") as hba:
+            hba.writelines(f"host all all {network} trust\n" for network in trusted)
         self._databases = 0
 
     def _command(self, name: str, *args: str) -> list[str]:
@@ -115,9 +130,8 @@ class PostgresServer:
 
     def start(self) -> None:
         """Start the server (``pg_ctl start -w``: it takes connections when this returns)."""
-        options = (
-            f"-k {self.root} -c listen_addresses= -c fsync={self._fsync} -c max_connections=200"
-        )
+        settings = {"fsync": self._fsync, **self._settings}
+        options = f"-k {self.root} " + " ".join(f"-c {k}={v}" for k, v in settings.items())
         try:
             self._run(
                 "pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"),
@@ -142,9 +156,12 @@ class PostgresServer:
         self.stop()
         self.start()
 
-    def url(self, dbname: str) -> str:
-        """A libpq URL to ``dbname`` through the server's socket."""
-        return f"postgresql://postgres@/{dbname}?host={self.root}"
+    def url(self, dbname: str, host: str | None = None) -> str:
+        """A libpq URL to ``dbname`` through the server's socket, or over TCP to ``host``."""
+        if host is not None:
+            return f"postgresql://postgres@{host}:{self.port}/{dbname}"
+        port = "" if self.port == 5432 else f"&port={self.port}"
+        return f"postgresql://postgres@/{dbname}?host={self.root}{port}"
 
     def new_database(self) -> str:
         """A fresh, empty database; its URL."""

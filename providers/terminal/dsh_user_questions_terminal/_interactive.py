@@ -262,7 +262,7 @@ class Form:
             self.confirm_files()
         elif page.plan and row.approves:
             if self._plan_unread(page):
-                self.scroll_detail(+1)
+                self.show_unread()
                 self.read_first = True  # said until the whole plan has been drawn
                 return
             self._record(AskUserQuestionAnswerItem(id=item.id, selected=(row.label,)))
@@ -528,6 +528,15 @@ class Form:
         # The next render clamps to the last full window (its height may differ from this one).
         limit = max(0, len(page.wrapped) - 1)
         page.detail_top = max(0, min(page.detail_top + pages * step, limit))
+
+    def show_unread(self) -> None:
+        """Scroll the detail to its first line never drawn (Enter on an Approve not earned yet):
+        the next page when the plan was read in order, the lines jumped over after End or a
+        burst of PgDn, so that Enter alone reads a plan through and then approves it."""
+        page = self.current
+        first = page.seen.find(0)
+        if first >= 0:  # the next render clamps to the last full window
+            page.detail_top = first
 
     def number(self, digit: str) -> None:
         """A digit key: with ten rows or more, 1 then 2 typed quickly is row 12."""

@@ -34,15 +34,19 @@ def test_enter_on_an_unseen_plan_does_not_approve(terminal):
 
 
 def test_pages_skipped_in_one_burst_do_not_count_as_read(terminal):
-    """PgDn three times at once jumps to the end without drawing the lines in between: Approve
-    still refuses until those lines have been on screen (PgUp shows them)."""
-    term = terminal(long_plan())
+    """PgDn six times at once jumps to the end of an 80-step plan without drawing the lines in
+    between: Approve still refuses, says so, and Enter on it shows the first lines skipped
+    (17 on), not the end again."""
+    term = terminal(long_plan(80))
     term.wait_for("Talk instead", HINT)
-    term.press("\x1b[6~" * 3)
-    term.wait_for("Drop the production database")
+    term.press("\x1b[6~" * 6)
+    term.wait_for("Drop the production database", "lines 67-82 of 82")
     term.press("enter")
-    term.wait_for("Read the whole plan first")
+    screen = term.wait_for("Read the whole plan first")
     assert "ANSWER" not in term.settle(0.5)
+    screen = term.text
+    assert re.search(r"lines 17-\d+ of 82", screen), screen
+    assert "15. Step number 15" in screen  # source line 17: the first one never drawn
     term.press("esc")
     assert term.outcome().get("error") == "ASK_CANCELLED"
 
@@ -88,3 +92,30 @@ def test_end_jumps_to_the_end_of_a_long_plan_at_40x12(terminal):
     term.wait_until(lambda s: "Drop the production" not in s, "back at the plan's start")
     term.press("esc")
     assert term.outcome().get("error") == "ASK_CANCELLED"
+
+
+def test_after_end_enter_alone_reads_the_rest_then_approves_at_40x12(terminal):
+    """At 40x12 a 40-step plan (42 lines, a box of 3): End shows its end with the pointer
+    still on Approve; Enter on that Approve (not earned: lines 4-39 were jumped over) shows the
+    first lines never drawn, and each Enter the next ones, so Enter alone reads the plan
+    through, page by page, and then approves it. (Enter at the end used to change nothing.)"""
+    term = terminal(long_plan(40), size=(12, 40))
+    term.wait_for("\u276f 1.", HINT)
+    term.press("end")
+    screen = term.wait_for("lines 40-42 of 42")
+    assert "\u276f 1. Approve" in screen  # End pressed no button and moved no pointer
+    term.press("enter")
+    screen = term.wait_for("lines 4-6 of 42")  # the first lines End jumped over
+    assert "4. Step number 4" in screen
+    presses = 1
+    while "Approve \u2014 read the whole plan first" in screen:
+        found = re.search(r"lines \d+-\d+ of 42", screen)
+        assert found is not None, screen
+        position = found.group(0)
+        assert presses < 14, screen  # 42 lines, 3 a page: the lines 4-39 in 12 pages
+        term.press("enter")
+        presses += 1
+        screen = term.wait_until(lambda s, p=position: p not in s, "the plan scrolled on")
+    assert "ANSWER" not in term.transcript  # reading it through approved nothing by itself
+    term.press("enter")
+    assert term.outcome()["answer"] == {"answers": [{"id": "plan-review", "selected": ["Approve"]}]}
