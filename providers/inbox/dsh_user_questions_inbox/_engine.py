@@ -158,8 +158,13 @@ class Engine(Protocol):
         connection, so it does nothing but read and write through its transaction."""
         ...
 
-    def listen(self) -> Listener:
-        """A new listener, hearing of changes from now on."""
+    def listen(
+        self, harness: str | None = None, wanted: Callable[[str], bool] | None = None
+    ) -> Listener:
+        """A new listener, hearing of changes from now on: of every change, or, with
+        ``harness``, at least of the changes to that harness's questions and of those whose
+        id ``wanted`` accepts (called on the listener's thread; PostgreSQL then wakes a
+        harness's watcher for no other harness's change; SQLite hears of every change)."""
         ...
 
     def check(self) -> None:

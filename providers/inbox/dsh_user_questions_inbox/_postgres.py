@@ -13,10 +13,11 @@ one line, with the password redacted.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import psycopg
@@ -33,10 +34,11 @@ from ._engine import (
     UPLOADS_TABLE,
 )
 
-__all__ = ["CHANNEL", "PostgresEngine"]
+__all__ = ["CHANNEL", "PostgresEngine", "harness_channel"]
 
 CHANNEL = "dsh_user_questions_inbox"
 _SEQ = "nextval('dsh_inbox_seq')"
+_HARNESS_DIGITS = 16  # hex digits of a harness channel's hash (the name stays under 63 bytes)
 _PARAM = re.compile(r":([a-z_][a-z0-9_]*)")
 _LOCK_KEY = 0x6473_6869_6E62  # an advisory lock for creating the schema once
 # SQLSTATE classes and codes that no reconnect can cure: authorization, a missing database,
@@ -183,10 +185,7 @@ class PostgresEngine:
     def write_many(self, sql: str, params: Sequence[Mapping[str, Any]]) -> list[int]:
         """One transaction: the statement once per parameter set (announced on commit)."""
         if "{seq}" in sql:
-            statement = (
-                f"WITH changed AS ({_pg(sql.replace('{seq}', _SEQ))} RETURNING id)"
-                f" SELECT pg_notify('{CHANNEL}', id) FROM changed"
-            )
+            statement = _announcing(sql)
 
             def run(conn: psycopg.Connection[Any]) -> list[int]:
                 with conn.transaction(), conn.cursor() as cursor:
@@ -217,10 +216,13 @@ class PostgresEngine:
         """Rows of one query."""
         return self._run(lambda conn: conn.execute(_pg(sql), params).fetchall())
 
-    def listen(self) -> _PostgresListener:
-        """A listener on its own connection."""
+    def listen(
+        self, harness: str | None = None, wanted: Callable[[str], bool] | None = None
+    ) -> _PostgresListener:
+        """A listener on its own connection (see `Engine.listen`): with ``harness``, it keeps
+        the ids of `CHANNEL` that ``wanted`` accepts and every id of the harness's channel."""
         try:
-            return _PostgresListener(self._conninfo, self._lost)
+            return _PostgresListener(self._conninfo, self._lost, harness, wanted)
         except psycopg.Error as err:
             raise self.unusable(err) from None
 
@@ -256,12 +258,28 @@ class PostgresEngine:
 def _execute(conn: psycopg.Connection[Any], sql: str, params: Mapping[str, Any]) -> int:
     """One statement; the rows it changed (those numbered by ``{seq}`` are announced)."""
     if "{seq}" in sql:
-        statement = (
-            f"WITH changed AS ({_pg(sql.replace('{seq}', _SEQ))} RETURNING id)"
-            f" SELECT pg_notify('{CHANNEL}', id) FROM changed"
-        )
-        return len(conn.execute(statement, params).fetchall())
+        return len(conn.execute(_announcing(sql), params).fetchall())
     return conn.execute(_pg(sql), params).rowcount
+
+
+def harness_channel(harness: str) -> str:
+    """The channel that also hears of every change to the questions of ``harness``: `CHANNEL`
+    and the start of the MD5 of its name (as ``_announcing`` computes it in SQL). Two harnesses
+    sharing a channel only cost their watchers a read each of the other's changes."""
+    digest = hashlib.md5(harness.encode(), usedforsecurity=False).hexdigest()
+    return f"{CHANNEL}_{digest[:_HARNESS_DIGITS]}"
+
+
+def _announcing(sql: str) -> str:
+    """A write numbered by ``{seq}`` that announces each row it changed, on commit: its id on
+    `CHANNEL` (every listener hears it, as before) and on its harness's channel (a harness's
+    watcher hears only those, and the changes to questions it waits on)."""
+    return (
+        f"WITH changed AS ({_pg(sql.replace('{seq}', _SEQ))} RETURNING id, harness)"
+        f" SELECT pg_notify('{CHANNEL}', id),"
+        f" pg_notify('{CHANNEL}_' || left(md5(coalesce(harness, '')), {_HARNESS_DIGITS}), id)"
+        " FROM changed"
+    )
 
 
 class _Transaction:
@@ -288,18 +306,41 @@ def _password_of(conninfo: str) -> str | None:
 class _PostgresListener:
     """``LISTEN`` on a connection of its own; reconnects (and says so) after losing it."""
 
-    def __init__(self, conninfo: str, lost: Callable[[psycopg.Error], None]) -> None:
+    def __init__(
+        self,
+        conninfo: str,
+        lost: Callable[[psycopg.Error], None],
+        harness: str | None = None,
+        wanted: Callable[[str], bool] | None = None,
+    ) -> None:
         self._conninfo = conninfo
         self._lost = lost
+        self._own = None if harness is None else harness_channel(harness)
+        self._wanted = wanted
         self._conn: psycopg.Connection[Any] | None = self._connect()
 
     def _connect(self) -> psycopg.Connection[Any]:
         conn = psycopg.connect(self._conninfo, autocommit=True)
         conn.execute(f"LISTEN {CHANNEL}")
+        if self._own is not None:
+            conn.execute(f'LISTEN "{self._own}"')
         return conn
 
+    def _kept(self, notices: Iterable[psycopg.Notify]) -> list[str]:
+        """The announced ids this listener is for, each once."""
+        if self._own is None:
+            return [n.payload for n in notices]
+        wanted = self._wanted
+        kept = [
+            n.payload
+            for n in notices
+            if n.channel == self._own or (wanted is not None and wanted(n.payload))
+        ]
+        return list(dict.fromkeys(kept))
+
     def poll(self, timeout: float) -> list[str] | None:
-        """Ids announced within ``timeout``; ``None`` right after a reconnect."""
+        """Ids announced within ``timeout`` (those it is for, see `PostgresEngine.listen`);
+        ``None`` right after a reconnect."""
         if self._conn is None:
             try:
                 self._conn = self._connect()
@@ -308,10 +349,16 @@ class _PostgresListener:
                 time.sleep(min(timeout, 0.5))
                 return []
             return None
+        deadline = time.monotonic() + timeout
         try:
-            ids = [n.payload for n in self._conn.notifies(timeout=timeout, stop_after=1)]
-            if ids:  # take whatever else already arrived, without waiting
-                ids += [n.payload for n in self._conn.notifies(timeout=0.001)]
+            while True:  # changes this listener is not for do not end the wait
+                left = deadline - time.monotonic()
+                notices = list(self._conn.notifies(timeout=max(left, 0.0), stop_after=1))
+                if notices:  # take whatever else already arrived, without waiting
+                    notices += self._conn.notifies(timeout=0.001)
+                ids = self._kept(notices)
+                if ids or not notices or left <= 0:
+                    break
         except psycopg.OperationalError:
             self._conn.close()
             self._conn = None

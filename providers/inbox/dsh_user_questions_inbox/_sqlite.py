@@ -414,8 +414,12 @@ class SQLiteEngine:
         """Rows of one query (a consistent snapshot under WAL)."""
         return self._guarded(lambda: self._conns.get().execute(sql, params).fetchall())
 
-    def listen(self) -> _SQLiteListener:
-        """A listener with its own connection."""
+    def listen(
+        self, harness: str | None = None, wanted: Callable[[str], bool] | None = None
+    ) -> _SQLiteListener:
+        """A listener with its own connection, hearing of every change (``harness`` and
+        ``wanted`` narrow nothing here: reading the changed ids is one query either way)."""
+        del harness, wanted
         return self._guarded(lambda: _SQLiteListener(self._path, self._intact))
 
     def close(self) -> None:

@@ -12,7 +12,7 @@ import json
 import re
 import secrets
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -944,9 +944,13 @@ class Inbox:
         )
         return int(rows[0][0])
 
-    def listen(self) -> Listener:
-        """A listener hearing of every change from now on (see `Listener`)."""
-        return self._engine.listen()
+    def listen(
+        self, harness: str | None = None, wanted: Callable[[str], bool] | None = None
+    ) -> Listener:
+        """A listener hearing of every change from now on (see `Listener`); with ``harness``,
+        of at least the changes to its questions and to those ``wanted`` accepts (see
+        `Engine.listen`)."""
+        return self._engine.listen(harness, wanted)
 
     def close(self) -> None:
         """Close the store's connections."""

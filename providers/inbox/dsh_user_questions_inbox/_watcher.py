@@ -7,7 +7,9 @@ within a second instead of waiting forever.
 
 A thousand waiting asks cost one listener, not a thousand polls: the thread hears which
 questions changed (from any process), reads those records once, settles the futures of the
-ones that reached a final state, and hands late answers for its harness to a callback.
+ones that reached a final state, and hands late answers for its harness to a callback. It hears
+only of the changes to its harness's questions and to those it waits on (on PostgreSQL; see
+`Engine.listen`): fifty harnesses on one store do not each read every other's change.
 """
 
 from __future__ import annotations
@@ -116,6 +118,11 @@ class Watcher:
                 if not held:
                     del self._waiters[question_id]
 
+    def _waits_on(self, question_id: str) -> bool:
+        # The listener's filter, on its thread: one dict lookup (atomic), no lock. A waiter
+        # added just after is safe: its ask reads the record after `watch` returns.
+        return question_id in self._waiters
+
     @property
     def waiting(self) -> int:
         """How many questions have a waiter."""
@@ -136,7 +143,9 @@ class Watcher:
         while listener is None and not self._stop.is_set():
             try:
                 self._check()
-                listener = self._inbox.listen()
+                # Only its harness's changes and those of the questions it waits on (one
+                # may be another harness's, by key) wake it: not every change of the store.
+                listener = self._inbox.listen(self._harness, self._waits_on)
             except Exception:
                 _log_failure("the inbox watcher cannot listen yet; retrying")
                 self._stop.wait(1.0)
