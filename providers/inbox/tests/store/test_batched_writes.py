@@ -76,8 +76,10 @@ class Counting:
     def read(self, sql: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
         return self.engine.read(sql, params)
 
-    def listen(self) -> Listener:
-        return self.engine.listen()
+    def listen(
+        self, harness: str | None = None, wanted: Callable[[str], bool] | None = None
+    ) -> Listener:
+        return self.engine.listen(harness, wanted)
 
     def check(self) -> None:
         self.engine.check()
