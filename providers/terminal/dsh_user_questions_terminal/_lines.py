@@ -495,8 +495,10 @@ async def ask_in_lines(
         _show(shown, view, index, total)
         _write(stream, shown.getvalue())
         while True:
-            _write(stream, "> ")
+            # Echo goes off before the prompt shows: keys typed once it is there are never
+            # echoed, nor dropped by the flush that discards what was typed (and shown) before.
             with _no_echo(fd if view.secret and at_terminal else None):
+                _write(stream, "> ")
                 line = await _read_or_abort(reader, signal)
             if view.secret and at_terminal and line is not None:
                 _write(stream, "\n")  # the person's Enter was not echoed either
