@@ -265,7 +265,9 @@ def _execute(conn: psycopg.Connection[Any], sql: str, params: Mapping[str, Any])
 
 def harness_channel(harness: str) -> str:
     """The channel that also hears of every change to the questions of ``harness``: `CHANNEL`
-    and the start of the MD5 of its name (as ``_announcing`` computes it in SQL). Two harnesses
+    and the start of the MD5 of its name (as ``_announcing`` computes it in SQL, over the
+    database's encoding: UTF-8 here; a name outside ASCII in a database of another encoding
+    misses its channel, and its late answers wait for the watcher's next resync). Two harnesses
     sharing a channel only cost their watchers a read each of the other's changes."""
     digest = hashlib.md5(harness.encode(), usedforsecurity=False).hexdigest()
     return f"{CHANNEL}_{digest[:_HARNESS_DIGITS]}"
