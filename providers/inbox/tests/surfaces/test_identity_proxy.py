@@ -13,26 +13,32 @@ an untrusted peer, and their forged header is ignored, logged and refused.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
 
 import attrs
 import httpx
 import pytest
 import pytest_asyncio
+from _nginx import (
+    answer_on_the_page,
+    chromium,
+    free_port,
+    need_nginx_and_openssl,
+    nginx_block,
+    on_this_machine,
+    pkg_request,
+    running_nginx,
+    throwaway_certificate,
+)
 from _processes import DSH_INBOX
 from _requests import pick
-from dsh_user_questions import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
+from dsh_user_questions import AskUserQuestionRequest
 from dsh_user_questions.plan_review import plan_review_question
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
+from playwright.async_api import Browser, BrowserContext, expect
 
 from dsh_user_questions_inbox import Inbox, open_inbox
 from dsh_user_questions_inbox._link_page import link_for
@@ -41,54 +47,29 @@ from dsh_user_questions_inbox._record import State
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-CHROMIUM = os.environ.get("DSH_WEB_TEST_CHROMIUM", "/usr/bin/chromium")
-HAVE_CHROMIUM = os.path.exists(CHROMIUM)
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 TOKEN = "identity-proxy-token-0123456789"
 DOC = Path(__file__).resolve().parents[4] / "docs" / "team.md"
 SERVER_HOST = "127.0.0.2"  # the server's own loopback address, as documented
 PEOPLE = {"ana": "ana-secret-1", "bo": "bo-secret-2"}
 
-CONFIG = """
-daemon off;
-master_process off;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 64; }}
-http {{
-    access_log off;
-    client_body_temp_path {dir}/body;
-    proxy_temp_path {dir}/proxy;
-    fastcgi_temp_path {dir}/fastcgi;
-    uwsgi_temp_path {dir}/uwsgi;
-    scgi_temp_path {dir}/scgi;
-{server}
-}}
-"""
-
 
 def documented_block() -> str:
     """The nginx block of docs/team.md's "Who a person on the page is"."""
-    text = DOC.read_text(encoding="utf-8")
-    section = text.split("## Who a person on the page is", 1)[1].split("\n## ", 1)[0]
-    found = re.search(r"```nginx\n(.*?)```", section, re.S)
-    assert found is not None, f"{DOC} has no nginx block under 'Who a person on the page is'"
-    return found.group(1)
+    return nginx_block(DOC, "Who a person on the page is")
 
 
 def documented_server(where: Path, port: int, app: int) -> str:
     """The documented block on this machine's ports, certificate and password file."""
-    block = documented_block()
-    for old, new in (
-        ("listen 443 ssl;", f"listen 127.0.0.1:{port} ssl;"),
-        ("/etc/ssl/certs/questions.example.com.pem", str(where / "cert.pem")),
-        ("/etc/ssl/private/questions.example.com.key", str(where / "key.pem")),
-        ("/etc/nginx/questions.htpasswd", str(where / "htpasswd")),
-        (f"{SERVER_HOST}:8765", f"{SERVER_HOST}:{app}"),
-    ):
-        assert old in block, f"the documented block changed: {old!r} is gone"
-        block = block.replace(old, new)
-    return block
+    return on_this_machine(
+        documented_block(),
+        [
+            ("listen 443 ssl;", f"listen 127.0.0.1:{port} ssl;"),
+            ("/etc/ssl/certs/questions.example.com.pem", str(where / "cert.pem")),
+            ("/etc/ssl/private/questions.example.com.key", str(where / "key.pem")),
+            ("/etc/nginx/questions.htpasswd", str(where / "htpasswd")),
+            (f"{SERVER_HOST}:8765", f"{SERVER_HOST}:{app}"),
+        ],
+    )
 
 
 def documented_serve_options() -> list[str]:
@@ -101,30 +82,6 @@ def documented_serve_options() -> list[str]:
     return ["--identity-header", header.group(1), "--trusted-proxy", proxy.group(1)]
 
 
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
-
-
-def missing(what: str, hint: str) -> None:
-    message = f"{what} is not installed ({hint})"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
-
-
-def wait_listening(port: int, process: subprocess.Popen[Any]) -> None:
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            if process.poll() is not None:
-                raise AssertionError(f"nginx ended: {process.communicate()[1]}") from None
-            time.sleep(0.05)
-
-
 @attrs.frozen
 class Proxy:
     origin: str  # https://localhost:<port>
@@ -134,19 +91,9 @@ class Proxy:
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
     """nginx with TLS and basic auth (ana, bo) in front of SERVER_HOST:<app_port>."""
-    if not os.path.exists(NGINX):
-        missing("nginx", "apt-get install nginx")
-    if shutil.which("openssl") is None:
-        missing("openssl", "apt-get install openssl")
-    if not DOC.is_file():
-        pytest.skip("not a checkout of the repository (no docs/team.md)")
+    need_nginx_and_openssl()
     where = tmp_path_factory.mktemp("nginx-identity")
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-keyout", str(where / "key.pem"), "-out", str(where / "cert.pem"),
-         "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    throwaway_certificate(where)
     lines = []
     for person, password in PEOPLE.items():
         hashed = subprocess.run(
@@ -156,20 +103,8 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
         lines.append(f"{person}:{hashed}\n")
     (where / "htpasswd").write_text("".join(lines))
     port, app = free_port(), free_port(SERVER_HOST)
-    config = CONFIG.format(dir=where, server=documented_server(where, port, app))
-    (where / "nginx.conf").write_text(config)
-    process = subprocess.Popen(
-        [NGINX, "-p", str(where), "-c", str(where / "nginx.conf"), "-e", str(where / "err.log")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        wait_listening(port, process)
+    with running_nginx(where, documented_server(where, port, app), port):
         yield Proxy(f"https://localhost:{port}", app)
-    finally:
-        process.terminate()
-        process.communicate(timeout=30)
 
 
 @attrs.frozen
@@ -206,42 +141,14 @@ def served(proxy: Proxy, inbox_url: str) -> Iterator[Served]:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser() -> AsyncIterator[Browser]:
-    if not HAVE_CHROMIUM:
-        missing("Chromium", "apt-get install chromium")
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+    async with chromium() as launched:
         yield launched
-        await launched.close()
 
 
 async def person(browser: Browser, name: str | None) -> BrowserContext:
     """A browser context logged in to nginx as ``name`` (``None``: not logged in)."""
     credentials = None if name is None else {"username": name, "password": PEOPLE[name]}
     return await browser.new_context(ignore_https_errors=True, http_credentials=credentials)
-
-
-def pkg_request() -> AskUserQuestionRequest:
-    return AskUserQuestionRequest(
-        questions=[
-            AskUserQuestionItem(
-                id="pkg",
-                header="Tooling",
-                question="Which package manager?",
-                options=(AskUserQuestionOption("pnpm"), AskUserQuestionOption("npm")),
-            )
-        ]
-    )
-
-
-async def answer_on_the_page(page: Page, ask_id: str, label: str) -> None:
-    card = page.locator(f'article[data-ask-id="{ask_id}"]')
-    await card.get_by_role("radio", name=label, exact=True).check()
-    await card.get_by_role("button", name="Submit", exact=True).click()
-    await expect(card).to_have_count(0)
 
 
 def log_lines(served: Served, question_id: str) -> str:

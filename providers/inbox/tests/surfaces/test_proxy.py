@@ -12,29 +12,33 @@ serve the whole module.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import shutil
-import socket
 import subprocess
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import attrs
 import pytest
 import pytest_asyncio
+from _nginx import (
+    answer_on_the_page,
+    chromium,
+    free_port,
+    need_nginx_and_openssl,
+    nginx_block,
+    on_this_machine,
+    pkg_request,
+    running_nginx,
+    throwaway_certificate,
+)
 from _processes import DSH_INBOX
 from _requests import pick
 from dsh_user_questions import (
     AskUserQuestionAnswer,
-    AskUserQuestionItem,
-    AskUserQuestionOption,
-    AskUserQuestionRequest,
 )
 from dsh_user_questions._notify import Notification, Notifier
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
+from playwright.async_api import Browser, BrowserContext, expect
 
 from dsh_user_questions_inbox import Inbox, open_inbox
 from dsh_user_questions_inbox._link_page import link_for
@@ -43,9 +47,6 @@ from dsh_user_questions_inbox._record import State
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-CHROMIUM = os.environ.get("DSH_WEB_TEST_CHROMIUM", "/usr/bin/chromium")
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
-HAVE_CHROMIUM = os.path.exists(CHROMIUM)
 PHONE = {"width": 390, "height": 844}
 TOKEN = "proxy-test-token-0123456789"
 
@@ -54,65 +55,19 @@ TOKEN = "proxy-test-token-0123456789"
 # web provider.
 DOC = Path(__file__).resolve().parents[4] / "docs" / "reverse-proxy.md"
 
-CONFIG = """
-daemon off;
-master_process off;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 64; }}
-http {{
-    access_log off;
-    client_body_temp_path {dir}/body;
-    proxy_temp_path {dir}/proxy;
-    fastcgi_temp_path {dir}/fastcgi;
-    uwsgi_temp_path {dir}/uwsgi;
-    scgi_temp_path {dir}/scgi;
-{server}
-}}
-"""
-
 
 def documented_server(where: Path, port: int, inbox: int, web: int) -> str:
     """The documented block on this machine's ports and throwaway certificate."""
-    found = re.search(r"```nginx\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
-    assert found is not None, f"{DOC} has no nginx block"
-    block = found.group(1)
-    for old, new in (
-        ("listen 443 ssl;", f"listen 127.0.0.1:{port} ssl;"),
-        ("/etc/ssl/certs/questions.example.com.pem", str(where / "cert.pem")),
-        ("/etc/ssl/private/questions.example.com.key", str(where / "key.pem")),
-        ("127.0.0.1:8765", f"127.0.0.1:{inbox}"),
-        ("127.0.0.1:8766", f"127.0.0.1:{web}"),
-    ):
-        assert old in block, f"the documented block changed: {old!r} is gone"
-        block = block.replace(old, new)
-    return block
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def missing(what: str, hint: str) -> None:
-    message = f"{what} is not installed ({hint})"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message)
-    pytest.skip(message)
-
-
-def wait_listening(port: int, process: subprocess.Popen[Any], what: str) -> None:
-    """Return once ``port`` accepts connections; fail with the output if ``process`` ends."""
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            if process.poll() is not None:
-                _, err = process.communicate()
-                raise AssertionError(f"{what} ended: {err}") from None
-            time.sleep(0.05)
+    return on_this_machine(
+        nginx_block(DOC),
+        [
+            ("listen 443 ssl;", f"listen 127.0.0.1:{port} ssl;"),
+            ("/etc/ssl/certs/questions.example.com.pem", str(where / "cert.pem")),
+            ("/etc/ssl/private/questions.example.com.key", str(where / "key.pem")),
+            ("127.0.0.1:8765", f"127.0.0.1:{inbox}"),
+            ("127.0.0.1:8766", f"127.0.0.1:{web}"),
+        ],
+    )
 
 
 @attrs.frozen
@@ -128,50 +83,19 @@ class Proxy:
 def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
     """nginx in front of a web provider's port (``/agent/``) and an inbox server's
     (``/inbox/``)."""
-    if not os.path.exists(NGINX):
-        missing("nginx", "apt-get install nginx")
-    if shutil.which("openssl") is None:
-        missing("openssl", "apt-get install openssl")
+    need_nginx_and_openssl()
     where = tmp_path_factory.mktemp("nginx")
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-keyout", str(where / "key.pem"), "-out", str(where / "cert.pem"),
-         "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"],
-        check=True, capture_output=True,
-    )  # fmt: skip
+    throwaway_certificate(where)
     port, web, inbox = free_port(), free_port(), free_port()
-    if not DOC.is_file():
-        pytest.skip("not a checkout of the repository (no docs/reverse-proxy.md)")
-    server = documented_server(where, port, inbox, web)
-    config = CONFIG.format(dir=where, server=server)
-    (where / "nginx.conf").write_text(config)
-    process = subprocess.Popen(
-        [NGINX, "-p", str(where), "-c", str(where / "nginx.conf"), "-e", str(where / "err.log")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        wait_listening(port, process, "nginx")
+    with running_nginx(where, documented_server(where, port, inbox, web), port):
         yield Proxy(f"https://localhost:{port}", web, inbox)
-    finally:
-        process.terminate()
-        process.communicate(timeout=30)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def browser() -> AsyncIterator[Browser]:
     """One headless Debian Chromium for the module."""
-    if not HAVE_CHROMIUM:
-        missing("Chromium", "apt-get install chromium")
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+    async with chromium() as launched:
         yield launched
-        await launched.close()
 
 
 @pytest_asyncio.fixture(loop_scope="module")
@@ -183,26 +107,6 @@ async def phone(browser: Browser) -> AsyncIterator[BrowserContext]:
     yield context
     await context.close()
     assert errors == []
-
-
-def pkg_request() -> AskUserQuestionRequest:
-    return AskUserQuestionRequest(
-        questions=[
-            AskUserQuestionItem(
-                id="pkg",
-                header="Tooling",
-                question="Which package manager?",
-                options=(AskUserQuestionOption("pnpm"), AskUserQuestionOption("npm")),
-            )
-        ]
-    )
-
-
-async def answer_on_the_page(page: Page, ask_id: str, label: str) -> None:
-    card = page.locator(f'article[data-ask-id="{ask_id}"]')
-    await card.get_by_role("radio", name=label, exact=True).check()
-    await card.get_by_role("button", name="Submit", exact=True).click()
-    await expect(card).to_have_count(0)
 
 
 async def answer_through_the_link(context: BrowserContext, link: str, label: str) -> None:
