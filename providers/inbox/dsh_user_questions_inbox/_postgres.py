@@ -358,6 +358,9 @@ class _PostgresListener:
         pgconn = self._conn.pgconn
         deadline = time.monotonic() + timeout
         try:
+            # poll(2), not select(2): a process with more than 1024 open files is no error.
+            readable = select.poll()
+            readable.register(pgconn.socket, select.POLLIN)
             while True:  # changes this listener is not for do not end the wait
                 pgconn.consume_input()
                 notices: list[tuple[str, str]] = []
@@ -367,7 +370,7 @@ class _PostgresListener:
                 left = deadline - time.monotonic()
                 if ids or left <= 0:
                     break
-                select.select([pgconn.socket], [], [], left)
+                readable.poll(max(1, int(left * 1000)))
         except (psycopg.OperationalError, OSError, ValueError):
             self._conn.close()
             self._conn = None
