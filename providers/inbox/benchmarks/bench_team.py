@@ -541,8 +541,14 @@ def page_rows(
         ("dcl", "DOMContentLoaded end", None),
         ("shown", "first frame counting every pending question", None),
     ):
-        value = statistics.median(t[key] for t in timings[many])
-        ref = statistics.median(t[key] for t in timings[small])
+        # A load may report no figure (Chromium gives no paint entry for some loads).
+        got = [t[key] for t in timings[many] if t.get(key) is not None]
+        base = [t[key] for t in timings[small] if t.get(key) is not None]
+        if not got or not base:
+            rows.append((f"page load, {many:,} pending: {what}", "not reported", "-", "-",
+                         "≤ 1 s" if goal else "-", "-"))  # fmt: skip
+            continue
+        value, ref = statistics.median(got), statistics.median(base)
         rows.append((
             f"page load, {many:,} pending: {what}", f"{value:.0f} ms",
             f"{small:,} pending: {ref:.0f} ms", f"{value / ref:.2f}x" if ref else "-",
