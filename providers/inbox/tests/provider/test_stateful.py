@@ -354,18 +354,23 @@ class InboxMachine(RuleBasedStateMachine):
         future = self.loop.submit(tool.run(taker.ctx, PLAIN))
         ask = _Ask(name, "live", taker, future, {})
         self.asks.append(ask)
+        self._recorded(ask, before)
+        return name
+
+    def _recorded(self, ask: _Ask, before: set[str]) -> None:
+        """Wait (within BOUND) for ``ask``'s question to reach the store, the one record not in
+        ``before``, unless the ask ended first; then see whether it settled."""
         deadline = time.monotonic() + BOUND
-        while ask.record is None and not future.done():
+        while ask.record is None and not ask.future.done():
             new = [r.id for r in self.inbox.records() if r.id not in before]
             if new:
                 (ask.record,) = new
-                self.owner[ask.record] = name
+                self.owner[ask.record] = ask.name
             elif time.monotonic() > deadline:
-                raise AssertionError(f"the question of {name} never reached the store")
+                raise AssertionError(f"the question of {ask.name} never reached the store")
             else:
                 time.sleep(0.005)
         self._settled_in(ask)
-        return name
 
     @precondition(lambda self: self.broken is None)
     @rule(target=askers, harness=st.integers(0, 1))
@@ -380,17 +385,7 @@ class InboxMachine(RuleBasedStateMachine):
         future = self.loop.submit(taker.ctx.user_questions.ask(request))
         ask = _Ask(name, "review", taker, future, {})
         self.asks.append(ask)
-        deadline = time.monotonic() + BOUND
-        while ask.record is None and not future.done():
-            new = [r.id for r in self.inbox.records() if r.id not in before]
-            if new:
-                (ask.record,) = new
-                self.owner[ask.record] = name
-            elif time.monotonic() > deadline:
-                raise AssertionError(f"the question of {name} never reached the store")
-            else:
-                time.sleep(0.005)
-        self._settled_in(ask)
+        self._recorded(ask, before)
         return name
 
     @precondition(lambda self: self.broken is None)
