@@ -132,19 +132,26 @@ def problems() -> list[str]:
                 found.append(f"{_shown(po)}: {missing!r} is not in the catalog")
             for extra in sorted(have - ids):
                 found.append(f"{_shown(po)}: {extra!r} is no longer used")
-            for message in catalog:
-                if message.id and (not message.string or message.fuzzy):
-                    found.append(f"{_shown(po)}: {message.id!r} is untranslated")
-            for error in catalog.check():
-                found.append(f"{_shown(po)}: {error[0].id!r}: {error[1]}")
-            if not mo.is_file() or mo.read_bytes() != mo_bytes(catalog):
-                found.append(f"{_shown(mo)} is stale: run python scripts/i18n.py")
+            found += _translation_problems(po, mo, catalog)
             page = mo.with_suffix(".json")
             if domain in JSON_DOMAINS and (
                 not page.is_file() or page.read_bytes() != json_bytes(catalog)
             ):
                 found.append(f"{_shown(page)} is stale: run python scripts/i18n.py")
     return found + _foreign_problems()
+
+
+def _translation_problems(po: Path, mo: Path, catalog: Catalog) -> list[str]:
+    """A read catalog's untranslated or fuzzy messages, Babel's own findings, a stale ``.mo``."""
+    found = [
+        f"{_shown(po)}: {message.id!r} is untranslated"
+        for message in catalog
+        if message.id and (not message.string or message.fuzzy)
+    ]
+    found += [f"{_shown(po)}: {error[0].id!r}: {error[1]}" for error in catalog.check()]
+    if not mo.is_file() or mo.read_bytes() != mo_bytes(catalog):
+        found.append(f"{_shown(mo)} is stale: run python scripts/i18n.py")
+    return found
 
 
 def foreign_messages(domain: str) -> set[str | tuple[str, ...]]:
@@ -172,13 +179,7 @@ def _foreign_problems() -> list[str]:
             have = {m.id for m in catalog if m.id}
             for missing in sorted(wanted - have, key=str):
                 found.append(f"{_shown(po)}: {missing!r} is not in the catalog")
-            for message in catalog:
-                if message.id and (not message.string or message.fuzzy):
-                    found.append(f"{_shown(po)}: {message.id!r} is untranslated")
-            for error in catalog.check():
-                found.append(f"{_shown(po)}: {error[0].id!r}: {error[1]}")
-            if not mo.is_file() or mo.read_bytes() != mo_bytes(catalog):
-                found.append(f"{_shown(mo)} is stale: run python scripts/i18n.py")
+            found += _translation_problems(po, mo, catalog)
     return found
 
 
