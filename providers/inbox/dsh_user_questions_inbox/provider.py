@@ -230,7 +230,12 @@ class InboxProvider:
         del one
         assert record is not None  # a keyed ask's outcome is the key's record
         self._announce(record.id, record)
-        await self._file(request, record.id, record)
+        try:
+            await self._file(request, record.id, record)
+        except asyncio.CancelledError:
+            # Cancelled while filing it (a read in a thread): it ends as a wait would.
+            await self._end_now(record.id, request.signal, keyed=True)
+            raise
         if taken is not None and taken.done():
             taken = None
         # A pending question is waited for by its id alone (see _final).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 from _processes import Harness, dsh_inbox_answer, pending
@@ -20,6 +21,7 @@ from dsh_user_questions import (
 from dsh_user_questions.harness import AbortController
 
 from dsh_user_questions_inbox import Inbox, State
+from dsh_user_questions_inbox._notices import Notices
 from dsh_user_questions_inbox.provider import InboxProvider
 
 
@@ -152,6 +154,39 @@ async def test_a_given_up_key_asks_anew_unless_a_late_answer_came(
     stored = inbox.get(late.id)
     assert stored.late_delivered_at is not None
     assert stored.delivered
+
+
+async def test_a_keyed_ask_aborted_while_its_question_is_filed_withdraws_it(
+    service: UserQuestionService, inbox: Inbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The abort lands while the provider files the new question on the ask's receipt (it
+    reads the link settings in a thread): the question is withdrawn all the same, and the
+    key asks anew. Before the fix it stayed pending, leased, until the provider closed."""
+    reading = threading.Event()
+    go_on = threading.Event()
+    read = Notices.link_settings
+
+    def slow_link_settings(self: Notices, **kwargs: float | None) -> tuple[str, bytes] | None:
+        reading.set()
+        go_on.wait(60)
+        return read(self, **kwargs)
+
+    monkeypatch.setattr(Notices, "link_settings", slow_link_settings)
+    controller = AbortController()
+    asking = asyncio.ensure_future(service.ask(keyed("filed", signal=controller.signal)))
+    assert await asyncio.to_thread(reading.wait, 60)
+    first = await pending_one(inbox)
+    controller.abort()
+    with pytest.raises(UserQuestionError) as caught:
+        await asking
+    assert caught.value.code == "ASK_ABORTED"
+    go_on.set()
+    await until(lambda: inbox.get(first.id).state is State.WITHDRAWN, "the withdrawal")
+    again = asyncio.ensure_future(service.ask(keyed("filed")))
+    second = await pending_one(inbox)
+    assert second.id != first.id
+    await asyncio.to_thread(inbox.answer, second.id, pick("npm"), surface="cli")
+    assert (await asyncio.wait_for(again, 60)).answers[0].selected == ("npm",)
 
 
 class TestLeases:
