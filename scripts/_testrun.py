@@ -35,24 +35,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PY_ENV = re.compile(r"^py(3)(\d+)$")
 # Before any duration is known (a fresh clone, as CI always is): each environment's seconds in
-# a full run on a busy 2-core machine (load average about 9), so that the longest start first;
-# "core py" stands for each of the core's pyXY environments. Its own runs then replace them.
+# a full run on an idle 2-CPU machine, 3 at a time (the default there), so that the longest
+# start first and no long one is left for the end; "core py" stands for each of the core's
+# pyXY environments. Its own runs then replace them.
 FIRST_GUESS = {
-    "core e2e": 870,
-    "inbox e2e": 660,
-    "core installs": 640,
-    "terminal e2e": 430,
-    "core type": 300,
-    # 316 s measured alone under a load of about 24 (its pytest 200 s, its mypy 116 s): at 110
-    # it started among the last and could be the run's tail.
-    "core frameworks": 300,
-    "web e2e": 250,
-    "web py": 230,
-    "core py": 230,
-    "core durable": 200,
-    "inbox py": 75,
-    "terminal py": 80,
-    "core docs": 40,
+    "inbox e2e": 575,
+    "core e2e": 563,
+    "core installs": 402,
+    "terminal e2e": 341,
+    "web e2e": 180,
+    "core py": 130,
+    "inbox py": 127,
+    "web py": 125,
+    "core frameworks": 123,
+    "core type": 96,
+    "core durable": 66,
+    "terminal py": 20,
+    "core docs": 12,
 }
 GRACE_SECONDS = 30  # how long an interrupted tox may take to tear its fixtures down
 
@@ -422,9 +421,16 @@ def say_times(run: Run) -> None:
     say(f"  {whole:6.0f} s  the whole run ({whole / 60:.1f} min)")
 
 
+def default_jobs() -> int:
+    """One environment more than the CPUs, at most 4: the end-to-end environments spend much of
+    their time waiting on browsers, servers and subprocesses (on 2 CPUs, 3 at a time took a
+    full run from 24.0 to 19.8 min; more than 4 at once was never measured)."""
+    return min((os.cpu_count() or 1) + 1, 4)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--jobs", type=int, required=True)
+    parser.add_argument("--jobs", type=int, default=default_jobs())
     parser.add_argument("--ci", action="store_true")
     parser.add_argument("--found", default="")
     parser.add_argument("--missing", default="")

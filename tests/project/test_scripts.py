@@ -382,6 +382,9 @@ class TestScheduling:
         tests = [c.removeprefix("test ") for c in calls if c.startswith("test ")]
         assert sorted(builds) == sorted(tests)
         assert len(tests) == 8  # the core on 3.10 to 3.13 and lint, the provider's three
+        # By default one environment more than the CPUs, at most 4 (3 on a 2-CPU machine).
+        at_once = jobs or str(min((os.cpu_count() or 1) + 1, 4))
+        assert f"the tests {at_once} at a time" in done.stderr, done.stderr
         core_py = [i for i, b in enumerate(builds) if b.startswith("tox.ini py3")]
         lints = [i for i, b in enumerate(builds) if b.endswith(" lint")]
         assert max(core_py) < min(lints), builds  # the core's pyXY are guessed longer
@@ -475,6 +478,7 @@ class TestWallTimes:
         its wall time (a failed one says so), then the whole run's."""
         repo, env = fake_checkout(tmp_path, ("3.12",))
         env["FAKE_TOX_FAIL"] = "providers/one/tox.ini lint"
+        env["DSH_TEST_JOBS"] = "2"
         done = run_test_script(repo, env)
         assert done.returncode == 1
         lines = done.stderr.splitlines()
