@@ -397,6 +397,8 @@ class UserQuestionService:
             active = _describe(registration.provider)
         elif registration is None and len(impls) == 1:
             result = self._pm.hook.dsh_user_questions_resume(question_id=question_id, signal=signal)
+            if result is None and not self._providers():  # unregistered since it was chosen
+                raise UserQuestionError.no_provider()
             active = f"provider plugin {impls[0].plugin_name!r}"
         elif registration is None and not impls:
             raise UserQuestionError.no_provider()
@@ -429,7 +431,12 @@ class UserQuestionService:
         registration = self._registration
         providers = self._providers()
         if registration is None and len(providers) == 1:
-            return self._provider_hook(request=request)
+            result = self._provider_hook(request=request)
+            if result is None and not self._providers():
+                # Unregistered (from another thread) since it was chosen: pluggy's None says
+                # nobody implements the hook now. No provider answered; not a bad answer.
+                raise UserQuestionError.no_provider()
+            return result
         if registration is not None and not providers:
             return registration.provider.ask(request)
         if registration is None and not providers:
