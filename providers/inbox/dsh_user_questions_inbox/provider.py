@@ -154,6 +154,9 @@ class InboxProvider:
         answer (or late answer), given while nobody waited, comes back at once.
         """
         signal = request.signal
+        # The asker's receipt, when it listens for where the question is filed (dsh-ask takes
+        # it in a wrapper of this hook): read before this provider takes one of its own.
+        heard = receipt(request, make=False)
         # The receipt (whether the answer reaches the asker's caller): taken now when the ask
         # may end before this provider does (its signal aborting), else once the outcome is
         # here (see _taken_receipt): a pending ask holds none.
@@ -165,7 +168,7 @@ class InboxProvider:
         agent = agent if isinstance(agent, str) else None
         deadline = None if request.timeout is None else time.time() + request.timeout
         if request.key is not None:
-            return await self._ask_keyed(request, agent, deadline, taken)
+            return await self._ask_keyed(request, agent, deadline, taken, heard)
         # A new question: its id is chosen and watched before its row is written, so every
         # change of the row reaches the watcher and nothing is read back. One coroutine frame
         # (this one) and the watcher's future are all a pending ask holds here.
@@ -186,7 +189,7 @@ class InboxProvider:
             if taken is not None and taken.done():
                 taken = None
             self._announce(question_id, added)
-            await self._file(request, question_id, added)
+            await self._file(heard, question_id, added)
             del added  # not held while waiting
             if deadline is None:
                 record = await future
@@ -214,6 +217,7 @@ class InboxProvider:
         agent: str | None,
         deadline: float | None,
         taken: Receipt | None,
+        heard: Receipt | None,
     ) -> AskUserQuestionAnswer:
         """`ask` with a key: the key's record (maybe asked before, maybe final) is attached
         to, then read again once watched and waited for as a resume waits."""
@@ -231,7 +235,7 @@ class InboxProvider:
         assert record is not None  # a keyed ask's outcome is the key's record
         self._announce(record.id, record)
         try:
-            await self._file(request, record.id, record)
+            await self._file(heard, record.id, record)
         except asyncio.CancelledError:
             # Cancelled while filing it (a read in a thread): it ends as a wait would.
             await self._end_now(record.id, request.signal, keyed=True)
@@ -262,12 +266,12 @@ class InboxProvider:
             self._notices.question_waiting(record)
 
     async def _file(
-        self, request: AskUserQuestionRequest, question_id: str, record: QuestionRecord | None
+        self, heard: Receipt | None, question_id: str, record: QuestionRecord | None
     ) -> None:
-        """File a pending question on the ask's receipt (`Receipt.file`): its id, its link when
-        a ``dsh-inbox serve --public-url`` serves links, and the command that answers it. Only
-        when the asker waits for that (``dsh-ask`` does): otherwise nothing is read."""
-        heard = receipt(request, make=False)
+        """File a pending question on the asker's receipt ``heard`` (`Receipt.file`): its id,
+        its link when a ``dsh-inbox serve --public-url`` serves links, and the command that
+        answers it. Only when the asker took the receipt before this provider ran (``dsh-ask``
+        does, to tell its human at once): otherwise nothing is read."""
         if heard is None or (record is not None and record.state is not State.PENDING):
             return
         if record is None:

@@ -18,7 +18,8 @@ from dsh_user_questions import (
     UserQuestionService,
     tool,
 )
-from dsh_user_questions.harness import AbortController
+from dsh_user_questions.harness import AbortController, HarnessContext
+from dsh_user_questions.providing import Filing, receipt
 
 from dsh_user_questions_inbox import Inbox, State
 from dsh_user_questions_inbox._notices import Notices
@@ -156,10 +157,26 @@ async def test_a_given_up_key_asks_anew_unless_a_late_answer_came(
     assert stored.delivered
 
 
+class Listening:
+    """A registered provider that listens, as ``dsh-ask`` does, for where the inbox files its
+    question (the ask's receipt, taken before the inbox provider runs), then asks the inbox."""
+
+    def __init__(self, inner: InboxProvider) -> None:
+        self.inner = inner
+        self.filings: list[Filing] = []
+
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        receipt(request).when_filed(self.filings.append)
+        return await self.inner.ask(request)
+
+
 async def test_a_keyed_ask_aborted_while_its_question_is_filed_withdraws_it(
-    service: UserQuestionService, inbox: Inbox, monkeypatch: pytest.MonkeyPatch
+    provider: InboxProvider,
+    dsh_context: HarnessContext,
+    inbox: Inbox,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The abort lands while the provider files the new question on the ask's receipt (it
+    """The abort lands while the provider files the new question on the asker's receipt (it
     reads the link settings in a thread): the question is withdrawn all the same, and the
     key asks anew. Before the fix it stayed pending, leased, until the provider closed."""
     reading = threading.Event()
@@ -172,6 +189,9 @@ async def test_a_keyed_ask_aborted_while_its_question_is_filed_withdraws_it(
         return read(self, **kwargs)
 
     monkeypatch.setattr(Notices, "link_settings", slow_link_settings)
+    listening = Listening(provider)
+    service = dsh_context.user_questions
+    service.register_provider(listening)
     controller = AbortController()
     asking = asyncio.ensure_future(service.ask(keyed("filed", signal=controller.signal)))
     assert await asyncio.to_thread(reading.wait, 60)
@@ -187,6 +207,29 @@ async def test_a_keyed_ask_aborted_while_its_question_is_filed_withdraws_it(
     assert second.id != first.id
     await asyncio.to_thread(inbox.answer, second.id, pick("npm"), surface="cli")
     assert (await asyncio.wait_for(again, 60)).answers[0].selected == ("npm",)
+    assert [f.question_id for f in listening.filings] == [second.id]  # its own receipt's
+
+
+async def test_nothing_is_filed_or_read_for_an_asker_that_does_not_listen(
+    service: UserQuestionService, inbox: Inbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ask with a signal has a receipt (the provider takes it), but nobody listens for the
+    filing: the link settings are not read for it (they were, for every such ask)."""
+    reads: list[object] = []
+    read = Notices.link_settings
+
+    def counted(self: Notices, **kwargs: float | None) -> tuple[str, bytes] | None:
+        reads.append(self)
+        return read(self, **kwargs)
+
+    monkeypatch.setattr(Notices, "link_settings", counted)
+    plain = AskUserQuestionRequest.from_dict(PKG, signal=AbortController().signal)
+    for request in (keyed("quiet", signal=AbortController().signal), plain):
+        asking = asyncio.ensure_future(service.ask(request))
+        record = await pending_one(inbox)
+        await asyncio.to_thread(inbox.answer, record.id, pick("npm"), surface="cli")
+        await asyncio.wait_for(asking, 60)
+    assert reads == []
 
 
 class TestLeases:
