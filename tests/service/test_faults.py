@@ -757,24 +757,32 @@ class TestThreads:
         assert state["refusals"] > 0
         user_questions.register_provider(ScriptedProvider())()  # the slot ends empty
 
+    @staticmethod
+    def _gone_once_chosen(
+        ctx: HarnessContext, plugin: object, monkeypatch: pytest.MonkeyPatch
+    ) -> UserQuestionService:
+        """Register ``plugin`` as the provider; it is unregistered right after the service
+        chooses it, as another thread's unregister would land. The context's service."""
+        service: UserQuestionService = ctx.user_questions
+        ctx.register(plugin, name="ui")
+        chosen = service._providers
+
+        def chosen_then_gone() -> Any:
+            found = chosen()
+            if ctx.plugin_manager.is_registered(plugin):
+                ctx.unregister(plugin)
+            return found
+
+        monkeypatch.setattr(service, "_providers", chosen_then_gone)
+        return service
+
     async def test_a_provider_unregistered_as_it_is_called_is_no_provider(
         self, dsh_context: HarnessContext, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """The one plugin provider is unregistered (by another thread) between the service
         choosing it and calling the hook: nobody answered, so the ask raises NO_PROVIDER, never
         BAD_ANSWER for the None that pluggy returns for a hook nobody implements any more."""
-        service: UserQuestionService = dsh_context.user_questions
-        plugin = PluginProvider()
-        dsh_context.register(plugin, name="ui")
-        chosen = service._providers
-
-        def chosen_then_gone() -> Any:
-            found = chosen()
-            if dsh_context.plugin_manager.is_registered(plugin):
-                dsh_context.unregister(plugin)  # the other thread's unregister lands here
-            return found
-
-        monkeypatch.setattr(service, "_providers", chosen_then_gone)
+        service = self._gone_once_chosen(dsh_context, PluginProvider(), monkeypatch)
         with pytest.raises(UserQuestionError) as caught:
             await service.ask(make_request())
         assert caught.value.code == "NO_PROVIDER"
@@ -789,18 +797,7 @@ class TestThreads:
             def dsh_user_questions_resume(self, question_id: str, signal: object) -> object:
                 return {"answers": []}
 
-        service: UserQuestionService = dsh_context.user_questions
-        plugin = Keeping()
-        dsh_context.register(plugin, name="ui")
-        chosen = service._providers
-
-        def chosen_then_gone() -> Any:
-            found = chosen()
-            if dsh_context.plugin_manager.is_registered(plugin):
-                dsh_context.unregister(plugin)
-            return found
-
-        monkeypatch.setattr(service, "_providers", chosen_then_gone)
+        service = self._gone_once_chosen(dsh_context, Keeping(), monkeypatch)
         with pytest.raises(UserQuestionError) as caught:
             await service.resume("q-1")
         assert caught.value.code == "NO_PROVIDER"
