@@ -12,8 +12,9 @@ options choose those tests without touching them: ``dsh_timing_fixtures`` (fixtu
 every test using one; ``name=value`` only for that parameter of a parametrized fixture) and
 ``dsh_timing_tests`` (``fnmatch`` patterns of test paths or node ids, parameters left out,
 e.g. ``tests/cli/test_cli.py`` or ``tests/test_x.py::test_y``). With ``DSH_RERUN_LOG=<file>`` in
-the environment, the number of reruns of the session is appended to that file
-(``scripts/test`` adds them up).
+the environment, the number of reruns of the session is appended to that file, with a line
+for each saying which test was retried and why its try failed (``scripts/test`` adds the
+numbers up and prints those lines).
 
 The same mark splits a provider's suite in two where its ``[pytest]`` section sets
 ``dsh_split_by_timing = true``: ``DSH_TEST_PART=unit`` runs the tests that are not
@@ -105,11 +106,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Append this session's number of reruns to ``$DSH_RERUN_LOG``, when it is set."""
+    """Append this session's number of reruns to ``$DSH_RERUN_LOG``, when it is set, then a
+    ``retried`` line for each: the test and the last line of why its try failed."""
     log = os.environ.get("DSH_RERUN_LOG")
     if not log:
         return
-    reruns = len(terminalreporter.stats.get("rerun", []))
+    reruns = terminalreporter.stats.get("rerun", [])
     where = terminalreporter.config.rootpath
     with open(log, "a", encoding="utf-8") as file:
-        file.write(f"{reruns} {where}\n")
+        file.write(f"{len(reruns)} {where}\n")
+        for report in reruns:
+            file.write(f"retried\t{where}\t{report.nodeid}: {_why(report)}\n")
+
+
+def _why(report: Any) -> str:
+    """The failure's message (pytest's crash line), on one line, at most 200 characters."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = getattr(crash, "message", None) or str(report.longrepr or "")
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    why = lines[0] if crash is not None and lines else (lines[-1] if lines else "no message")
+    return why if len(why) <= 200 else why[:199] + "…"

@@ -394,12 +394,21 @@ def say_reruns() -> None:
     if not log:
         return
     total = 0
+    retried: list[str] = []
     with contextlib.suppress(OSError):
         for line in Path(log).read_text(encoding="utf-8").splitlines():
+            if line.startswith("retried\t"):
+                _, where, what = line.split("\t", 2)
+                with contextlib.suppress(ValueError):
+                    where = Path(where).relative_to(ROOT).as_posix()
+                retried.append(f"retried in {where}: {what}")
+                continue
             with contextlib.suppress(ValueError, IndexError):
                 total += int(line.split()[0])
         os.unlink(log)
     say(f"reruns: {total} (only the tests the [pytest] settings name are retried, up to twice)")
+    for line in retried:  # which test, and the last line of why its try failed
+        say(f"  {line}")
 
 
 def say_times(run: Run) -> None:

@@ -166,6 +166,9 @@ with log.open("a") as file:
 print(f"output of {config} {envs}")
 with open(os.environ["DSH_RERUN_LOG"], "a") as file:
     file.write(f"{os.environ.get('FAKE_TOX_RERUNS', '0')} {config}\n")
+    for n in range(int(os.environ.get('FAKE_TOX_RERUNS', '0'))):
+        where = (Path(config).parent).resolve()
+        file.write(f"retried\t{where}\ttests/test_x.py::test_{n}: assert {n} == 1\n")
 if os.environ.get("FAKE_TOX_HANG"):
     # A server that the interrupted run does not stop itself: the script must end it.
     server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
@@ -468,6 +471,12 @@ class TestScheduling:
         done = run_test_script(repo, env, "-e", "lint")
         assert done.returncode == 0, done.stderr
         assert "scripts/test: reruns: 4 " in done.stderr  # two configurations, two each
+        # Then each retried test, where (relative to the checkout) and why its try failed.
+        for where in (".", "providers/one"):
+            for n in (0, 1):
+                why = f"tests/test_x.py::test_{n}: assert {n} == 1"
+                line = f"scripts/test:   retried in {where}: {why}"
+                assert line in done.stderr.splitlines(), done.stderr
 
 
 class TestWallTimes:

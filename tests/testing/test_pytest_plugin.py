@@ -194,7 +194,10 @@ class TestTheProjectsOwnRerunPolicy:
             env=env,
         )
         assert "1 passed, 1 rerun" in done.stdout, done.stdout + done.stderr
-        assert log.read_text(encoding="utf-8").split()[0] == "1"
+        lines = log.read_text(encoding="utf-8").splitlines()
+        assert lines[0].split()[0] == "1"
+        # Which test was retried, and why its try failed: scripts/test prints it at the end.
+        assert lines[1:] == [f"retried\t{tmp_path}\ttest_mine.py::test_flaky: assert False"]
 
 
 class TestTheProjectsSplitOfASuite:
