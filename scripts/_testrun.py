@@ -133,7 +133,9 @@ def fit_versions(envs: list[str], found: list[str], ci: bool) -> list[str]:
     return others[:first] + kept + others[first:]
 
 
-def choose(tox: list[str], configs: list[str], requested: list[str], found: list[str], ci: bool):
+def choose(
+    tox: list[str], configs: list[str], requested: list[str], found: list[str], ci: bool
+) -> dict[str, list[str]]:
     chosen: dict[str, list[str]] = {}
     used: set[str] = set()
     for config in configs:
