@@ -712,6 +712,10 @@ class TestThreads:
         lock = threading.Lock()
         state = {"active": 0, "peak": 0, "wins": 0, "refusals": 0}
         failures: list[BaseException] = []
+        # Until one thread has been refused, a winner holds its registration a while: the
+        # threads then surely meet, however a loaded machine schedules them (on an idle one
+        # they meet at once; under load one thread once ran all its rounds alone).
+        refused = threading.Event()
 
         def worker() -> None:
             provider = ScriptedProvider()
@@ -725,6 +729,7 @@ class TestThreads:
                         assert error.code == "DUPLICATE_PROVIDER"  # noqa: PT017 - a refusal is a valid outcome
                         with lock:
                             state["refusals"] += 1
+                        refused.set()
                         for old in stale[-3:]:
                             old()  # a stale dispose must never free another's registration
                         continue
@@ -732,6 +737,8 @@ class TestThreads:
                         state["active"] += 1
                         state["wins"] += 1
                         state["peak"] = max(state["peak"], state["active"])
+                    if not refused.is_set():
+                        refused.wait(5)
                     time.sleep(0)
                     with lock:
                         state["active"] -= 1
