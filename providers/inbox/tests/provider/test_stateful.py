@@ -575,6 +575,10 @@ class InboxMachine(RuleBasedStateMachine):
         10 s with ``STORE_UNUSABLE``; no command writes the old WAL into the new file."""
         self.broken = how
         TALLY[f"store {how}"] += 1
+        # The asks that ended since the last check (a time limit) are checked now, while their
+        # records can still be read; every other one is waiting, and the fault must end it.
+        self._check_ended()
+        waiting = [a for a in self.asks if not a.dead and not a.future.done()]
         if how == "emptied":
             with open(self.db, "r+b") as file:
                 file.truncate(0)
@@ -582,7 +586,6 @@ class InboxMachine(RuleBasedStateMachine):
             other = self._dir / "other.db"
             open_inbox(f"sqlite:///{other}").close()
             os.replace(other, self.db)
-        waiting = [a for a in self.asks if not a.dead and not a.future.done()]
         deadline = time.monotonic() + BOUND
         concurrent.futures.wait([a.future for a in waiting], timeout=BOUND)
         still = [a.name for a in waiting if not a.future.done()]
@@ -654,14 +657,18 @@ class InboxMachine(RuleBasedStateMachine):
         """Check each ask that ended, each "received" said, and the store's files."""
         TALLY["invariant checks (after setup and each step)"] += 1
         self.steps += 1
-        for ask in self.asks:
-            if ask.future.done() and not ask.checked:
-                ask.checked = True
-                self._check_outcome(ask)
+        self._check_ended()
         for n, surface in list(self.claims.items()):
             self._check_received(n, surface)
             del self.claims[n]
         self._no_secret_at_rest()
+
+    def _check_ended(self) -> None:
+        """Check each ask that ended and was not checked yet."""
+        for ask in self.asks:
+            if ask.future.done() and not ask.checked:
+                ask.checked = True
+                self._check_outcome(ask)
 
     def _check_outcome(self, ask: _Ask) -> None:
         TALLY["outcomes checked"] += 1
